@@ -1,0 +1,135 @@
+//! Loading and compiling the signature table; errors name the file, line and field.
+
+use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize};
+
+const EMBEDDED_RULES: &str = include_str!("rules.toml");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    FixableInContainer,
+    InfraRetry,
+    ImageMissing,
+    AgentFailure,
+    UnfixableHere,
+    NeedsLook,
+}
+
+impl Disposition {
+    pub fn name(self) -> &'static str {
+        match self {
+            Disposition::FixableInContainer => "fixable_in_container",
+            Disposition::InfraRetry => "infra_retry",
+            Disposition::ImageMissing => "image_missing",
+            Disposition::AgentFailure => "agent_failure",
+            Disposition::UnfixableHere => "unfixable_here",
+            Disposition::NeedsLook => "needs_look",
+        }
+    }
+
+    /// Worth another attempt from this box: a fix exists or the failure was infrastructure.
+    pub fn is_fixable(self) -> bool {
+        matches!(self, Disposition::FixableInContainer | Disposition::InfraRetry)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub id: String,
+    pub title: String,
+    pub patterns: Vec<String>,
+    pub disposition: Disposition,
+    #[serde(default)]
+    pub fixes: Vec<String>,
+    pub explain: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Noise {
+    patterns: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    noise: Noise,
+    rule: Vec<Rule>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClassifyError {
+    #[error("{origin}: {message}")]
+    Parse { origin: String, message: String },
+    #[error("{origin}: rule `{rule}` pattern `{pattern}` is not a valid regex: {message}")]
+    Pattern { origin: String, rule: String, pattern: String, message: String },
+}
+
+/// Compiled rules: one RegexSet over every pattern, mapped back to the owning rule.
+#[derive(Debug, Clone)]
+pub struct Classifier {
+    rules: Vec<Rule>,
+    set: RegexSet,
+    owner: Vec<usize>,
+    noise: RegexSet,
+}
+
+impl Classifier {
+    pub fn embedded() -> Result<Classifier, ClassifyError> {
+        Classifier::from_toml(EMBEDDED_RULES, "src/classify/rules.toml")
+    }
+
+    pub fn from_toml(text: &str, origin: &str) -> Result<Classifier, ClassifyError> {
+        let file: RuleFile =
+            toml::from_str(text).map_err(|e| ClassifyError::Parse { origin: origin.into(), message: e.to_string() })?;
+        let mut patterns = Vec::new();
+        let mut owner = Vec::new();
+        for (index, rule) in file.rule.iter().enumerate() {
+            for pattern in &rule.patterns {
+                Regex::new(pattern).map_err(|e| ClassifyError::Pattern {
+                    origin: origin.into(),
+                    rule: rule.id.clone(),
+                    pattern: pattern.clone(),
+                    message: e.to_string(),
+                })?;
+                patterns.push(pattern.clone());
+                owner.push(index);
+            }
+        }
+        let compile = |list: &[String], rule: &str| {
+            RegexSet::new(list).map_err(|e| ClassifyError::Pattern {
+                origin: origin.into(),
+                rule: rule.into(),
+                pattern: "<set>".into(),
+                message: e.to_string(),
+            })
+        };
+        Ok(Classifier {
+            set: compile(&patterns, "<all>")?,
+            noise: compile(&file.noise.patterns, "noise")?,
+            rules: file.rule,
+            owner,
+        })
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    pub(super) fn is_noise(&self, line: &str) -> bool {
+        self.noise.is_match(line)
+    }
+
+    /// Indices of the rules with a pattern matching `line`, ascending (priority order).
+    pub(super) fn matching_rules(&self, line: &str) -> impl Iterator<Item = usize> + '_ {
+        let mut rules: Vec<usize> = self.set.matches(line).into_iter().map(|p| self.owner[p]).collect();
+        rules.dedup();
+        rules.into_iter()
+    }
+}

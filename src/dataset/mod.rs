@@ -1,0 +1,15 @@
+//! The commit list: the embedded ISO-Bench dataset (or `--dataset FILE`), result files joined
+//! onto it, and image names. Pure domain: reads files it is pointed at, never the network.
+
+mod commit;
+mod entry;
+mod images;
+mod kind;
+mod load;
+pub mod results;
+
+pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
+pub use entry::{CommitStatus, Entry, VariantState, join};
+pub use images::ImageTemplates;
+pub use kind::BenchKind;
+pub use load::{DatasetError, EMBEDDED, load_jsonl, load_embedded};

@@ -1,0 +1,72 @@
+//! One metric vocabulary for every upstream spelling: canonical names, units, direction,
+//! and direction-aware comparison. Pure; knows nothing of files or screens.
+
+mod vocabulary;
+
+pub use vocabulary::{MetricDef, canonical_name, definition};
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Metrics keyed by canonical name (see `vocabulary`).
+pub type Metrics = BTreeMap<String, f64>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HigherIsBetter,
+    LowerIsBetter,
+}
+
+/// Normalise a map of upstream metric names; unknown names are kept verbatim so nothing is lost.
+pub fn normalise<'a>(pairs: impl IntoIterator<Item = (&'a str, f64)>) -> Metrics {
+    pairs
+        .into_iter()
+        .filter(|(_, v)| v.is_finite())
+        .map(|(k, v)| (canonical_name(k).unwrap_or(k).to_string(), v))
+        .collect()
+}
+
+/// Improvement of `candidate` over `reference` in percent; positive is better, whatever the direction.
+pub fn improvement_pct(metric: &str, reference: f64, candidate: f64) -> Option<f64> {
+    if reference == 0.0 || !reference.is_finite() || !candidate.is_finite() {
+        return None;
+    }
+    let raw = (candidate - reference) / reference.abs() * 100.0;
+    match definition(metric)?.direction {
+        Direction::HigherIsBetter => Some(raw),
+        Direction::LowerIsBetter => Some(-raw),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Better,
+    Worse,
+    Tie,
+}
+
+/// Verdict of an improvement against a tie band in percent (e.g. 2.0 for ±2%).
+pub fn verdict(improvement: f64, band_pct: f64) -> Verdict {
+    if improvement.abs() <= band_pct {
+        Verdict::Tie
+    } else if improvement > 0.0 {
+        Verdict::Better
+    } else {
+        Verdict::Worse
+    }
+}
+
+/// Short human form: `22.7 ms`, `3170 tok/s`.
+pub fn format_value(metric: &str, value: f64) -> String {
+    let unit = definition(metric).map(|d| d.unit).unwrap_or("");
+    let number = if value.abs() >= 1000.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    };
+    if unit.is_empty() { number } else { format!("{number} {unit}") }
+}

@@ -1,0 +1,132 @@
+//! Triage decisions (unfixable with a reason, skip, clear, notes) as an append-only history per
+//! commit, and their crash-safe store. The mark is derived from the history, never stored twice.
+
+mod store;
+
+pub use store::{LoadReport, StoreError, TriageStore};
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Change {
+    Unfixable { reason: String },
+    Skip,
+    Clear,
+    Note { text: String },
+}
+
+impl Change {
+    pub fn describe(&self) -> String {
+        match self {
+            Change::Unfixable { reason } => format!("marked unfixable: {reason}"),
+            Change::Skip => "marked skip".into(),
+            Change::Clear => "mark cleared".into(),
+            Change::Note { text } => format!("note: {text}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// RFC 3339 UTC time of the change.
+    pub at: String,
+    #[serde(flatten)]
+    pub change: Change,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Mark {
+    Unfixable { reason: String },
+    Skip,
+}
+
+impl Mark {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mark::Unfixable { .. } => "unfixable",
+            Mark::Skip => "skip",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TriageError {
+    #[error("marking {0} unfixable needs a reason")]
+    MissingReason(String),
+    #[error("a note for {0} cannot be empty")]
+    EmptyNote(String),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageBook {
+    pub schema_version: u32,
+    #[serde(default)]
+    pub commits: BTreeMap<String, Vec<HistoryEntry>>,
+}
+
+impl TriageBook {
+    pub fn new() -> TriageBook {
+        TriageBook { schema_version: SCHEMA_VERSION, commits: BTreeMap::new() }
+    }
+
+    /// Append a validated change to the commit's history.
+    pub fn apply(&mut self, short: &str, change: Change, at: String) -> Result<(), TriageError> {
+        match &change {
+            Change::Unfixable { reason } if reason.trim().is_empty() => {
+                return Err(TriageError::MissingReason(short.into()));
+            }
+            Change::Note { text } if text.trim().is_empty() => return Err(TriageError::EmptyNote(short.into())),
+            _ => {}
+        }
+        self.commits.entry(short.to_string()).or_default().push(HistoryEntry { at, change });
+        Ok(())
+    }
+
+    pub fn history(&self, short: &str) -> &[HistoryEntry] {
+        self.commits.get(short).map_or(&[], Vec::as_slice)
+    }
+
+    /// The current mark: the last mark-changing entry decides.
+    pub fn mark(&self, short: &str) -> Option<Mark> {
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
+            Change::Skip => Some(Some(Mark::Skip)),
+            Change::Clear => Some(None),
+            Change::Note { .. } => None,
+        })?
+    }
+
+    pub fn notes(&self, short: &str) -> impl Iterator<Item = &HistoryEntry> {
+        self.history(short).iter().filter(|h| matches!(h.change, Change::Note { .. }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mark_follows_the_last_mark_change_and_notes_do_not_clear_it() {
+        let mut book = TriageBook::new();
+        book.apply("3a243095", Change::Skip, "t1".into()).unwrap();
+        book.apply("3a243095", Change::Unfixable { reason: "RoPE llama3".into() }, "t2".into()).unwrap();
+        book.apply("3a243095", Change::Note { text: "checked".into() }, "t3".into()).unwrap();
+        assert_eq!(book.mark("3a243095"), Some(Mark::Unfixable { reason: "RoPE llama3".into() }));
+        book.apply("3a243095", Change::Clear, "t4".into()).unwrap();
+        assert_eq!(book.mark("3a243095"), None);
+        assert_eq!(book.history("3a243095").len(), 4);
+    }
+
+    #[test]
+    fn unfixable_needs_a_reason() {
+        let mut book = TriageBook::new();
+        let err = book.apply("x", Change::Unfixable { reason: "  ".into() }, "t".into());
+        assert_eq!(err, Err(TriageError::MissingReason("x".into())));
+        assert!(book.history("x").is_empty());
+    }
+}
