@@ -1,1 +1,18 @@
-//! todo
+//! MODEL + UPDATE: pure and synchronous. No I/O, no clock, no terminal; effects are returned as data.
+
+mod action;
+mod effect;
+pub mod filter;
+mod input;
+mod msg;
+pub mod rows;
+mod sort;
+mod state;
+pub mod update;
+
+pub use action::Action;
+pub use effect::Effect;
+pub use input::{Key, KeyCode};
+pub use msg::Msg;
+pub use state::{AppState, Confirm, Level, Mode, Prompt, PromptPurpose, View};
+pub use update::update;

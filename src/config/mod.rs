@@ -1,1 +1,86 @@
-//! todo
+//! Files → typed config. Embedded defaults, partial user overrides in TOML; a bad file is an error
+//! that names the file, line and field. XDG paths come from `directories`.
+
+mod keymap;
+
+pub use keymap::{BadKey, KeyMap, action_name};
+
+use crate::app::Action;
+use crate::dataset::ImageTemplates;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Theme name (`default`, `light`, `monochrome`) or a path to a theme TOML file.
+    pub theme: Option<String>,
+    pub workspace: Option<PathBuf>,
+    pub dataset: Option<PathBuf>,
+    pub results: Vec<PathBuf>,
+    pub images: ImageTemplates,
+    /// Action name → keys; replaces that action's default keys.
+    pub keys: BTreeMap<Action, Vec<String>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("invalid config {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl Config {
+    /// `--config PATH` must exist; the default `$XDG_CONFIG_HOME/perftriage/config.toml` may not.
+    pub fn load(explicit: Option<&Path>) -> Result<(Config, Option<PathBuf>), ConfigError> {
+        let (path, required) = match explicit {
+            Some(p) => (p.to_path_buf(), true),
+            None => match default_config_path() {
+                Some(p) => (p, false),
+                None => return Ok((Config::default(), None)),
+            },
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((Config::parse(&text, &path)?, Some(path))),
+            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
+            Err(source) => Err(ConfigError::Read { path, source }),
+        }
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: describe_toml_error(text, &e),
+        })?;
+        config.keymap().map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), message: format!("[keys] {e}") })?;
+        Ok(config)
+    }
+
+    pub fn keymap(&self) -> Result<KeyMap, BadKey> {
+        KeyMap::with_overrides(&self.keys)
+    }
+}
+
+/// `line N, column M: message` from a TOML error (its message names the field).
+fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().to_string();
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+pub fn default_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "perftriage").map(|d| d.config_dir().join("config.toml"))
+}
+
+pub fn default_workspace() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "perftriage").map(|d| d.data_dir().to_path_buf())
+}

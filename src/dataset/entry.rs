@@ -106,6 +106,20 @@ impl Entry {
         pick(RunStatus::is_failure).or_else(|| pick(|s| s == RunStatus::Skipped)).flatten()
     }
 
+    /// The kind's preferred metric that most variants carry (ties go to the earlier candidate).
+    pub fn primary_metric(&self) -> Option<&'static str> {
+        let candidates = self.commit.kind().primary_candidates();
+        let carried = |m: &str| self.variants.iter().filter(|v| v.outcome.metrics.contains_key(m)).count();
+        let mut best: Option<(&'static str, usize)> = None;
+        for &m in candidates {
+            let n = carried(m);
+            if n > best.map_or(0, |(_, b)| b) {
+                best = Some((m, n));
+            }
+        }
+        best.map(|(m, _)| m)
+    }
+
     /// Category id for the board: a rule id, `unclassified` for an unexplained failure, `` when nothing failed.
     pub fn category(&self) -> &str {
         match (self.verdict(), self.status()) {

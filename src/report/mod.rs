@@ -1,1 +1,81 @@
-//! todo
+//! Headless truth: per-commit status records (`status --json`) and the report tables, computed from
+//! the same entries and triage book the board shows. Pure; formatting lives in `format`.
+
+mod compare;
+mod format;
+mod status;
+
+pub use compare::{Comparison, TIE_BAND_PCT, compare};
+pub use format::{ReportFormat, render};
+pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
+
+use crate::dataset::{Entry, Variant};
+use crate::metrics::{Verdict, verdict};
+use crate::triage::{Mark, TriageBook};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Outcomes {
+    pub human_wins: usize,
+    pub agent_wins: usize,
+    pub tie: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub commits: usize,
+    pub by_status: BTreeMap<String, usize>,
+    pub by_category: BTreeMap<String, usize>,
+    pub by_kind: BTreeMap<String, usize>,
+    pub by_gpu: BTreeMap<String, usize>,
+    /// Per variant: status word → count.
+    pub by_variant: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Agent vs human on each commit's primary metric, at ±2% and ±5%.
+    pub three_way_2pct: Outcomes,
+    pub three_way_5pct: Outcomes,
+    /// Commits without both a human and an agent value for the primary metric.
+    pub not_comparable: usize,
+    pub unfixable: Vec<(String, String)>,
+    pub skipped: Vec<String>,
+}
+
+pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
+    let mut r = Report { schema_version: STATUS_SCHEMA_VERSION, commits: entries.len(), ..Report::default() };
+    for entry in entries {
+        let c = &entry.commit;
+        *r.by_status.entry(entry.status().name().into()).or_default() += 1;
+        let category = entry.category();
+        if !category.is_empty() {
+            *r.by_category.entry(category.into()).or_default() += 1;
+        }
+        *r.by_kind.entry(c.kind().name().into()).or_default() += 1;
+        *r.by_gpu.entry(c.gpu.clone().unwrap_or_else(|| "unknown".into())).or_default() += 1;
+        for v in Variant::ALL {
+            let word = entry.variant(v).outcome.status.word();
+            *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;
+        }
+        match compare(entry).and_then(|cmp| cmp.agent_vs_human) {
+            Some(pct) => {
+                tally(&mut r.three_way_2pct, verdict(pct, 2.0));
+                tally(&mut r.three_way_5pct, verdict(pct, 5.0));
+            }
+            None => r.not_comparable += 1,
+        }
+        match book.mark(&c.short) {
+            Some(Mark::Unfixable { reason }) => r.unfixable.push((c.short.clone(), reason)),
+            Some(Mark::Skip) => r.skipped.push(c.short.clone()),
+            None => {}
+        }
+    }
+    r
+}
+
+fn tally(outcomes: &mut Outcomes, v: Verdict) {
+    match v {
+        Verdict::Better => outcomes.agent_wins += 1,
+        Verdict::Worse => outcomes.human_wins += 1,
+        Verdict::Tie => outcomes.tie += 1,
+    }
+}

@@ -1,1 +1,32 @@
-//! todo
+//! VIEW: `view(frame, &AppState, &Theme)`. A read-only function of state: no I/O, no regex,
+//! no classification; one widget per file under `widgets/`.
+
+mod layout;
+pub mod theme;
+mod widgets;
+
+pub use layout::MIN_SIZE;
+pub use theme::Theme;
+
+use crate::app::{AppState, Mode};
+use ratatui::Frame;
+
+pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
+    let area = frame.area();
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        widgets::too_small::render(frame, area, theme);
+        return;
+    }
+    let areas = layout::split(area, state.detail_open);
+    widgets::header::render(frame, areas.header, state, theme);
+    widgets::board::render(frame, areas.board, state, theme);
+    if let Some(detail) = areas.detail {
+        widgets::detail::render(frame, detail, state, theme);
+    }
+    widgets::footer::render(frame, areas.footer, state, theme);
+    match &state.mode {
+        Mode::Help => widgets::help::render(frame, area, state, theme),
+        Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, theme),
+        Mode::Normal | Mode::Prompt(_) => {}
+    }
+}

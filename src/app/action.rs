@@ -1,0 +1,98 @@
+//! What the operator can ask for. The serde names are the config's key-map vocabulary; the help
+//! overlay and footer are generated from the live key map and these descriptions.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Quit,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    ToggleDetail,
+    DetailUp,
+    DetailDown,
+    Filter,
+    ClearFilter,
+    NextView,
+    PrevView,
+    SortNext,
+    SortReverse,
+    MarkUnfixable,
+    MarkSkip,
+    ClearMark,
+    AddNote,
+    Help,
+}
+
+impl Action {
+    pub const ALL: [Action; 21] = [
+        Action::Quit,
+        Action::Up,
+        Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Top,
+        Action::Bottom,
+        Action::ToggleDetail,
+        Action::DetailUp,
+        Action::DetailDown,
+        Action::Filter,
+        Action::ClearFilter,
+        Action::NextView,
+        Action::PrevView,
+        Action::SortNext,
+        Action::SortReverse,
+        Action::MarkUnfixable,
+        Action::MarkSkip,
+        Action::ClearMark,
+        Action::AddNote,
+        Action::Help,
+    ];
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Up => "previous commit",
+            Action::Down => "next commit",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Top => "first commit",
+            Action::Bottom => "last commit",
+            Action::ToggleDetail => "show/hide detail",
+            Action::DetailUp => "scroll detail up",
+            Action::DetailDown => "scroll detail down",
+            Action::Filter => "filter (text, cat: status: model: kind: gpu: mark: disp:, ! negates)",
+            Action::ClearFilter => "clear filter / close",
+            Action::NextView => "next view tab",
+            Action::PrevView => "previous view tab",
+            Action::SortNext => "sort by next column",
+            Action::SortReverse => "reverse sort",
+            Action::MarkUnfixable => "mark unfixable (reason, confirm)",
+            Action::MarkSkip => "mark skip",
+            Action::ClearMark => "clear mark",
+            Action::AddNote => "add a note",
+            Action::Help => "help",
+        }
+    }
+
+    /// Short label for the footer; `None` keeps the action out of the footer.
+    pub fn footer_label(self) -> Option<&'static str> {
+        match self {
+            Action::Quit => Some("quit"),
+            Action::ToggleDetail => Some("detail"),
+            Action::Filter => Some("filter"),
+            Action::NextView => Some("view"),
+            Action::SortNext => Some("sort"),
+            Action::MarkUnfixable => Some("unfixable"),
+            Action::MarkSkip => Some("skip"),
+            Action::AddNote => Some("note"),
+            Action::Help => Some("help"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Display rows derived once from an entry (and again when its triage changes), so drawing,
+//! filtering and sorting never recompute strings.
+
+use crate::dataset::{Entry, RunStatus, Variant};
+use crate::metrics;
+use crate::triage::{Mark, TriageBook};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Column {
+    Commit,
+    Subject,
+    Model,
+    Kind,
+    Gpus,
+    Baseline,
+    Human,
+    Agent,
+    Category,
+    Mark,
+}
+
+impl Column {
+    pub const ALL: [Column; 10] = [
+        Column::Commit,
+        Column::Subject,
+        Column::Model,
+        Column::Kind,
+        Column::Gpus,
+        Column::Baseline,
+        Column::Human,
+        Column::Agent,
+        Column::Category,
+        Column::Mark,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Commit => "Commit",
+            Column::Subject => "Subject",
+            Column::Model => "Model",
+            Column::Kind => "Kind",
+            Column::Gpus => "GPU",
+            Column::Baseline => "B",
+            Column::Human => "H",
+            Column::Agent => "A",
+            Column::Category => "Category",
+            Column::Mark => "Mark",
+        }
+    }
+
+    pub fn next(self) -> Column {
+        let i = Column::ALL.iter().position(|c| *c == self).unwrap_or(0);
+        Column::ALL[(i + 1) % Column::ALL.len()]
+    }
+}
+
+/// One variant cell: status glyph + word or primary metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub status: RunStatus,
+    pub text: String,
+    /// Sort key: status rank, then metric value.
+    pub value: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub short: String,
+    pub subject: String,
+    pub model: String,
+    pub kind: &'static str,
+    pub gpus: String,
+    pub cells: [Cell; 3],
+    pub category: String,
+    pub disposition: Option<&'static str>,
+    pub status: &'static str,
+    pub mark: Option<Mark>,
+    pub mark_text: String,
+    /// Lower-case text the plain filter words search.
+    pub haystack: String,
+    /// Primary metric name of the commit, if any variant has one.
+    pub primary: Option<String>,
+}
+
+fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
+    let outcome = &entry.variant(variant).outcome;
+    let value = primary.and_then(|m| outcome.metrics.get(m).copied());
+    let detail = match (outcome.status, value, primary) {
+        (RunStatus::Success, Some(v), Some(m)) => metrics::format_value(m, v),
+        (status, _, _) => status.word().to_string(),
+    };
+    Cell { status: outcome.status, text: format!("{} {detail}", outcome.status.glyph()), value }
+}
+
+pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
+    let c = &entry.commit;
+    let primary = entry.primary_metric();
+    let model = c.model.as_deref().unwrap_or("—");
+    let model_short = model.rsplit('/').next().unwrap_or(model).to_string();
+    let mark = book.mark(&c.short);
+    let mark_text = match &mark {
+        Some(Mark::Unfixable { .. }) => "⛔ unfixable".to_string(),
+        Some(Mark::Skip) => "⏭ skip".to_string(),
+        None => String::new(),
+    };
+    let disposition = entry.verdict().map(|v| v.disposition.name());
+    let category = entry.category().to_string();
+    let status = entry.status().name();
+    let kind = c.kind().name();
+    let haystack = [
+        c.short.as_str(),
+        c.subject.as_str(),
+        model,
+        kind,
+        category.as_str(),
+        status,
+        mark.as_ref().map_or("", Mark::name),
+        disposition.unwrap_or(""),
+    ]
+    .join(" ")
+    .to_lowercase();
+    Row {
+        short: c.short.clone(),
+        subject: c.subject.clone(),
+        model: model_short,
+        kind,
+        gpus: c.gpu.clone().unwrap_or_else(|| "?".into()),
+        cells: Variant::ALL.map(|v| cell(entry, v, primary)),
+        category,
+        disposition,
+        status,
+        mark,
+        mark_text,
+        haystack,
+        primary: primary.map(str::to_string),
+    }
+}

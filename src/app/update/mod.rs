@@ -1,0 +1,61 @@
+//! `update(state, msg) -> effects`: the only place state changes. One file per area.
+
+mod board;
+mod prompt;
+mod triage;
+
+use super::{Action, AppState, Effect, Level, Mode, Msg};
+
+pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Key(key) => match &state.mode {
+            Mode::Normal => match state.keymap.action(key) {
+                Some(action) => act(state, action),
+                None => Vec::new(),
+            },
+            Mode::Help => {
+                state.mode = Mode::Normal;
+                Vec::new()
+            }
+            Mode::Prompt(_) => prompt::key(state, key),
+            Mode::Confirm(_) => prompt::confirm_key(state, key),
+        },
+        Msg::ScrollUp => board::move_by(state, -3),
+        Msg::ScrollDown => board::move_by(state, 3),
+        Msg::Resize(w, h) => {
+            state.size = (w, h);
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            state.now = now;
+            Vec::new()
+        }
+        Msg::Saved(Ok(())) => {
+            state.unsaved = false;
+            Vec::new()
+        }
+        Msg::Saved(Err(why)) => {
+            state.message = Some((Level::Error, format!("NOT SAVED: {why}")));
+            Vec::new()
+        }
+    }
+}
+
+/// Run an action in normal mode.
+pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
+    state.message = None;
+    match action {
+        Action::Quit => {
+            state.quitting = true;
+            vec![Effect::Quit]
+        }
+        Action::Help => {
+            state.mode = Mode::Help;
+            Vec::new()
+        }
+        Action::Filter => prompt::open_filter(state),
+        Action::MarkUnfixable | Action::AddNote => prompt::open_for_selected(state, action),
+        Action::MarkSkip | Action::ClearMark => triage::quick_mark(state, action),
+        _ => board::navigate(state, action),
+    }
+}

@@ -1,0 +1,29 @@
+//! Screen regions. Wide terminals put the detail pane beside the board, narrow ones below it.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+
+/// Below this (columns, rows) the board is replaced by a "terminal too small" screen.
+pub const MIN_SIZE: (u16, u16) = (60, 12);
+const SIDE_BY_SIDE_WIDTH: u16 = 140;
+
+pub struct Areas {
+    pub header: Rect,
+    pub board: Rect,
+    pub detail: Option<Rect>,
+    pub footer: Rect,
+}
+
+pub fn split(area: Rect, detail_open: bool) -> Areas {
+    let [header, body, footer] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    if !detail_open {
+        return Areas { header, board: body, detail: None, footer };
+    }
+    let (direction, split) = if area.width >= SIDE_BY_SIDE_WIDTH {
+        (Direction::Horizontal, [Constraint::Percentage(55), Constraint::Percentage(45)])
+    } else {
+        (Direction::Vertical, [Constraint::Percentage(50), Constraint::Percentage(50)])
+    };
+    let parts = Layout::default().direction(direction).constraints(split).split(body);
+    Areas { header, board: parts[0], detail: Some(parts[1]), footer }
+}

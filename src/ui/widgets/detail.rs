@@ -1,0 +1,197 @@
+//! The detail pane for the selected commit: identity, commands with provenance, images, per-variant
+//! outcomes and metrics with 3-way deltas, the evidence, triage history and upstream notes.
+
+use super::status_style;
+use crate::app::AppState;
+use crate::dataset::{Entry, ImageTemplates, Variant};
+use crate::metrics::{self, Verdict, verdict};
+use crate::report::{TIE_BAND_PCT, compare};
+use crate::ui::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use std::collections::BTreeSet;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(Span::styled(" Detail ", theme.header));
+    let Some(index) = state.selected_entry() else {
+        frame.render_widget(Paragraph::new("No commit selected.").block(block), area);
+        return;
+    };
+    let lines = lines(&state.entries[index], state, theme);
+    let paragraph = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.detail_scroll, 0));
+    frame.render_widget(paragraph, area);
+}
+
+fn field<'a>(name: &'a str, value: String, theme: &Theme) -> Line<'a> {
+    Line::from(vec![Span::styled(format!("{name:<9}"), theme.dim), Span::styled(value, theme.text)])
+}
+
+fn section<'a>(title: &'a str, theme: &Theme) -> Line<'a> {
+    Line::styled(format!("── {title} ──"), theme.header)
+}
+
+fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'a>> {
+    let c = &entry.commit;
+    let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "—".into());
+    let mut out = vec![
+        Line::from(vec![Span::styled(format!("{}  ", c.short), theme.accent), Span::styled(c.subject.as_str(), theme.text)]),
+        field("full", c.full.clone(), theme),
+        field("parent", or_dash(&c.parent), theme),
+        field("PR", or_dash(&c.pr_url), theme),
+        field("date", format!("{}   item {}", or_dash(&c.date), or_dash(&c.item_id)), theme),
+        field("model", model_line(entry), theme),
+        field("kind", format!("{}   GPU {}", c.kind().name(), or_dash(&c.gpu)), theme),
+    ];
+    if !c.vllm_versions.is_empty() {
+        let v: Vec<String> = c.vllm_versions.iter().map(|(k, v)| format!("{} {v}", k.letter())).collect();
+        out.push(field("vLLM", v.join("   "), theme));
+    }
+    out.extend(command_lines(entry, theme));
+    out.extend(image_lines(entry, &ImageTemplates::default(), theme));
+    out.push(section("Variants", theme));
+    for v in Variant::ALL {
+        out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
+    }
+    out.extend(metric_lines(entry, theme));
+    out.extend(triage_lines(entry, state, theme));
+    out.extend(upstream_lines(entry, theme));
+    out
+}
+
+fn model_line(entry: &Entry) -> String {
+    let c = &entry.commit;
+    let model = c.model.clone().unwrap_or_else(|| "—".into());
+    match &c.model_mapping {
+        Some(m) if Some(m) != c.model.as_ref() => format!("{model}   (mapping says {m})"),
+        _ => model,
+    }
+}
+
+fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
+    let cmd = &entry.commit.perf_command;
+    let mut out = vec![field("command", cmd.dataset.clone().unwrap_or_else(|| "— (none in the dataset)".into()), theme)];
+    out[0].spans.push(Span::styled("  [dataset]", theme.dim));
+    if let Some(executed) = &cmd.executed {
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<9}", ""), theme.dim),
+            Span::styled(executed.clone(), theme.warn),
+            Span::styled("  [executed upstream; differs — re-runs use this]", theme.dim),
+        ]));
+    }
+    out
+}
+
+fn image_lines<'a>(entry: &Entry, templates: &ImageTemplates, theme: &Theme) -> Vec<Line<'a>> {
+    let c = &entry.commit;
+    let image = |v| templates.image_for(c, v).unwrap_or_else(|| "— (no parent)".into());
+    let evidence = |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
+    vec![
+        field("human", format!("{}{}", image(Variant::Human), evidence(&c.images.human_evidence)), theme),
+        field("baseline", format!("{}{}", image(Variant::Baseline), evidence(&c.images.baseline_evidence)), theme),
+        field("agent", "baseline image + the agent patch".into(), theme),
+    ]
+}
+
+fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Theme) -> Vec<Line<'a>> {
+    let state = entry.variant(v);
+    let o = &state.outcome;
+    let mut out = vec![Line::from(vec![
+        Span::styled(format!("{} {:<8}", v.letter(), v.name()), theme.accent),
+        Span::styled(format!("{} {:<8}", o.status.glyph(), o.status.word()), status_style(o.status, theme)),
+        Span::styled(o.source.clone().unwrap_or_default(), theme.dim),
+    ])];
+    if let Some(err) = &o.error {
+        out.push(Line::from(vec![Span::styled("    error  ", theme.dim), Span::styled(err.clone(), theme.fail)]));
+    }
+    match (&state.verdict, o.status.is_failure()) {
+        (Some(verdict), _) => {
+            let head = format!("    {} ({}) line {}: ", verdict.category, verdict.disposition.name(), verdict.line);
+            out.push(Line::from(vec![Span::styled(head, theme.fixable), Span::styled(verdict.evidence.clone(), theme.text)]));
+        }
+        (None, true) => {
+            let why = hint.map_or("no recorded error text to classify".to_string(), |h| format!("no text of its own; upstream notes say {h}"));
+            out.push(Line::styled(format!("    {why}"), theme.dim));
+        }
+        _ => {}
+    }
+    out
+}
+
+fn delta_span<'a>(label: &str, pct: Option<f64>, theme: &Theme) -> Span<'a> {
+    match pct {
+        None => Span::styled(format!("{label} n/a   "), theme.dim),
+        Some(p) => {
+            let (style, word) = match verdict(p, TIE_BAND_PCT) {
+                Verdict::Better => (theme.better, "better"),
+                Verdict::Worse => (theme.worse, "worse"),
+                Verdict::Tie => (theme.tie, "tie"),
+            };
+            Span::styled(format!("{label} {p:+.1}% {word}   "), style)
+        }
+    }
+}
+
+fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
+    let names: BTreeSet<&String> = entry.variants.iter().flat_map(|v| v.outcome.metrics.keys()).collect();
+    if names.is_empty() {
+        return vec![Line::styled("no metrics recorded", theme.dim)];
+    }
+    let mut out = vec![section("Metrics (B / H / A)", theme)];
+    for name in names {
+        let value = |v: Variant| {
+            entry.variant(v).outcome.metrics.get(name).map_or("—".to_string(), |x| metrics::format_value(name, *x))
+        };
+        let label = metrics::definition(name).map_or(name.as_str(), |d| d.label);
+        out.push(Line::from(vec![
+            Span::styled(format!("{label:<24}"), theme.dim),
+            Span::styled(
+                format!("{:>14} {:>14} {:>14}", value(Variant::Baseline), value(Variant::Human), value(Variant::Agent)),
+                theme.text,
+            ),
+        ]));
+    }
+    if let Some(cmp) = compare(entry) {
+        out.push(Line::styled(format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric), theme.header));
+        out.push(Line::from(vec![
+            delta_span("H vs B", cmp.human_vs_baseline, theme),
+            delta_span("A vs B", cmp.agent_vs_baseline, theme),
+            delta_span("A vs H", cmp.agent_vs_human, theme),
+        ]));
+    }
+    out
+}
+
+fn triage_lines<'a>(entry: &Entry, state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
+    let short = &entry.commit.short;
+    let mut out = vec![section("Triage", theme)];
+    let mark = match state.book.mark(short) {
+        Some(crate::triage::Mark::Unfixable { reason }) => format!("UNFIXABLE — {reason}"),
+        Some(crate::triage::Mark::Skip) => "skip".into(),
+        None => "none".into(),
+    };
+    out.push(field("mark", mark, theme));
+    for h in state.book.history(short) {
+        out.push(Line::from(vec![Span::styled(format!("  {}  ", h.at), theme.dim), Span::raw(h.change.describe())]));
+    }
+    out
+}
+
+fn upstream_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
+    let u = &entry.commit.upstream;
+    let mut out = vec![section("Upstream record", theme)];
+    if let Some(s) = &u.modal_status {
+        out.push(field("modal", format!("{s}: {}", u.modal_error.clone().unwrap_or_default()), theme));
+    }
+    if let Some(doc) = &u.category_doc {
+        out.push(field("report", doc.clone(), theme));
+    }
+    if let Some(src) = &u.metrics_source {
+        out.push(field("metrics", src.clone(), theme));
+    }
+    for note in u.notes.iter().chain(&entry.notes) {
+        out.push(field("note", note.clone(), theme));
+    }
+    out
+}
