@@ -1,1 +1,146 @@
-fn main() {}
+//! CLI entry: parse arguments, then run the board or a headless command. Exit codes: 0 ok,
+//! 1 runtime error, 2 usage.
+
+use clap::{Args, Parser, Subcommand};
+use perftriage::report::ReportFormat;
+use perftriage::runtime::{self, Context, Options, headless};
+use perftriage::triage::Change;
+use perftriage::ui::Theme;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "perftriage", version, about = "Triage board for ISO-Bench vLLM 3-way benchmark runs")]
+struct Cli {
+    /// Config file (default: $XDG_CONFIG_HOME/perftriage/config.toml).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    /// Dataset JSONL in the embedded schema (default: the embedded 96 ISO-Bench commits).
+    #[arg(long, global = true)]
+    dataset: Option<PathBuf>,
+    /// Directory of ISO-Bench result files, read recursively (repeatable).
+    #[arg(long, global = true)]
+    results: Vec<PathBuf>,
+    /// Workspace directory for triage state (default: the platform data dir).
+    #[arg(long, global = true)]
+    workspace: Option<PathBuf>,
+    /// Theme: default, light, monochrome, or a path to a theme TOML file.
+    #[arg(long, global = true)]
+    theme: Option<String>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// One line (or, with --json, one JSON object) per commit.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Counts by status, category, kind and GPU; 3-way outcomes; the unfixable list.
+    Report {
+        #[arg(long, value_enum, default_value = "md")]
+        format: ReportFormat,
+    },
+    /// Record a triage decision for a commit.
+    Mark(MarkArgs),
+    /// Write a synthetic workload (dataset + result files) for benchmarks.
+    #[command(hide = true)]
+    Synth {
+        #[arg(long, default_value_t = 10_000)]
+        commits: usize,
+        #[arg(long, default_value_t = 3)]
+        files_per_commit: usize,
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct MarkArgs {
+    /// Commit short hash.
+    short: String,
+    #[command(flatten)]
+    change: ChangeArgs,
+}
+
+/// Exactly one triage change.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+struct ChangeArgs {
+    /// Mark unfixable, with the reason.
+    #[arg(long, value_name = "REASON")]
+    unfixable: Option<String>,
+    #[arg(long)]
+    skip: bool,
+    #[arg(long)]
+    clear: bool,
+    #[arg(long, value_name = "TEXT")]
+    note: Option<String>,
+}
+
+impl ChangeArgs {
+    fn change(&self) -> Change {
+        match (&self.unfixable, &self.note) {
+            (Some(reason), _) => Change::Unfixable { reason: reason.clone() },
+            (_, Some(text)) => Change::Note { text: text.clone() },
+            _ if self.skip => Change::Skip,
+            _ => Change::Clear,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        // `perftriage status | head` closes the pipe early; that is not an error.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("perftriage: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(Command::Synth { commits, files_per_commit, out }) = &cli.command {
+        let dataset = perftriage::synthetic::generate(out, *commits, *files_per_commit)?;
+        println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = Options {
+        config: cli.config,
+        dataset: cli.dataset,
+        results: cli.results,
+        workspace: cli.workspace,
+        theme: cli.theme,
+    };
+    let ctx = Context::load(&options)?;
+    match cli.command {
+        Some(Command::Status { json }) => headless::status(&ctx, json),
+        Some(Command::Report { format }) => headless::report(&ctx, format),
+        Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
+        Some(Command::Synth { .. }) => Ok(ExitCode::SUCCESS),
+        None => board(ctx, options.theme),
+    }
+}
+
+fn board(ctx: Context, theme_arg: Option<String>) -> anyhow::Result<ExitCode> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        eprintln!(
+            "perftriage: the board needs a terminal; for scripts use `perftriage status [--json]` or `perftriage report`"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let name = theme_arg
+        .or_else(|| ctx.config.theme.clone())
+        .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
+    let theme = Theme::load(&name).map_err(anyhow::Error::msg)?;
+    runtime::run_tui(ctx, theme)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,1 +1,52 @@
-//! todo
+//! A synthetic workload for benchmarks: N commits cloned from the embedded dataset under fresh
+//! hashes, plus per-role result files (mixed successes and failures with realistic raw output).
+
+use crate::dataset::{self, Variant};
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const FAILURE_TAILS: &[&str] = &[
+    "ValueError: 'aimv2' is already used by a Transformers config, pick another name.",
+    "ImportError: cannot import name 'LogitsWarper' from 'transformers.generation.logits_process'",
+    "[rank0]: ValueError: Unknown RoPE scaling type llama3",
+    "docker: Error response from daemon: manifest for anonymous/vllm-baseline:baseline-a6d795d59304 not found: manifest unknown: manifest unknown",
+    "ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'",
+];
+
+/// Write `out/dataset.jsonl` and `out/results/NNN/*.json`; returns the dataset path.
+pub fn generate(out: &Path, commits: usize, files_per_commit: usize) -> std::io::Result<PathBuf> {
+    let base = dataset::load_embedded().map_err(std::io::Error::other)?;
+    let results = out.join("results");
+    std::fs::create_dir_all(&results)?;
+    let dataset_path = out.join("dataset.jsonl");
+    let mut ds = std::io::BufWriter::new(std::fs::File::create(&dataset_path)?);
+    let noise = "INFO 01-18 12:10:00 [metrics.py:455] Avg prompt throughput: 203.7 tokens/s\n".repeat(30);
+    for n in 0..commits {
+        let mut commit = base[n % base.len()].clone();
+        let full = format!("{n:08x}{}", &commit.full[8..]);
+        commit.short = full[..8].to_string();
+        commit.full = full;
+        serde_json::to_writer(&mut ds, &commit)?;
+        ds.write_all(b"\n")?;
+        let shard = results.join(format!("{:03}", n / 500));
+        std::fs::create_dir_all(&shard)?;
+        for (k, variant) in Variant::ALL.iter().cycle().take(files_per_commit).enumerate() {
+            let failed = (n + k) % 3 == 0;
+            let tail = FAILURE_TAILS[(n + k) % FAILURE_TAILS.len()];
+            let body = json!({
+                "human_commit": commit.short, "human_commit_full": commit.full, "parent_commit": commit.parent,
+                "model": commit.model, "status": if failed { "error" } else { "success" },
+                "error": if failed { Some("Server crashed during startup") } else { None },
+                "duration_s": 100.0 + n as f64,
+                "metrics": if failed { json!({}) } else { json!({"ttft_mean_ms": 500.0 + (n % 97) as f64, "tpot_mean_ms": 20.0 + (n % 13) as f64, "output_token_throughput_tok_s": 3000.0}) },
+                "raw_output": if failed { format!("{noise}Traceback (most recent call last):\n{tail}\nSERVER_CRASHED\n") } else { noise.clone() },
+                "timestamp": format!("2026-01-18 12:{:02}:{:02}", (n / 60) % 60, n % 60),
+            });
+            let name = shard.join(format!("{}_{}_result.json", commit.short, variant.name()));
+            std::fs::write(name, serde_json::to_vec(&body)?)?;
+        }
+    }
+    ds.flush()?;
+    Ok(dataset_path)
+}

@@ -1,0 +1,86 @@
+//! Headless commands: `status`, `report`, `mark`. Same loading and the same truth as the board.
+
+use super::Context;
+use crate::dataset::Variant;
+use crate::report::{self, ReportFormat};
+use crate::triage::{Change, StoreError};
+use anyhow::Result;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
+    let book = ctx.open_workspace(true)?.book;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        for entry in &ctx.entries {
+            serde_json::to_writer(&mut out, &report::status_record(entry, &book, &ctx.images))?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        writeln!(out, "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT", "COMMIT", "STATUS", "B H A", "CATEGORY", "MARK")?;
+        for entry in &ctx.entries {
+            let glyphs: Vec<String> = Variant::ALL
+                .iter()
+                .map(|v| paint(entry.variant(*v).outcome.status.glyph(), entry.variant(*v).outcome.status, colour))
+                .collect();
+            let mark = book.mark(&entry.commit.short).map_or("", |m| m.name());
+            let subject: String = entry.commit.subject.chars().take(60).collect();
+            let (short, status, category) = (&entry.commit.short, entry.status().name(), entry.category());
+            writeln!(out, "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}", glyphs.join(" "))?;
+        }
+    }
+    out.flush()?;
+    warn(&ctx.warnings);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String {
+    use crate::dataset::RunStatus::*;
+    let code = match status {
+        Success => "32",
+        Error => "31",
+        Timeout => "35",
+        Skipped => "34",
+        NotRun => "2",
+    };
+    if colour { format!("\x1b[{code}m{glyph}\x1b[0m") } else { glyph.to_string() }
+}
+
+pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
+    let book = ctx.open_workspace(true)?.book;
+    let text = report::render(&report::build(&ctx.entries, &book), format);
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    warn(&ctx.warnings);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
+    let Some(entry) = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short) else {
+        eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
+        return Ok(ExitCode::from(2));
+    };
+    let short = entry.commit.short.clone();
+    let mut workspace = match ctx.open_workspace(false) {
+        Ok(w) => w,
+        Err(e @ StoreError::Locked { .. }) => anyhow::bail!("{e}"),
+        Err(e) => return Err(e.into()),
+    };
+    for m in &workspace.report.messages {
+        eprintln!("perftriage: {m}");
+    }
+    let summary = change.describe();
+    if let Err(e) = workspace.book.apply(&short, change, super::now_rfc3339()) {
+        eprintln!("perftriage: {e}");
+        return Ok(ExitCode::from(2));
+    }
+    workspace.store.save(&workspace.book)?;
+    println!("{short}: {summary} (saved to {})", workspace.store.path().display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("perftriage: warning: {w}");
+    }
+}
