@@ -1,0 +1,40 @@
+//! Shared test helpers: the embedded board in a known state.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use perftriage::app::{AppState, Key, KeyCode, Msg, update};
+use perftriage::classify::Classifier;
+use perftriage::config::KeyMap;
+use perftriage::dataset::{self, Entry};
+use perftriage::triage::TriageBook;
+
+pub const NOW: &str = "2026-11-22T02:00:00Z";
+
+pub fn entries() -> Vec<Entry> {
+    let classifier = Classifier::embedded().unwrap();
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
+    entries
+}
+
+pub fn state() -> AppState {
+    let mut s = AppState::new(entries(), TriageBook::new(), KeyMap::default());
+    update(&mut s, Msg::Tick(NOW.into()));
+    s
+}
+
+pub fn press(s: &mut AppState, key: Key) -> Vec<perftriage::app::Effect> {
+    update(s, Msg::Key(key))
+}
+
+pub fn chars(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        press(s, Key::ch(c));
+    }
+}
+
+pub fn enter() -> Key {
+    Key::plain(KeyCode::Enter)
+}
+
+pub fn esc() -> Key {
+    Key::plain(KeyCode::Esc)
+}
