@@ -101,8 +101,8 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
     let model_short = model.rsplit('/').next().unwrap_or(model).to_string();
     let mark = book.mark(&c.short);
     let mark_text = match &mark {
-        Some(Mark::Unfixable { .. }) => "⛔ unfixable".to_string(),
-        Some(Mark::Skip) => "⏭ skip".to_string(),
+        Some(Mark::Unfixable { .. }) => "⊠ unfixable".to_string(),
+        Some(Mark::Skip) => "↷ skip".to_string(),
         None => String::new(),
     };
     let disposition = entry.verdict().map(|v| v.disposition.name());

@@ -69,7 +69,7 @@ impl RunStatus {
         match self {
             RunStatus::Success => "✓",
             RunStatus::Error => "✗",
-            RunStatus::Timeout => "⌛",
+            RunStatus::Timeout => "◷",
             RunStatus::Skipped => "⊘",
             RunStatus::NotRun => "·",
         }

@@ -98,7 +98,7 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
     let state = entry.variant(v);
     let o = &state.outcome;
     let mut out = vec![Line::from(vec![
-        Span::styled(format!("{} {:<8}", v.letter(), v.name()), theme.accent),
+        Span::styled(format!("{} {:<9}", v.letter(), v.name()), theme.accent),
         Span::styled(format!("{} {:<8}", o.status.glyph(), o.status.word()), status_style(o.status, theme)),
         Span::styled(o.source.clone().unwrap_or_default(), theme.dim),
     ])];

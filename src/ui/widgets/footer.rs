@@ -30,7 +30,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
 
 fn hints(state: &AppState, theme: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
-    for action in Action::ALL {
+    // Help first, so the way to every other key survives a narrow terminal.
+    let order = std::iter::once(Action::Help).chain(Action::ALL.into_iter().filter(|a| *a != Action::Help));
+    for action in order {
         let (Some(label), Some(key)) = (action.footer_label(), state.keymap.keys_for(action).first().copied()) else {
             continue;
         };

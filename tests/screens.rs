@@ -1,0 +1,121 @@
+//! Whole-screen snapshots at 80×24 and 160×48, plus one style check per colour role that carries meaning.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{chars, enter, press, state};
+use perftriage::app::{AppState, Key, Msg, update};
+use perftriage::ui::{Theme, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+fn render(s: &mut AppState, w: u16, h: u16, theme: &str) -> Buffer {
+    update(s, Msg::Resize(w, h));
+    let theme = Theme::load(theme).unwrap();
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| view(f, s, &theme)).unwrap();
+    term.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let w = buf.area.width as usize;
+    let symbols: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    symbols.chunks(w).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+fn snap(s: &mut AppState, w: u16, h: u16) -> String {
+    text(&render(s, w, h, "default"))
+}
+
+#[test]
+fn board_80x24() {
+    insta::assert_snapshot!(snap(&mut state(), 80, 24));
+}
+
+#[test]
+fn board_160x48() {
+    insta::assert_snapshot!(snap(&mut state(), 160, 48));
+}
+
+#[test]
+fn detail_80x24_and_160x48() {
+    let mut s = state();
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "22dd9c27");
+    press(&mut s, enter());
+    press(&mut s, enter());
+    insta::assert_snapshot!("detail_80x24", snap(&mut s, 80, 24));
+    insta::assert_snapshot!("detail_160x48", snap(&mut s, 160, 48));
+}
+
+#[test]
+fn filter_prompt_and_failed_view_160x48() {
+    let mut s = state();
+    press(&mut s, Key::plain(perftriage::app::KeyCode::Tab));
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "!cat:unclassified");
+    insta::assert_snapshot!(snap(&mut s, 160, 48));
+}
+
+#[test]
+fn confirm_unfixable_80x24() {
+    let mut s = state();
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "cf2f084d");
+    press(&mut s, enter());
+    press(&mut s, Key::ch('u'));
+    press(&mut s, enter());
+    insta::assert_snapshot!(snap(&mut s, 80, 24));
+}
+
+#[test]
+fn help_160x48_lists_the_live_key_map() {
+    let mut s = state();
+    press(&mut s, Key::ch('?'));
+    let screen = snap(&mut s, 160, 48);
+    assert!(screen.contains("mark unfixable (reason, confirm)"));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn too_small() {
+    insta::assert_snapshot!(snap(&mut state(), 50, 10));
+}
+
+/// Find the first cell whose row contains `needle` at `col` and return its style.
+fn style_of(buf: &Buffer, needle: &str) -> ratatui::style::Style {
+    let screen = text(buf);
+    let (y, line) = screen.lines().enumerate().find(|(_, l)| l.contains(needle)).unwrap_or_else(|| panic!("{needle}"));
+    let col = line[..line.find(needle).unwrap()].chars().count();
+    buf[(col as u16, y as u16)].style()
+}
+
+#[test]
+fn colour_roles_that_carry_meaning() {
+    let theme = Theme::load("default").unwrap();
+    let mut s = state();
+    let buf = render(&mut s, 160, 48, "default");
+    assert_eq!(style_of(&buf, "✗ fail").fg, theme.fail.fg, "failures are red");
+    assert_eq!(style_of(&buf, "◷ timeout").fg, theme.timeout.fg);
+    assert_eq!(style_of(&buf, "⊘ skip").fg, theme.skip.fg);
+    assert_eq!(style_of(&buf, "rope_llama3").fg, theme.unfixable.fg, "unfixable-here categories");
+    assert_eq!(style_of(&buf, "server_timeout").fg, theme.fixable.fg, "retryable categories");
+    assert_eq!(style_of(&buf, "015069b0").bg, theme.selected.bg, "selection");
+    assert_eq!(style_of(&buf, " All 96 ").bg, theme.tab_active.bg, "active tab");
+    let row = s.rows.iter().position(|r| r.cells[0].text.starts_with('✓') && r.cells[0].text.contains("ms")).unwrap();
+    let ok_text = s.rows[row].cells[0].text.clone();
+    let buf = render(&mut s, 160, 48, "default");
+    assert_eq!(style_of(&buf, &ok_text).fg, theme.ok.fg);
+}
+
+#[test]
+fn monochrome_keeps_meaning_in_glyphs_and_words() {
+    let mut s = state();
+    let buf = render(&mut s, 160, 48, "monochrome");
+    assert!(buf.content.iter().all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset));
+    let screen = text(&buf);
+    for word in ["✓", "✗ fail", "⊘ skip", "· not run", "◷ timeout"] {
+        assert!(screen.contains(word), "{word}");
+    }
+}
