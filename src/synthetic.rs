@@ -1,7 +1,7 @@
 //! A synthetic workload for benchmarks: N commits cloned from the embedded dataset under fresh
 //! hashes, plus per-role result files (mixed successes and failures with realistic raw output).
 
-use crate::dataset::{self, Variant};
+use crate::dataset::{self, Commit, Variant};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,24 +14,39 @@ const FAILURE_TAILS: &[&str] = &[
     "ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'",
 ];
 
+/// `n` commits cloned round-robin from the embedded dataset, each under a fresh hash.
+pub fn commits(n: usize) -> Result<Vec<Commit>, dataset::DatasetError> {
+    let base = dataset::load_embedded()?;
+    Ok((0..n)
+        .map(|i| {
+            let mut commit = base[i % base.len()].clone();
+            commit.full = format!("{i:08x}{}", &commit.full[8..]);
+            commit.short = commit.full[..8].to_string();
+            commit
+        })
+        .collect())
+}
+
 /// Write `out/dataset.jsonl` and `out/results/NNN/*.json`; returns the dataset path.
 pub fn generate(out: &Path, commits: usize, files_per_commit: usize) -> std::io::Result<PathBuf> {
-    let base = dataset::load_embedded().map_err(std::io::Error::other)?;
+    let all = self::commits(commits).map_err(std::io::Error::other)?;
     let results = out.join("results");
     std::fs::create_dir_all(&results)?;
     let dataset_path = out.join("dataset.jsonl");
     let mut ds = std::io::BufWriter::new(std::fs::File::create(&dataset_path)?);
-    let noise = "INFO 01-18 12:10:00 [metrics.py:455] Avg prompt throughput: 203.7 tokens/s\n".repeat(30);
-    for n in 0..commits {
-        let mut commit = base[n % base.len()].clone();
-        let full = format!("{n:08x}{}", &commit.full[8..]);
-        commit.short = full[..8].to_string();
-        commit.full = full;
-        serde_json::to_writer(&mut ds, &commit)?;
+    let noise =
+        "INFO 01-18 12:10:00 [metrics.py:455] Avg prompt throughput: 203.7 tokens/s\n".repeat(30);
+    for (n, commit) in all.iter().enumerate() {
+        serde_json::to_writer(&mut ds, commit)?;
         ds.write_all(b"\n")?;
         let shard = results.join(format!("{:03}", n / 500));
         std::fs::create_dir_all(&shard)?;
-        for (k, variant) in Variant::ALL.iter().cycle().take(files_per_commit).enumerate() {
+        for (k, variant) in Variant::ALL
+            .iter()
+            .cycle()
+            .take(files_per_commit)
+            .enumerate()
+        {
             let failed = (n + k) % 3 == 0;
             let tail = FAILURE_TAILS[(n + k) % FAILURE_TAILS.len()];
             let body = json!({

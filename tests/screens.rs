@@ -21,7 +21,11 @@ fn render(s: &mut AppState, w: u16, h: u16, theme: &str) -> Buffer {
 fn text(buf: &Buffer) -> String {
     let w = buf.area.width as usize;
     let symbols: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    symbols.chunks(w).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+    symbols
+        .chunks(w)
+        .map(|row| row.concat().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn snap(s: &mut AppState, w: u16, h: u16) -> String {
@@ -86,7 +90,11 @@ fn too_small() {
 /// Find the first cell whose row contains `needle` at `col` and return its style.
 fn style_of(buf: &Buffer, needle: &str) -> ratatui::style::Style {
     let screen = text(buf);
-    let (y, line) = screen.lines().enumerate().find(|(_, l)| l.contains(needle)).unwrap_or_else(|| panic!("{needle}"));
+    let (y, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle}"));
     let col = line[..line.find(needle).unwrap()].chars().count();
     buf[(col as u16, y as u16)].style()
 }
@@ -96,14 +104,38 @@ fn colour_roles_that_carry_meaning() {
     let theme = Theme::load("default").unwrap();
     let mut s = state();
     let buf = render(&mut s, 160, 48, "default");
-    assert_eq!(style_of(&buf, "✗ fail").fg, theme.fail.fg, "failures are red");
+    assert_eq!(
+        style_of(&buf, "✗ fail").fg,
+        theme.fail.fg,
+        "failures are red"
+    );
     assert_eq!(style_of(&buf, "◷ timeout").fg, theme.timeout.fg);
     assert_eq!(style_of(&buf, "⊘ skip").fg, theme.skip.fg);
-    assert_eq!(style_of(&buf, "rope_llama3").fg, theme.unfixable.fg, "unfixable-here categories");
-    assert_eq!(style_of(&buf, "server_timeout").fg, theme.fixable.fg, "retryable categories");
-    assert_eq!(style_of(&buf, "015069b0").bg, theme.selected.bg, "selection");
-    assert_eq!(style_of(&buf, " All 96 ").bg, theme.tab_active.bg, "active tab");
-    let row = s.rows.iter().position(|r| r.cells[0].text.starts_with('✓') && r.cells[0].text.contains("ms")).unwrap();
+    assert_eq!(
+        style_of(&buf, "rope_llama3").fg,
+        theme.unfixable.fg,
+        "unfixable-here categories"
+    );
+    assert_eq!(
+        style_of(&buf, "server_timeout").fg,
+        theme.fixable.fg,
+        "retryable categories"
+    );
+    assert_eq!(
+        style_of(&buf, "015069b0").bg,
+        theme.selected.bg,
+        "selection"
+    );
+    assert_eq!(
+        style_of(&buf, " All 96 ").bg,
+        theme.tab_active.bg,
+        "active tab"
+    );
+    let row = s
+        .rows
+        .iter()
+        .position(|r| r.cells[0].text.starts_with('✓') && r.cells[0].text.contains("ms"))
+        .unwrap();
     let ok_text = s.rows[row].cells[0].text.clone();
     let buf = render(&mut s, 160, 48, "default");
     assert_eq!(style_of(&buf, &ok_text).fg, theme.ok.fg);
@@ -113,7 +145,11 @@ fn colour_roles_that_carry_meaning() {
 fn monochrome_keeps_meaning_in_glyphs_and_words() {
     let mut s = state();
     let buf = render(&mut s, 160, 48, "monochrome");
-    assert!(buf.content.iter().all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset));
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset)
+    );
     let screen = text(&buf);
     for word in ["✓", "✗ fail", "⊘ skip", "· not run", "◷ timeout"] {
         assert!(screen.contains(word), "{word}");

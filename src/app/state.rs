@@ -16,7 +16,13 @@ pub enum View {
 }
 
 impl View {
-    pub const ALL: [View; 5] = [View::All, View::Failed, View::Fixable, View::Unfixable, View::Done];
+    pub const ALL: [View; 5] = [
+        View::All,
+        View::Failed,
+        View::Fixable,
+        View::Unfixable,
+        View::Done,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -149,12 +155,17 @@ impl AppState {
     }
 
     pub fn selected_short(&self) -> Option<&str> {
-        self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
+        self.selected_entry()
+            .map(|i| self.entries[i].commit.short.as_str())
     }
 
     /// Rows the board can show at the current height (header, tabs, footer and borders taken off).
     pub fn page_rows(&self) -> usize {
-        let board = if self.detail_open && self.size.0 < 140 { self.size.1 / 2 } else { self.size.1 };
+        let board = if self.detail_open && self.size.0 < 140 {
+            self.size.1 / 2
+        } else {
+            self.size.1
+        };
         usize::from(board.saturating_sub(6)).max(1)
     }
 
@@ -176,12 +187,22 @@ impl AppState {
         let rows = &self.rows;
         let query = &self.query;
         for (slot, view) in View::ALL.iter().enumerate() {
-            self.view_counts[slot] = self.order.iter().filter(|&&i| view.admits(&entries[i], &rows[i])).count();
+            self.view_counts[slot] = self
+                .order
+                .iter()
+                .filter(|&&i| view.admits(&entries[i], &rows[i]))
+                .count();
         }
         let view = self.view;
-        self.visible =
-            self.order.iter().copied().filter(|&i| view.admits(&entries[i], &rows[i]) && query.matches(&rows[i])).collect();
-        self.selected = keep.and_then(|k| self.visible.iter().position(|&i| i == k)).unwrap_or(0);
+        self.visible = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| view.admits(&entries[i], &rows[i]) && query.matches(&rows[i]))
+            .collect();
+        self.selected = keep
+            .and_then(|k| self.visible.iter().position(|&i| i == k))
+            .unwrap_or(0);
         self.clamp_selection();
     }
 

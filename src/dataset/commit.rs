@@ -98,7 +98,12 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn not_run() -> Outcome {
-        Outcome { status: RunStatus::NotRun, source: None, error: None, metrics: Metrics::new() }
+        Outcome {
+            status: RunStatus::NotRun,
+            source: None,
+            error: None,
+            metrics: Metrics::new(),
+        }
     }
 }
 

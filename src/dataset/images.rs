@@ -26,7 +26,11 @@ impl ImageTemplates {
     pub fn image_for(&self, commit: &Commit, variant: Variant) -> Option<String> {
         match variant {
             Variant::Human => Some(
-                commit.images.human_override.clone().unwrap_or_else(|| fill(&self.human, commit)),
+                commit
+                    .images
+                    .human_override
+                    .clone()
+                    .unwrap_or_else(|| fill(&self.human, commit)),
             ),
             Variant::Baseline | Variant::Agent => {
                 if commit.parent.is_none() && self.baseline.contains("{parent") {

@@ -12,4 +12,4 @@ pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Vari
 pub use entry::{CommitStatus, Entry, VariantState, join};
 pub use images::ImageTemplates;
 pub use kind::BenchKind;
-pub use load::{DatasetError, EMBEDDED, load_jsonl, load_embedded};
+pub use load::{DatasetError, EMBEDDED, load_embedded, load_jsonl};

@@ -6,8 +6,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 pub fn spawn(tx: UnboundedSender<Msg>) {
     std::thread::spawn(move || {
-        loop {
-            let Ok(ev) = event::read() else { break };
+        while let Ok(ev) = event::read() {
             if let Some(msg) = translate(ev)
                 && tx.send(msg).is_err()
             {
@@ -38,7 +37,10 @@ fn translate(ev: Event) -> Option<Msg> {
                 event::KeyCode::Delete => KeyCode::Delete,
                 _ => return None,
             };
-            Some(Msg::Key(Key { code, ctrl: k.modifiers.contains(KeyModifiers::CONTROL) }))
+            Some(Msg::Key(Key {
+                code,
+                ctrl: k.modifiers.contains(KeyModifiers::CONTROL),
+            }))
         }
         Event::Mouse(m) => match m.kind {
             MouseEventKind::ScrollUp => Some(Msg::ScrollUp),

@@ -1,1 +1,89 @@
-fn main() {}
+//! Criterion benchmarks for the budgets: first frame on the embedded dataset (< 100 ms),
+//! a filter keystroke at 10,000 rows redrawn (< 16 ms), and loading + joining 10,000 commits.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use perftriage::app::{AppState, Key, Msg, update};
+use perftriage::classify::Classifier;
+use perftriage::config::KeyMap;
+use perftriage::dataset;
+use perftriage::triage::TriageBook;
+use perftriage::ui::{Theme, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::hint::black_box;
+
+fn draw(state: &AppState, theme: &Theme, term: &mut Terminal<TestBackend>) {
+    term.draw(|f| view(f, state, theme)).unwrap();
+}
+
+fn first_frame(c: &mut Criterion) {
+    let theme = Theme::load("default").unwrap();
+    c.bench_function("first_frame_embedded_160x48", |b| {
+        b.iter(|| {
+            let classifier = Classifier::embedded().unwrap();
+            let (entries, _) = dataset::join(
+                dataset::load_embedded().unwrap(),
+                Default::default(),
+                &classifier,
+            );
+            let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
+            update(&mut state, Msg::Resize(160, 48));
+            let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+            draw(&state, &theme, &mut term);
+            black_box(term);
+        })
+    });
+}
+
+fn state_10k() -> AppState {
+    let classifier = Classifier::embedded().unwrap();
+    let commits = perftriage::synthetic::commits(10_000).unwrap();
+    let (entries, _) = dataset::join(commits, Default::default(), &classifier);
+    let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
+    update(&mut state, Msg::Resize(160, 48));
+    update(&mut state, Msg::Key(Key::ch('/')));
+    for ch in "status:fail".chars() {
+        update(&mut state, Msg::Key(Key::ch(ch)));
+    }
+    state
+}
+
+fn filter_keystroke(c: &mut Criterion) {
+    let theme = Theme::load("default").unwrap();
+    let base = state_10k();
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    c.bench_function("filter_keystroke_10k_rows_redraw", |b| {
+        b.iter_batched(
+            || base.clone(),
+            |mut state| {
+                update(&mut state, Msg::Key(Key::ch('e')));
+                draw(&state, &theme, &mut term);
+                state
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn load_10k(c: &mut Criterion) {
+    let classifier = Classifier::embedded().unwrap();
+    let commits = perftriage::synthetic::commits(10_000).unwrap();
+    c.bench_function("join_and_build_board_10k", |b| {
+        b.iter_batched(
+            || commits.clone(),
+            |commits| {
+                let (entries, _) = dataset::join(commits, Default::default(), &classifier);
+                AppState::new(entries, TriageBook::new(), KeyMap::default())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = first_frame, filter_keystroke, load_10k
+}
+criterion_main!(benches);

@@ -1,10 +1,16 @@
 //! Text prompts (filter, unfixable reason, note) and the confirm dialog. The filter applies live.
 
-use crate::app::{Action, AppState, Confirm, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose};
+use crate::app::{
+    Action, AppState, Confirm, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose,
+};
 
 pub fn open_filter(state: &mut AppState) -> Vec<Effect> {
     let text = state.query.text.clone();
-    state.mode = Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, short: String::new(), text });
+    state.mode = Mode::Prompt(Prompt {
+        purpose: PromptPurpose::Filter,
+        short: String::new(),
+        text,
+    });
     Vec::new()
 }
 
@@ -13,23 +19,45 @@ pub fn open_for_selected(state: &mut AppState, action: Action) -> Vec<Effect> {
         return Vec::new();
     };
     if state.read_only {
-        state.message = Some((Level::Warn, "read-only board: another perftriage holds the workspace".into()));
+        state.message = Some((
+            Level::Warn,
+            "read-only board: another perftriage holds the workspace".into(),
+        ));
         return Vec::new();
     }
-    let purpose = if action == Action::AddNote { PromptPurpose::Note } else { PromptPurpose::UnfixableReason };
-    let text = if purpose == PromptPurpose::UnfixableReason { suggested_reason(state) } else { String::new() };
-    state.mode = Mode::Prompt(Prompt { purpose, short, text });
+    let purpose = if action == Action::AddNote {
+        PromptPurpose::Note
+    } else {
+        PromptPurpose::UnfixableReason
+    };
+    let text = if purpose == PromptPurpose::UnfixableReason {
+        suggested_reason(state)
+    } else {
+        String::new()
+    };
+    state.mode = Mode::Prompt(Prompt {
+        purpose,
+        short,
+        text,
+    });
     Vec::new()
 }
 
 /// Prefill the reason from the classifier's explanation of the failure.
 fn suggested_reason(state: &AppState) -> String {
-    let Some(i) = state.selected_entry() else { return String::new() };
-    state.entries[i].verdict().map(|v| format!("{}: {}", v.category, v.evidence)).unwrap_or_default()
+    let Some(i) = state.selected_entry() else {
+        return String::new();
+    };
+    state.entries[i]
+        .verdict()
+        .map(|v| format!("{}: {}", v.category, v.evidence))
+        .unwrap_or_default()
 }
 
 pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
-    let Mode::Prompt(prompt) = &mut state.mode else { return Vec::new() };
+    let Mode::Prompt(prompt) = &mut state.mode else {
+        return Vec::new();
+    };
     match key.code {
         KeyCode::Esc => {
             if prompt.purpose == PromptPurpose::Filter {
@@ -57,21 +85,31 @@ pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
 }
 
 fn live_filter(state: &mut AppState) {
-    if let Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, text, .. }) = &state.mode {
+    if let Mode::Prompt(Prompt {
+        purpose: PromptPurpose::Filter,
+        text,
+        ..
+    }) = &state.mode
+    {
         state.query = crate::app::filter::Query::parse(text);
         state.refilter();
     }
 }
 
 fn submit(state: &mut AppState) -> Vec<Effect> {
-    let Mode::Prompt(prompt) = std::mem::replace(&mut state.mode, Mode::Normal) else { return Vec::new() };
+    let Mode::Prompt(prompt) = std::mem::replace(&mut state.mode, Mode::Normal) else {
+        return Vec::new();
+    };
     match prompt.purpose {
         PromptPurpose::Filter => Vec::new(),
         PromptPurpose::Note => super::triage::record_note(state, &prompt.short, prompt.text),
         PromptPurpose::UnfixableReason => {
             let reason = prompt.text.trim().to_string();
             if reason.is_empty() {
-                state.message = Some((Level::Warn, "a reason is required to mark a commit unfixable".into()));
+                state.message = Some((
+                    Level::Warn,
+                    "a reason is required to mark a commit unfixable".into(),
+                ));
                 state.mode = Mode::Prompt(prompt);
                 return Vec::new();
             }
@@ -81,25 +119,40 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
                 "The change is appended to its triage history and saved now.".into(),
             ];
             let title = format!("Mark {} unfixable?", prompt.short);
-            state.mode = Mode::Confirm(Confirm { title, preview, short: prompt.short, reason, yes_focused: false });
+            state.mode = Mode::Confirm(Confirm {
+                title,
+                preview,
+                short: prompt.short,
+                reason,
+                yes_focused: false,
+            });
             Vec::new()
         }
     }
 }
 
 pub fn confirm_key(state: &mut AppState, key: Key) -> Vec<Effect> {
-    let Mode::Confirm(confirm) = &mut state.mode else { return Vec::new() };
+    let Mode::Confirm(confirm) = &mut state.mode else {
+        return Vec::new();
+    };
     let accept = match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => true,
         KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Char('q') => false,
-        KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab | KeyCode::Char('h') | KeyCode::Char('l') => {
+        KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Tab
+        | KeyCode::BackTab
+        | KeyCode::Char('h')
+        | KeyCode::Char('l') => {
             confirm.yes_focused = !confirm.yes_focused;
             return Vec::new();
         }
         KeyCode::Enter => confirm.yes_focused,
         _ => return Vec::new(),
     };
-    let Mode::Confirm(confirm) = std::mem::replace(&mut state.mode, Mode::Normal) else { return Vec::new() };
+    let Mode::Confirm(confirm) = std::mem::replace(&mut state.mode, Mode::Normal) else {
+        return Vec::new();
+    };
     if !accept {
         state.message = Some((Level::Info, "cancelled".into()));
         return Vec::new();

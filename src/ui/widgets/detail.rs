@@ -14,18 +14,27 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use std::collections::BTreeSet;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(Span::styled(" Detail ", theme.header));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(" Detail ", theme.header));
     let Some(index) = state.selected_entry() else {
         frame.render_widget(Paragraph::new("No commit selected.").block(block), area);
         return;
     };
     let lines = lines(&state.entries[index], state, theme);
-    let paragraph = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.detail_scroll, 0));
+    let paragraph = Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((state.detail_scroll, 0));
     frame.render_widget(paragraph, area);
 }
 
 fn field<'a>(name: &'a str, value: String, theme: &Theme) -> Line<'a> {
-    Line::from(vec![Span::styled(format!("{name:<9}"), theme.dim), Span::styled(value, theme.text)])
+    Line::from(vec![
+        Span::styled(format!("{name:<9}"), theme.dim),
+        Span::styled(value, theme.text),
+    ])
 }
 
 fn section<'a>(title: &'a str, theme: &Theme) -> Line<'a> {
@@ -36,23 +45,43 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
     let c = &entry.commit;
     let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "—".into());
     let mut out = vec![
-        Line::from(vec![Span::styled(format!("{}  ", c.short), theme.accent), Span::styled(c.subject.as_str(), theme.text)]),
+        Line::from(vec![
+            Span::styled(format!("{}  ", c.short), theme.accent),
+            Span::styled(c.subject.as_str(), theme.text),
+        ]),
         field("full", c.full.clone(), theme),
         field("parent", or_dash(&c.parent), theme),
         field("PR", or_dash(&c.pr_url), theme),
-        field("date", format!("{}   item {}", or_dash(&c.date), or_dash(&c.item_id)), theme),
+        field(
+            "date",
+            format!("{}   item {}", or_dash(&c.date), or_dash(&c.item_id)),
+            theme,
+        ),
         field("model", model_line(entry), theme),
-        field("kind", format!("{}   GPU {}", c.kind().name(), or_dash(&c.gpu)), theme),
+        field(
+            "kind",
+            format!("{}   GPU {}", c.kind().name(), or_dash(&c.gpu)),
+            theme,
+        ),
     ];
     if !c.vllm_versions.is_empty() {
-        let v: Vec<String> = c.vllm_versions.iter().map(|(k, v)| format!("{} {v}", k.letter())).collect();
+        let v: Vec<String> = c
+            .vllm_versions
+            .iter()
+            .map(|(k, v)| format!("{} {v}", k.letter()))
+            .collect();
         out.push(field("vLLM", v.join("   "), theme));
     }
     out.extend(command_lines(entry, theme));
     out.extend(image_lines(entry, &ImageTemplates::default(), theme));
     out.push(section("Variants", theme));
     for v in Variant::ALL {
-        out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
+        out.extend(variant_lines(
+            entry,
+            v,
+            entry.hint.as_ref().map(|h| h.category.as_str()),
+            theme,
+        ));
     }
     out.extend(metric_lines(entry, theme));
     out.extend(triage_lines(entry, state, theme));
@@ -71,13 +100,22 @@ fn model_line(entry: &Entry) -> String {
 
 fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let cmd = &entry.commit.perf_command;
-    let mut out = vec![field("command", cmd.dataset.clone().unwrap_or_else(|| "— (none in the dataset)".into()), theme)];
+    let mut out = vec![field(
+        "command",
+        cmd.dataset
+            .clone()
+            .unwrap_or_else(|| "— (none in the dataset)".into()),
+        theme,
+    )];
     out[0].spans.push(Span::styled("  [dataset]", theme.dim));
     if let Some(executed) = &cmd.executed {
         out.push(Line::from(vec![
             Span::styled(format!("{:<9}", ""), theme.dim),
             Span::styled(executed.clone(), theme.warn),
-            Span::styled("  [executed upstream; differs — re-runs use this]", theme.dim),
+            Span::styled(
+                "  [executed upstream; differs — re-runs use this]",
+                theme.dim,
+            ),
         ]));
     }
     out
@@ -85,33 +123,75 @@ fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
 
 fn image_lines<'a>(entry: &Entry, templates: &ImageTemplates, theme: &Theme) -> Vec<Line<'a>> {
     let c = &entry.commit;
-    let image = |v| templates.image_for(c, v).unwrap_or_else(|| "— (no parent)".into());
-    let evidence = |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
+    let image = |v| {
+        templates
+            .image_for(c, v)
+            .unwrap_or_else(|| "— (no parent)".into())
+    };
+    let evidence =
+        |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
     vec![
-        field("human", format!("{}{}", image(Variant::Human), evidence(&c.images.human_evidence)), theme),
-        field("baseline", format!("{}{}", image(Variant::Baseline), evidence(&c.images.baseline_evidence)), theme),
+        field(
+            "human",
+            format!(
+                "{}{}",
+                image(Variant::Human),
+                evidence(&c.images.human_evidence)
+            ),
+            theme,
+        ),
+        field(
+            "baseline",
+            format!(
+                "{}{}",
+                image(Variant::Baseline),
+                evidence(&c.images.baseline_evidence)
+            ),
+            theme,
+        ),
         field("agent", "baseline image + the agent patch".into(), theme),
     ]
 }
 
-fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Theme) -> Vec<Line<'a>> {
+fn variant_lines<'a>(
+    entry: &Entry,
+    v: Variant,
+    hint: Option<&str>,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
     let state = entry.variant(v);
     let o = &state.outcome;
     let mut out = vec![Line::from(vec![
         Span::styled(format!("{} {:<9}", v.letter(), v.name()), theme.accent),
-        Span::styled(format!("{} {:<8}", o.status.glyph(), o.status.word()), status_style(o.status, theme)),
+        Span::styled(
+            format!("{} {:<8}", o.status.glyph(), o.status.word()),
+            status_style(o.status, theme),
+        ),
         Span::styled(o.source.clone().unwrap_or_default(), theme.dim),
     ])];
     if let Some(err) = &o.error {
-        out.push(Line::from(vec![Span::styled("    error  ", theme.dim), Span::styled(err.clone(), theme.fail)]));
+        out.push(Line::from(vec![
+            Span::styled("    error  ", theme.dim),
+            Span::styled(err.clone(), theme.fail),
+        ]));
     }
     match (&state.verdict, o.status.is_failure()) {
         (Some(verdict), _) => {
-            let head = format!("    {} ({}) line {}: ", verdict.category, verdict.disposition.name(), verdict.line);
-            out.push(Line::from(vec![Span::styled(head, theme.fixable), Span::styled(verdict.evidence.clone(), theme.text)]));
+            let head = format!(
+                "    {} ({}) line {}: ",
+                verdict.category,
+                verdict.disposition.name(),
+                verdict.line
+            );
+            out.push(Line::from(vec![
+                Span::styled(head, theme.fixable),
+                Span::styled(verdict.evidence.clone(), theme.text),
+            ]));
         }
         (None, true) => {
-            let why = hint.map_or("no recorded error text to classify".to_string(), |h| format!("no text of its own; upstream notes say {h}"));
+            let why = hint.map_or("no recorded error text to classify".to_string(), |h| {
+                format!("no text of its own; upstream notes say {h}")
+            });
             out.push(Line::styled(format!("    {why}"), theme.dim));
         }
         _ => {}
@@ -134,26 +214,43 @@ fn delta_span<'a>(label: &str, pct: Option<f64>, theme: &Theme) -> Span<'a> {
 }
 
 fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
-    let names: BTreeSet<&String> = entry.variants.iter().flat_map(|v| v.outcome.metrics.keys()).collect();
+    let names: BTreeSet<&String> = entry
+        .variants
+        .iter()
+        .flat_map(|v| v.outcome.metrics.keys())
+        .collect();
     if names.is_empty() {
         return vec![Line::styled("no metrics recorded", theme.dim)];
     }
     let mut out = vec![section("Metrics (B / H / A)", theme)];
     for name in names {
         let value = |v: Variant| {
-            entry.variant(v).outcome.metrics.get(name).map_or("—".to_string(), |x| metrics::format_value(name, *x))
+            entry
+                .variant(v)
+                .outcome
+                .metrics
+                .get(name)
+                .map_or("—".to_string(), |x| metrics::format_value(name, *x))
         };
         let label = metrics::definition(name).map_or(name.as_str(), |d| d.label);
         out.push(Line::from(vec![
             Span::styled(format!("{label:<24}"), theme.dim),
             Span::styled(
-                format!("{:>14} {:>14} {:>14}", value(Variant::Baseline), value(Variant::Human), value(Variant::Agent)),
+                format!(
+                    "{:>14} {:>14} {:>14}",
+                    value(Variant::Baseline),
+                    value(Variant::Human),
+                    value(Variant::Agent)
+                ),
                 theme.text,
             ),
         ]));
     }
     if let Some(cmp) = compare(entry) {
-        out.push(Line::styled(format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric), theme.header));
+        out.push(Line::styled(
+            format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric),
+            theme.header,
+        ));
         out.push(Line::from(vec![
             delta_span("H vs B", cmp.human_vs_baseline, theme),
             delta_span("A vs B", cmp.agent_vs_baseline, theme),
@@ -173,7 +270,10 @@ fn triage_lines<'a>(entry: &Entry, state: &AppState, theme: &Theme) -> Vec<Line<
     };
     out.push(field("mark", mark, theme));
     for h in state.book.history(short) {
-        out.push(Line::from(vec![Span::styled(format!("  {}  ", h.at), theme.dim), Span::raw(h.change.describe())]));
+        out.push(Line::from(vec![
+            Span::styled(format!("  {}  ", h.at), theme.dim),
+            Span::raw(h.change.describe()),
+        ]));
     }
     out
 }
@@ -182,7 +282,11 @@ fn upstream_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let u = &entry.commit.upstream;
     let mut out = vec![section("Upstream record", theme)];
     if let Some(s) = &u.modal_status {
-        out.push(field("modal", format!("{s}: {}", u.modal_error.clone().unwrap_or_default()), theme));
+        out.push(field(
+            "modal",
+            format!("{s}: {}", u.modal_error.clone().unwrap_or_default()),
+            theme,
+        ));
     }
     if let Some(doc) = &u.category_doc {
         out.push(field("report", doc.clone(), theme));
