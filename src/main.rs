@@ -11,11 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "perftriage",
-    version,
-    about = "Triage board for ISO-Bench vLLM 3-way benchmark runs"
-)]
+#[command(name = "perftriage", version, about = "Triage board for ISO-Bench vLLM 3-way benchmark runs")]
 struct Cli {
     /// Config file (default: $XDG_CONFIG_HOME/perftriage/config.toml).
     #[arg(long, global = true)]
@@ -87,9 +83,7 @@ struct ChangeArgs {
 impl ChangeArgs {
     fn change(&self) -> Change {
         match (&self.unfixable, &self.note) {
-            (Some(reason), _) => Change::Unfixable {
-                reason: reason.clone(),
-            },
+            (Some(reason), _) => Change::Unfixable { reason: reason.clone() },
             (_, Some(text)) => Change::Note { text: text.clone() },
             _ if self.skip => Change::Skip,
             _ => Change::Clear,
@@ -116,18 +110,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Some(Command::Synth {
-        commits,
-        files_per_commit,
-        out,
-    }) = &cli.command
-    {
+    if let Some(Command::Synth { commits, files_per_commit, out }) = &cli.command {
         let dataset = perftriage::synthetic::generate(out, *commits, *files_per_commit)?;
-        println!(
-            "dataset: {}\nresults: {}",
-            dataset.display(),
-            out.join("results").display()
-        );
+        println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
         return Ok(ExitCode::SUCCESS);
     }
     let options = Options {
@@ -157,13 +142,7 @@ fn board(ctx: Context, theme_arg: Option<String>) -> anyhow::Result<ExitCode> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let name = theme_arg
         .or_else(|| ctx.config.theme.clone())
-        .unwrap_or_else(|| {
-            if no_color {
-                "monochrome".into()
-            } else {
-                "default".into()
-            }
-        });
+        .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
     let theme = Theme::load(&name).map_err(anyhow::Error::msg)?;
     runtime::run_tui(ctx, theme)?;
     Ok(ExitCode::SUCCESS)

@@ -34,19 +34,13 @@ pub fn generate(out: &Path, commits: usize, files_per_commit: usize) -> std::io:
     std::fs::create_dir_all(&results)?;
     let dataset_path = out.join("dataset.jsonl");
     let mut ds = std::io::BufWriter::new(std::fs::File::create(&dataset_path)?);
-    let noise =
-        "INFO 01-18 12:10:00 [metrics.py:455] Avg prompt throughput: 203.7 tokens/s\n".repeat(30);
+    let noise = "INFO 01-18 12:10:00 [metrics.py:455] Avg prompt throughput: 203.7 tokens/s\n".repeat(30);
     for (n, commit) in all.iter().enumerate() {
         serde_json::to_writer(&mut ds, commit)?;
         ds.write_all(b"\n")?;
         let shard = results.join(format!("{:03}", n / 500));
         std::fs::create_dir_all(&shard)?;
-        for (k, variant) in Variant::ALL
-            .iter()
-            .cycle()
-            .take(files_per_commit)
-            .enumerate()
-        {
+        for (k, variant) in Variant::ALL.iter().cycle().take(files_per_commit).enumerate() {
             let failed = (n + k) % 3 == 0;
             let tail = FAILURE_TAILS[(n + k) % FAILURE_TAILS.len()];
             let body = json!({

@@ -27,10 +27,8 @@ fn status_json_is_one_versioned_object_per_commit() {
     let ws = tempfile::tempdir().unwrap();
     let out = run(ws.path(), &["status", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let lines: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 96);
     assert!(lines.iter().all(|l| l["schema_version"] == 1));
     let rope = lines.iter().find(|l| l["short"] == "7c01f706").unwrap();
@@ -44,15 +42,9 @@ fn status_json_is_one_versioned_object_per_commit() {
 #[test]
 fn marks_from_the_command_line_survive_and_show_in_status_and_report() {
     let ws = tempfile::tempdir().unwrap();
-    let out = run(
-        ws.path(),
-        &["mark", "7c01f706", "--unfixable", "RoPE llama3 on vLLM 0.5"],
-    );
+    let out = run(ws.path(), &["mark", "7c01f706", "--unfixable", "RoPE llama3 on vLLM 0.5"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(
-        ws.path(),
-        &["mark", "3a243095", "--note", "same RoPE problem"],
-    );
+    let out = run(ws.path(), &["mark", "3a243095", "--note", "same RoPE problem"]);
     assert!(out.status.success());
     let status = stdout(&run(ws.path(), &["status", "--json"]));
     let rec: serde_json::Value = status
@@ -63,10 +55,7 @@ fn marks_from_the_command_line_survive_and_show_in_status_and_report() {
     assert_eq!(rec["mark"]["kind"], "unfixable");
     assert_eq!(rec["mark"]["reason"], "RoPE llama3 on vLLM 0.5");
     let report = stdout(&run(ws.path(), &["report", "--format", "md"]));
-    assert!(
-        report.contains("| 7c01f706 | RoPE llama3 on vLLM 0.5 |"),
-        "{report}"
-    );
+    assert!(report.contains("| 7c01f706 | RoPE llama3 on vLLM 0.5 |"), "{report}");
     let history: serde_json::Value =
         serde_json::from_slice(&std::fs::read(ws.path().join("triage.json")).unwrap()).unwrap();
     assert_eq!(history["commits"]["3a243095"][0]["action"], "note");
@@ -75,29 +64,14 @@ fn marks_from_the_command_line_survive_and_show_in_status_and_report() {
 #[test]
 fn usage_errors_exit_2_and_runtime_errors_exit_1() {
     let ws = tempfile::tempdir().unwrap();
+    assert_eq!(run(ws.path(), &["mark", "7c01f706"]).status.code(), Some(2), "no change given");
+    assert_eq!(run(ws.path(), &["mark", "nothere1", "--skip"]).status.code(), Some(2), "unknown commit");
     assert_eq!(
-        run(ws.path(), &["mark", "7c01f706"]).status.code(),
-        Some(2),
-        "no change given"
-    );
-    assert_eq!(
-        run(ws.path(), &["mark", "nothere1", "--skip"])
-            .status
-            .code(),
-        Some(2),
-        "unknown commit"
-    );
-    assert_eq!(
-        run(ws.path(), &["mark", "7c01f706", "--unfixable", " "])
-            .status
-            .code(),
+        run(ws.path(), &["mark", "7c01f706", "--unfixable", " "]).status.code(),
         Some(2),
         "empty reason"
     );
-    assert_eq!(
-        run(ws.path(), &["report", "--format", "xml"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(run(ws.path(), &["report", "--format", "xml"]).status.code(), Some(2));
     let out = run(ws.path(), &["--dataset", "/nonexistent.jsonl", "status"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("/nonexistent.jsonl"));
@@ -109,29 +83,17 @@ fn the_board_refuses_a_pipe_and_points_at_status_and_report() {
     let out = run(ws.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(
-        err.contains("needs a terminal") && err.contains("status") && err.contains("report"),
-        "{err}"
-    );
+    assert!(err.contains("needs a terminal") && err.contains("status") && err.contains("report"), "{err}");
 }
 
 #[test]
 fn result_directories_are_read_and_bad_files_are_named() {
     let ws = tempfile::tempdir().unwrap();
-    let out = run(
-        ws.path(),
-        &["--results", "fixtures/results/isobench", "status", "--json"],
-    );
+    let out = run(ws.path(), &["--results", "fixtures/results/isobench", "status", "--json"]);
     assert!(out.status.success());
     let err = stderr(&out);
-    assert!(
-        err.contains("bfdb1ba5_result.json") && err.contains("invalid JSON"),
-        "{err}"
-    );
-    assert!(
-        err.contains("c0569dbc_agent_result.json") && err.contains("trailing data"),
-        "{err}"
-    );
+    assert!(err.contains("bfdb1ba5_result.json") && err.contains("invalid JSON"), "{err}");
+    assert!(err.contains("c0569dbc_agent_result.json") && err.contains("trailing data"), "{err}");
     let status = stdout(&out);
     let rec: serde_json::Value = status
         .lines()
@@ -149,8 +111,5 @@ fn a_bad_config_names_the_file_and_field() {
     let out = run(ws.path(), &["--config", cfg.to_str().unwrap(), "status"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(
-        err.contains("c.toml") && err.contains("line 2") && err.contains("qiut"),
-        "{err}"
-    );
+    assert!(err.contains("c.toml") && err.contains("line 2") && err.contains("qiut"), "{err}");
 }

@@ -20,39 +20,23 @@ fn keys_images_and_theme_override_defaults() {
     assert_eq!(keymap.action(Key::ch('x')), Some(Action::MarkSkip));
     assert_eq!(keymap.action(Key::ctrl('k')), Some(Action::MarkSkip));
     assert_eq!(keymap.action(Key::ch('z')), None);
-    assert_eq!(
-        keymap.action(Key::ch('j')),
-        Some(Action::Down),
-        "other actions keep theirs"
-    );
+    assert_eq!(keymap.action(Key::ch('j')), Some(Action::Down), "other actions keep theirs");
 }
 
 #[test]
 fn an_unknown_field_names_file_line_and_field() {
-    let err = Config::parse(
-        "theme = \"default\"\n\n[images]\nhumn = \"x\"\n",
-        Path::new("/etc/p.toml"),
-    )
-    .unwrap_err();
+    let err = Config::parse("theme = \"default\"\n\n[images]\nhumn = \"x\"\n", Path::new("/etc/p.toml"))
+        .unwrap_err();
     let msg = err.to_string();
-    assert!(
-        msg.contains("/etc/p.toml") && msg.contains("line 4") && msg.contains("humn"),
-        "{msg}"
-    );
+    assert!(msg.contains("/etc/p.toml") && msg.contains("line 4") && msg.contains("humn"), "{msg}");
 }
 
 #[test]
 fn an_unknown_action_or_key_is_named() {
-    let err = Config::parse("[keys]\nmark_unfixabel = [\"u\"]\n", Path::new("k.toml"))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("line 2") && err.contains("mark_unfixabel"),
-        "{err}"
-    );
-    let err = Config::parse("[keys]\nquit = [\"hyper-q\"]\n", Path::new("k.toml"))
-        .unwrap_err()
-        .to_string();
+    let err =
+        Config::parse("[keys]\nmark_unfixabel = [\"u\"]\n", Path::new("k.toml")).unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("mark_unfixabel"), "{err}");
+    let err = Config::parse("[keys]\nquit = [\"hyper-q\"]\n", Path::new("k.toml")).unwrap_err().to_string();
     assert!(err.contains("hyper-q") && err.contains("quit"), "{err}");
 }
 
@@ -61,17 +45,9 @@ fn every_embedded_theme_loads_and_a_bad_colour_is_named() {
     for name in Theme::names() {
         Theme::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-    let bad = std::fs::read_to_string("themes/default.toml")
-        .unwrap()
-        .replace("fg = \"green\"", "fg = \"grean\"");
+    let bad =
+        std::fs::read_to_string("themes/default.toml").unwrap().replace("fg = \"green\"", "fg = \"grean\"");
     let err = Theme::parse(&bad, "mine.toml").unwrap_err();
-    assert!(
-        err.contains("mine.toml") && err.contains("roles.ok") && err.contains("grean"),
-        "{err}"
-    );
-    assert!(
-        Theme::load("no-such-theme")
-            .unwrap_err()
-            .contains("default, light, monochrome")
-    );
+    assert!(err.contains("mine.toml") && err.contains("roles.ok") && err.contains("grean"), "{err}");
+    assert!(Theme::load("no-such-theme").unwrap_err().contains("default, light, monochrome"));
 }

@@ -9,10 +9,7 @@ use perftriage::app::{Effect, Key, KeyCode, Mode, Msg, View, update};
 use perftriage::triage::Mark;
 
 fn shown(s: &perftriage::app::AppState) -> Vec<String> {
-    s.visible
-        .iter()
-        .map(|&i| s.entries[i].commit.short.clone())
-        .collect()
+    s.visible.iter().map(|&i| s.entries[i].commit.short.clone()).collect()
 }
 
 #[test]
@@ -74,11 +71,7 @@ fn sorting_cycles_columns_and_reverses() {
         press(&mut s, Key::ch('s'));
     }
     assert_eq!(s.sort, Column::Category);
-    let cats: Vec<&str> = s
-        .visible
-        .iter()
-        .map(|&i| s.rows[i].category.as_str())
-        .collect();
+    let cats: Vec<&str> = s.visible.iter().map(|&i| s.rows[i].category.as_str()).collect();
     assert!(cats.windows(2).all(|w| w[0] <= w[1]), "sorted by category");
 }
 
@@ -108,50 +101,25 @@ fn mark_unfixable_needs_a_reason_and_confirm_defaults_to_cancel() {
     chars(&mut s, "7c01f706");
     press(&mut s, enter());
     press(&mut s, Key::ch('u'));
-    let Mode::Prompt(p) = &s.mode else {
-        panic!("prompt expected")
-    };
-    assert!(
-        p.text.starts_with("rope_llama3"),
-        "reason prefilled from the verdict: {}",
-        p.text
-    );
-    press(
-        &mut s,
-        Key {
-            code: KeyCode::Char('u'),
-            ctrl: true,
-        },
-    );
+    let Mode::Prompt(p) = &s.mode else { panic!("prompt expected") };
+    assert!(p.text.starts_with("rope_llama3"), "reason prefilled from the verdict: {}", p.text);
+    press(&mut s, Key { code: KeyCode::Char('u'), ctrl: true });
     press(&mut s, enter());
     assert!(matches!(s.mode, Mode::Prompt(_)), "empty reason is refused");
     chars(&mut s, "RoPE llama3 on vLLM 0.5");
     assert!(press(&mut s, enter()).is_empty());
     assert!(matches!(s.mode, Mode::Confirm(_)));
-    assert!(
-        press(&mut s, enter()).is_empty(),
-        "Enter on the default button cancels"
-    );
+    assert!(press(&mut s, enter()).is_empty(), "Enter on the default button cancels");
     assert_eq!(s.book.mark("7c01f706"), None);
 
     press(&mut s, Key::ch('u'));
-    press(
-        &mut s,
-        Key {
-            code: KeyCode::Char('u'),
-            ctrl: true,
-        },
-    );
+    press(&mut s, Key { code: KeyCode::Char('u'), ctrl: true });
     chars(&mut s, "RoPE llama3 on vLLM 0.5");
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
     assert_eq!(effects.len(), 1);
-    let Effect::SaveTriage(book) = &effects[0] else {
-        panic!()
-    };
-    let expected = Some(Mark::Unfixable {
-        reason: "RoPE llama3 on vLLM 0.5".into(),
-    });
+    let Effect::SaveTriage(book) = &effects[0] else { panic!() };
+    let expected = Some(Mark::Unfixable { reason: "RoPE llama3 on vLLM 0.5".into() });
     assert_eq!(book.mark("7c01f706"), expected);
     assert_eq!(book.history("7c01f706")[0].at, NOW);
     assert!(s.unsaved);
@@ -175,11 +143,7 @@ fn unfixable_commits_leave_fixable_and_join_unfixable_view() {
     chars(&mut s, &fixable_short);
     press(&mut s, enter());
     press(&mut s, Key::ch('z'));
-    assert_eq!(
-        s.view_counts[2],
-        fixable_before - 1,
-        "a skipped commit is no longer offered as fixable"
-    );
+    assert_eq!(s.view_counts[2], fixable_before - 1, "a skipped commit is no longer offered as fixable");
     press(&mut s, Key::ch('c'));
     assert_eq!(s.view_counts[2], fixable_before);
     assert_eq!(s.book.history(&fixable_short).len(), 2);
@@ -206,13 +170,7 @@ fn notes_are_appended_and_read_only_boards_refuse_changes() {
 fn failed_saves_are_shown_and_ticks_only_move_the_clock() {
     let mut s = state();
     update(&mut s, Msg::Saved(Err("disk full".into())));
-    assert!(
-        s.message
-            .as_ref()
-            .unwrap()
-            .1
-            .contains("NOT SAVED: disk full")
-    );
+    assert!(s.message.as_ref().unwrap().1.contains("NOT SAVED: disk full"));
     let before = s.visible.clone();
     assert!(update(&mut s, Msg::Tick("2026-11-22T03:00:00Z".into())).is_empty());
     assert_eq!(s.now, "2026-11-22T03:00:00Z");
@@ -231,15 +189,10 @@ fn help_opens_and_any_key_closes_it_and_quit_is_an_effect() {
 
 #[test]
 fn remapped_keys_drive_the_same_actions() {
-    let overrides = [(perftriage::app::Action::MarkSkip, vec!["x".to_string()])]
-        .into_iter()
-        .collect();
+    let overrides = [(perftriage::app::Action::MarkSkip, vec!["x".to_string()])].into_iter().collect();
     let keymap = perftriage::config::KeyMap::with_overrides(&overrides).unwrap();
     let mut s = perftriage::app::AppState::new(common::entries(), Default::default(), keymap);
     s.book = perftriage::triage::TriageBook::new();
     assert!(press(&mut s, Key::ch('z')).is_empty(), "old key unbound");
-    assert!(matches!(
-        press(&mut s, Key::ch('x')).as_slice(),
-        [Effect::SaveTriage(_)]
-    ));
+    assert!(matches!(press(&mut s, Key::ch('x')).as_slice(), [Effect::SaveTriage(_)]));
 }

@@ -22,9 +22,8 @@ fn manifest() -> Vec<ManifestRow> {
     // Fields may hold quoted newlines; split records on lines that start a fixture path.
     let mut records: Vec<String> = Vec::new();
     for line in text.lines().skip(1) {
-        let starts_record = ["claude_code/", "codex/", "trae_gpt5/", "trae_gpt5_0123/"]
-            .iter()
-            .any(|p| line.starts_with(p));
+        let starts_record =
+            ["claude_code/", "codex/", "trae_gpt5/", "trae_gpt5_0123/"].iter().any(|p| line.starts_with(p));
         match records.last_mut() {
             Some(last) if !starts_record => {
                 last.push('\n');
@@ -66,13 +65,7 @@ fn every_fixture_loads_or_warns_by_name() {
             "trailing_garbage" => {
                 let set = outcome.expect(&row.file);
                 assert!(!set.records.is_empty(), "{}", row.file);
-                assert!(
-                    set.warnings
-                        .iter()
-                        .any(|w| w.message.contains("trailing data")),
-                    "{}",
-                    row.file
-                );
+                assert!(set.warnings.iter().any(|w| w.message.contains("trailing data")), "{}", row.file);
             }
             _ => {
                 let set = outcome.unwrap_or_else(|e| panic!("{}: {e}", row.file));
@@ -89,32 +82,22 @@ fn recorded_status_is_kept_for_the_variant_the_file_is_about() {
         let set = results::read_file(&PathBuf::from(ROOT).join(&row.file)).unwrap();
         let expected = RunStatus::from_upstream(&row.status);
         let statuses: Vec<RunStatus> = set.records.iter().map(|r| r.outcome.status).collect();
-        assert!(
-            statuses.contains(&expected),
-            "{}: {expected:?} not in {statuses:?}",
-            row.file
-        );
+        assert!(statuses.contains(&expected), "{}: {expected:?} not in {statuses:?}", row.file);
     }
 }
 
 #[test]
 fn recorded_metrics_map_onto_the_one_vocabulary() {
-    for row in manifest()
-        .into_iter()
-        .filter(|r| r.recorded_metrics.starts_with('{') && r.recorded_metrics != "{}")
+    for row in
+        manifest().into_iter().filter(|r| r.recorded_metrics.starts_with('{') && r.recorded_metrics != "{}")
     {
         let recorded: BTreeMap<String, f64> = serde_json::from_str(&row.recorded_metrics).unwrap();
         let set = results::read_file(&PathBuf::from(ROOT).join(&row.file)).unwrap();
         let loaded = &set.records[0].outcome.metrics;
         for (name, value) in recorded {
-            let canonical = perftriage::metrics::canonical_name(&name)
-                .unwrap_or_else(|| panic!("{name} unknown"));
-            assert_eq!(
-                loaded.get(canonical),
-                Some(&value),
-                "{}: {name} → {canonical}",
-                row.file
-            );
+            let canonical =
+                perftriage::metrics::canonical_name(&name).unwrap_or_else(|| panic!("{name} unknown"));
+            assert_eq!(loaded.get(canonical), Some(&value), "{}: {name} → {canonical}", row.file);
         }
     }
 }
@@ -122,24 +105,13 @@ fn recorded_metrics_map_onto_the_one_vocabulary() {
 #[test]
 fn classifier_names_the_signature_the_manifest_detected() {
     let classifier = Classifier::embedded().unwrap();
-    for row in manifest()
-        .into_iter()
-        .filter(|r| !["success", "invalid_json"].contains(&r.signature.as_str()))
+    for row in manifest().into_iter().filter(|r| !["success", "invalid_json"].contains(&r.signature.as_str()))
     {
         let set = results::read_file(&PathBuf::from(ROOT).join(&row.file)).unwrap();
-        let failing = set
-            .records
-            .iter()
-            .find(|r| r.outcome.status != RunStatus::Success)
-            .unwrap();
-        let verdict = classifier
-            .classify(&failing.text)
-            .unwrap_or_else(|| panic!("{}: no verdict", row.file));
-        assert_eq!(
-            verdict.category, row.signature,
-            "{}: evidence {:?}",
-            row.file, verdict.evidence
-        );
+        let failing = set.records.iter().find(|r| r.outcome.status != RunStatus::Success).unwrap();
+        let verdict =
+            classifier.classify(&failing.text).unwrap_or_else(|| panic!("{}: no verdict", row.file));
+        assert_eq!(verdict.category, row.signature, "{}: evidence {:?}", row.file, verdict.evidence);
     }
 }
 
@@ -150,15 +122,10 @@ fn a_directory_of_fixtures_joins_onto_the_embedded_dataset() {
     assert_eq!(set.files_read, 24);
     let (entries, warnings) = dataset::join(dataset::load_embedded().unwrap(), set, &classifier);
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("bfdb1ba5_result.json") && w.contains("invalid JSON")),
+        warnings.iter().any(|w| w.contains("bfdb1ba5_result.json") && w.contains("invalid JSON")),
         "{warnings:?}"
     );
-    let e = entries
-        .iter()
-        .find(|e| e.commit.short == "7c01f706")
-        .unwrap();
+    let e = entries.iter().find(|e| e.commit.short == "7c01f706").unwrap();
     let human = e.variant(dataset::Variant::Human);
     assert!(human.loaded);
     assert_eq!(human.verdict.as_ref().unwrap().category, "rope_llama3");
@@ -172,36 +139,17 @@ fn a_directory_of_fixtures_joins_onto_the_embedded_dataset() {
 fn embedded_dataset_has_the_96_commits_of_the_report() {
     let commits = dataset::load_embedded().unwrap();
     assert_eq!(commits.len(), 96);
-    assert!(
-        commits
-            .iter()
-            .all(|c| c.full.len() == 40 && c.full.starts_with(&c.short))
-    );
-    assert_eq!(
-        commits
-            .iter()
-            .filter(|c| c.perf_command.executed.is_some())
-            .count(),
-        17
-    );
+    assert!(commits.iter().all(|c| c.full.len() == 40 && c.full.starts_with(&c.short)));
+    assert_eq!(commits.iter().filter(|c| c.perf_command.executed.is_some()).count(), 17);
     let mut gpus: BTreeMap<String, usize> = BTreeMap::new();
     for c in &commits {
         *gpus.entry(c.gpu.clone().unwrap_or_default()).or_default() += 1;
     }
-    let expect = [
-        ("", 6),
-        ("H100:1", 81),
-        ("H100:2", 1),
-        ("H100:4", 4),
-        ("H100:8", 4),
-    ];
-    assert_eq!(
-        gpus,
-        expect.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-    );
-    let dataset_kinds = commits.iter().filter(|c| {
-        BenchKind::from_command(c.perf_command.dataset.as_deref()) == BenchKind::Serving
-    });
+    let expect = [("", 6), ("H100:1", 81), ("H100:2", 1), ("H100:4", 4), ("H100:8", 4)];
+    assert_eq!(gpus, expect.iter().map(|(k, v)| (k.to_string(), *v)).collect());
+    let dataset_kinds = commits
+        .iter()
+        .filter(|c| BenchKind::from_command(c.perf_command.dataset.as_deref()) == BenchKind::Serving);
     assert_eq!(dataset_kinds.count(), 72);
     let fixed = commits.iter().find(|c| c.short == "015069b0").unwrap();
     assert_eq!(
@@ -230,20 +178,11 @@ fn unknown_shapes_and_unknown_commits_are_warnings_not_silence() {
     )
     .unwrap();
     let set = results::read_dirs(&[dir.path().to_path_buf()]);
+    assert!(set.warnings.iter().any(|w| w.path.ends_with("odd.json") && w.message.contains("unknown shape")));
+    let (_, warnings) =
+        dataset::join(dataset::load_embedded().unwrap(), set, &Classifier::embedded().unwrap());
     assert!(
-        set.warnings
-            .iter()
-            .any(|w| w.path.ends_with("odd.json") && w.message.contains("unknown shape"))
-    );
-    let (_, warnings) = dataset::join(
-        dataset::load_embedded().unwrap(),
-        set,
-        &Classifier::embedded().unwrap(),
-    );
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("deadbeef") && w.contains("not in the dataset")),
+        warnings.iter().any(|w| w.contains("deadbeef") && w.contains("not in the dataset")),
         "{warnings:?}"
     );
 }

@@ -17,20 +17,9 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
 
 fn hand_counted() -> (Vec<dataset::Entry>, TriageBook) {
     let commits = dataset::load_jsonl(Path::new("fixtures/dataset/handcount.jsonl")).unwrap();
-    let (entries, _) = dataset::join(
-        commits,
-        Default::default(),
-        &Classifier::embedded().unwrap(),
-    );
+    let (entries, _) = dataset::join(commits, Default::default(), &Classifier::embedded().unwrap());
     let mut book = TriageBook::new();
-    book.apply(
-        "aaaa0004",
-        Change::Unfixable {
-            reason: "needs 2 GPUs".into(),
-        },
-        "t".into(),
-    )
-    .unwrap();
+    book.apply("aaaa0004", Change::Unfixable { reason: "needs 2 GPUs".into() }, "t".into()).unwrap();
     book.apply("aaaa0005", Change::Skip, "t".into()).unwrap();
     (entries, book)
 }
@@ -40,61 +29,18 @@ fn report_counts_match_the_hand_count() {
     let (entries, book) = hand_counted();
     let r = report::build(&entries, &book);
     assert_eq!(r.commits, 7);
-    assert_eq!(
-        r.by_status,
-        counts(&[("done", 4), ("failed", 2), ("skipped", 1)])
-    );
-    assert_eq!(
-        r.by_category,
-        counts(&[("aimv2", 1), ("timeout", 1), ("port_bug", 1)])
-    );
-    assert_eq!(
-        r.by_kind,
-        counts(&[
-            ("serving", 4),
-            ("latency", 1),
-            ("throughput", 1),
-            ("none", 1)
-        ])
-    );
-    assert_eq!(
-        r.by_gpu,
-        counts(&[("H100:1", 4), ("H100:2", 1), ("H100:4", 1), ("unknown", 1)])
-    );
-    assert_eq!(
-        r.by_variant["baseline"],
-        counts(&[("ok", 4), ("fail", 2), ("skip", 1)])
-    );
-    assert_eq!(
-        r.by_variant["human"],
-        counts(&[("ok", 4), ("fail", 1), ("skip", 1), ("not run", 1)])
-    );
-    assert_eq!(
-        r.by_variant["agent"],
-        counts(&[("ok", 4), ("skip", 1), ("not run", 2)])
-    );
+    assert_eq!(r.by_status, counts(&[("done", 4), ("failed", 2), ("skipped", 1)]));
+    assert_eq!(r.by_category, counts(&[("aimv2", 1), ("timeout", 1), ("port_bug", 1)]));
+    assert_eq!(r.by_kind, counts(&[("serving", 4), ("latency", 1), ("throughput", 1), ("none", 1)]));
+    assert_eq!(r.by_gpu, counts(&[("H100:1", 4), ("H100:2", 1), ("H100:4", 1), ("unknown", 1)]));
+    assert_eq!(r.by_variant["baseline"], counts(&[("ok", 4), ("fail", 2), ("skip", 1)]));
+    assert_eq!(r.by_variant["human"], counts(&[("ok", 4), ("fail", 1), ("skip", 1), ("not run", 1)]));
+    assert_eq!(r.by_variant["agent"], counts(&[("ok", 4), ("skip", 1), ("not run", 2)]));
     // 0001 tie (agent 1.1% slower), 0002 agent 6% faster, 0003 agent 7.8% slower, 0007 tie (+1.25%).
-    assert_eq!(
-        r.three_way_2pct,
-        Outcomes {
-            human_wins: 1,
-            agent_wins: 1,
-            tie: 2
-        }
-    );
-    assert_eq!(
-        r.three_way_5pct,
-        Outcomes {
-            human_wins: 1,
-            agent_wins: 1,
-            tie: 2
-        }
-    );
+    assert_eq!(r.three_way_2pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
+    assert_eq!(r.three_way_5pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
     assert_eq!(r.not_comparable, 3);
-    assert_eq!(
-        r.unfixable,
-        vec![("aaaa0004".to_string(), "needs 2 GPUs".to_string())]
-    );
+    assert_eq!(r.unfixable, vec![("aaaa0004".to_string(), "needs 2 GPUs".to_string())]);
     assert_eq!(r.skipped, vec!["aaaa0005".to_string()]);
 }
 
@@ -114,18 +60,11 @@ fn every_format_carries_the_same_numbers() {
     let (entries, book) = hand_counted();
     let r = report::build(&entries, &book);
     let md = report::render(&r, ReportFormat::Md);
-    assert!(
-        md.contains("| failed | 2 |") && md.contains("| aaaa0004 | needs 2 GPUs |"),
-        "{md}"
-    );
+    assert!(md.contains("| failed | 2 |") && md.contains("| aaaa0004 | needs 2 GPUs |"), "{md}");
     assert!(md.contains("| ±2% | 1 | 1 | 2 |"));
     let csv = report::render(&r, ReportFormat::Csv);
-    assert!(
-        csv.contains("status,failed,2\n") && csv.contains("three_way_5pct,tie,2\n"),
-        "{csv}"
-    );
-    let json: serde_json::Value =
-        serde_json::from_str(&report::render(&r, ReportFormat::Json)).unwrap();
+    assert!(csv.contains("status,failed,2\n") && csv.contains("three_way_5pct,tie,2\n"), "{csv}");
+    let json: serde_json::Value = serde_json::from_str(&report::render(&r, ReportFormat::Json)).unwrap();
     assert_eq!(json["by_category"]["aimv2"], 1);
     assert_eq!(json["schema_version"], 1);
 }
@@ -140,18 +79,9 @@ fn status_records_agree_with_the_board_rows() {
         assert_eq!(rec.category, row.category, "{}", rec.short);
         assert_eq!(rec.disposition, row.disposition, "{}", rec.short);
         let json = serde_json::to_value(&rec).unwrap();
-        assert_eq!(
-            json["variants"]["baseline"]["status"],
-            row.cells[0].status.word()
-        );
+        assert_eq!(json["variants"]["baseline"]["status"], row.cells[0].status.word());
     }
     let report = report::build(&s.entries, &s.book);
-    assert_eq!(
-        report.by_status.get("failed").copied().unwrap_or(0),
-        s.view_counts[1]
-    );
-    assert_eq!(
-        report.by_status.get("done").copied().unwrap_or(0),
-        s.view_counts[4]
-    );
+    assert_eq!(report.by_status.get("failed").copied().unwrap_or(0), s.view_counts[1]);
+    assert_eq!(report.by_status.get("done").copied().unwrap_or(0), s.view_counts[4]);
 }

@@ -21,11 +21,7 @@ fn render(s: &mut AppState, w: u16, h: u16, theme: &str) -> Buffer {
 fn text(buf: &Buffer) -> String {
     let w = buf.area.width as usize;
     let symbols: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    symbols
-        .chunks(w)
-        .map(|row| row.concat().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    symbols.chunks(w).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
 }
 
 fn snap(s: &mut AppState, w: u16, h: u16) -> String {
@@ -90,11 +86,8 @@ fn too_small() {
 /// Find the first cell whose row contains `needle` at `col` and return its style.
 fn style_of(buf: &Buffer, needle: &str) -> ratatui::style::Style {
     let screen = text(buf);
-    let (y, line) = screen
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle}"));
+    let (y, line) =
+        screen.lines().enumerate().find(|(_, l)| l.contains(needle)).unwrap_or_else(|| panic!("{needle}"));
     let col = line[..line.find(needle).unwrap()].chars().count();
     buf[(col as u16, y as u16)].style()
 }
@@ -104,33 +97,13 @@ fn colour_roles_that_carry_meaning() {
     let theme = Theme::load("default").unwrap();
     let mut s = state();
     let buf = render(&mut s, 160, 48, "default");
-    assert_eq!(
-        style_of(&buf, "✗ fail").fg,
-        theme.fail.fg,
-        "failures are red"
-    );
+    assert_eq!(style_of(&buf, "✗ fail").fg, theme.fail.fg, "failures are red");
     assert_eq!(style_of(&buf, "◷ timeout").fg, theme.timeout.fg);
     assert_eq!(style_of(&buf, "⊘ skip").fg, theme.skip.fg);
-    assert_eq!(
-        style_of(&buf, "rope_llama3").fg,
-        theme.unfixable.fg,
-        "unfixable-here categories"
-    );
-    assert_eq!(
-        style_of(&buf, "server_timeout").fg,
-        theme.fixable.fg,
-        "retryable categories"
-    );
-    assert_eq!(
-        style_of(&buf, "015069b0").bg,
-        theme.selected.bg,
-        "selection"
-    );
-    assert_eq!(
-        style_of(&buf, " All 96 ").bg,
-        theme.tab_active.bg,
-        "active tab"
-    );
+    assert_eq!(style_of(&buf, "rope_llama3").fg, theme.unfixable.fg, "unfixable-here categories");
+    assert_eq!(style_of(&buf, "server_timeout").fg, theme.fixable.fg, "retryable categories");
+    assert_eq!(style_of(&buf, "015069b0").bg, theme.selected.bg, "selection");
+    assert_eq!(style_of(&buf, " All 96 ").bg, theme.tab_active.bg, "active tab");
     let row = s
         .rows
         .iter()

@@ -66,9 +66,7 @@ impl Action {
             Action::ToggleDetail => "show/hide detail",
             Action::DetailUp => "scroll detail up",
             Action::DetailDown => "scroll detail down",
-            Action::Filter => {
-                "filter (text, cat: status: model: kind: gpu: mark: disp:, ! negates)"
-            }
+            Action::Filter => "filter (text, cat: status: model: kind: gpu: mark: disp:, ! negates)",
             Action::ClearFilter => "clear filter / close",
             Action::NextView => "next view tab",
             Action::PrevView => "previous view tab",

@@ -31,10 +31,7 @@ pub struct Query {
 impl Query {
     pub fn parse(text: &str) -> Query {
         let terms = text.split_whitespace().filter_map(parse_term).collect();
-        Query {
-            text: text.to_string(),
-            terms,
-        }
+        Query { text: text.to_string(), terms }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -52,18 +49,11 @@ fn parse_term(word: &str) -> Option<Term> {
         None => (false, word),
     };
     // An unknown `name:` is searched as plain text rather than dropped.
-    let (field, needle) = match word
-        .split_once(':')
-        .and_then(|(n, v)| Some((field_named(n)?, v)))
-    {
+    let (field, needle) = match word.split_once(':').and_then(|(n, v)| Some((field_named(n)?, v))) {
         Some(pair) => pair,
         None => (Field::Any, word),
     };
-    (!needle.is_empty()).then(|| Term {
-        field,
-        needle: needle.to_lowercase(),
-        negated,
-    })
+    (!needle.is_empty()).then(|| Term { field, needle: needle.to_lowercase(), negated })
 }
 
 fn field_named(name: &str) -> Option<Field> {
@@ -92,10 +82,7 @@ impl Term {
             Field::Model => contains(&row.model, &self.needle),
             Field::Kind => row.kind.starts_with(&self.needle),
             Field::Gpu => contains(&row.gpus, &self.needle),
-            Field::Mark => row
-                .mark
-                .as_ref()
-                .is_some_and(|m| m.name().starts_with(&self.needle)),
+            Field::Mark => row.mark.as_ref().is_some_and(|m| m.name().starts_with(&self.needle)),
             Field::Disposition => row.disposition.is_some_and(|d| d.contains(&self.needle)),
         }
     }

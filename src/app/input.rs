@@ -33,26 +33,17 @@ impl Key {
     }
 
     pub const fn ch(c: char) -> Key {
-        Key {
-            code: KeyCode::Char(c),
-            ctrl: false,
-        }
+        Key { code: KeyCode::Char(c), ctrl: false }
     }
 
     pub const fn ctrl(c: char) -> Key {
-        Key {
-            code: KeyCode::Char(c),
-            ctrl: true,
-        }
+        Key { code: KeyCode::Char(c), ctrl: true }
     }
 
     /// Parse the config spelling: `j`, `G`, `/`, `ctrl-c`, `enter`, `esc`, `pagedown`, `shift-tab`, `space`.
     pub fn parse(text: &str) -> Option<Key> {
         let lower = text.to_ascii_lowercase();
-        if let Some(rest) = lower
-            .strip_prefix("ctrl-")
-            .or_else(|| lower.strip_prefix("ctrl+"))
-        {
+        if let Some(rest) = lower.strip_prefix("ctrl-").or_else(|| lower.strip_prefix("ctrl+")) {
             let mut chars = rest.chars();
             return match (chars.next(), chars.next()) {
                 (Some(c), None) => Some(Key::ctrl(c)),

@@ -91,11 +91,7 @@ fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
         (RunStatus::Success, Some(v), Some(m)) => metrics::format_value(m, v),
         (status, _, _) => status.word().to_string(),
     };
-    Cell {
-        status: outcome.status,
-        text: format!("{} {detail}", outcome.status.glyph()),
-        value,
-    }
+    Cell { status: outcome.status, text: format!("{} {detail}", outcome.status.glyph()), value }
 }
 
 pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {

@@ -20,10 +20,8 @@ pub fn compare(a: &Row, b: &Row, column: Column) -> Ordering {
 }
 
 fn cell(a: &Cell, b: &Cell) -> Ordering {
-    a.status
-        .cmp(&b.status)
-        .then_with(|| match (a.value, b.value) {
-            (Some(x), Some(y)) => x.total_cmp(&y),
-            (x, y) => x.is_some().cmp(&y.is_some()).reverse(),
-        })
+    a.status.cmp(&b.status).then_with(|| match (a.value, b.value) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (x, y) => x.is_some().cmp(&y.is_some()).reverse(),
+    })
 }

@@ -3,7 +3,7 @@
 use super::filter::Query;
 use super::rows::{Column, Row, build_row};
 use crate::config::KeyMap;
-use crate::dataset::{CommitStatus, Entry};
+use crate::dataset::{CommitStatus, Entry, ImageTemplates};
 use crate::triage::{Mark, TriageBook};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,13 +16,7 @@ pub enum View {
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
-        View::All,
-        View::Failed,
-        View::Fixable,
-        View::Unfixable,
-        View::Done,
-    ];
+    pub const ALL: [View; 5] = [View::All, View::Failed, View::Fixable, View::Unfixable, View::Done];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -109,6 +103,7 @@ pub struct AppState {
     pub detail_open: bool,
     pub detail_scroll: u16,
     pub keymap: KeyMap,
+    pub images: ImageTemplates,
     pub message: Option<(Level, String)>,
     pub read_only: bool,
     pub unsaved: bool,
@@ -137,6 +132,7 @@ impl AppState {
             detail_open: false,
             detail_scroll: 0,
             keymap,
+            images: ImageTemplates::default(),
             message: None,
             read_only: false,
             unsaved: false,
@@ -155,17 +151,12 @@ impl AppState {
     }
 
     pub fn selected_short(&self) -> Option<&str> {
-        self.selected_entry()
-            .map(|i| self.entries[i].commit.short.as_str())
+        self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
     }
 
     /// Rows the board can show at the current height (header, tabs, footer and borders taken off).
     pub fn page_rows(&self) -> usize {
-        let board = if self.detail_open && self.size.0 < 140 {
-            self.size.1 / 2
-        } else {
-            self.size.1
-        };
+        let board = if self.detail_open && self.size.0 < 140 { self.size.1 / 2 } else { self.size.1 };
         usize::from(board.saturating_sub(6)).max(1)
     }
 
@@ -187,11 +178,8 @@ impl AppState {
         let rows = &self.rows;
         let query = &self.query;
         for (slot, view) in View::ALL.iter().enumerate() {
-            self.view_counts[slot] = self
-                .order
-                .iter()
-                .filter(|&&i| view.admits(&entries[i], &rows[i]))
-                .count();
+            self.view_counts[slot] =
+                self.order.iter().filter(|&&i| view.admits(&entries[i], &rows[i])).count();
         }
         let view = self.view;
         self.visible = self
@@ -200,9 +188,7 @@ impl AppState {
             .copied()
             .filter(|&i| view.admits(&entries[i], &rows[i]) && query.matches(&rows[i]))
             .collect();
-        self.selected = keep
-            .and_then(|k| self.visible.iter().position(|&i| i == k))
-            .unwrap_or(0);
+        self.selected = keep.and_then(|k| self.visible.iter().position(|&i| i == k)).unwrap_or(0);
         self.clamp_selection();
     }
 

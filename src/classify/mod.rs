@@ -40,12 +40,8 @@ impl Classifier {
         }
         let (index, line, evidence) = best?;
         let rule = &self.rules()[index];
-        let tags = hit
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| **h)
-            .map(|(i, _)| self.rules()[i].id.clone())
-            .collect();
+        let tags =
+            hit.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| self.rules()[i].id.clone()).collect();
         Some(Verdict {
             category: rule.id.clone(),
             disposition: rule.disposition,

@@ -30,10 +30,7 @@ impl Disposition {
 
     /// Worth another attempt from this box: a fix exists or the failure was infrastructure.
     pub fn is_fixable(self) -> bool {
-        matches!(
-            self,
-            Disposition::FixableInContainer | Disposition::InfraRetry
-        )
+        matches!(self, Disposition::FixableInContainer | Disposition::InfraRetry)
     }
 }
 
@@ -67,12 +64,7 @@ pub enum ClassifyError {
     #[error("{origin}: {message}")]
     Parse { origin: String, message: String },
     #[error("{origin}: rule `{rule}` pattern `{pattern}` is not a valid regex: {message}")]
-    Pattern {
-        origin: String,
-        rule: String,
-        pattern: String,
-        message: String,
-    },
+    Pattern { origin: String, rule: String, pattern: String, message: String },
 }
 
 /// Compiled rules: one RegexSet over every pattern, mapped back to the owning rule.
@@ -90,10 +82,8 @@ impl Classifier {
     }
 
     pub fn from_toml(text: &str, origin: &str) -> Result<Classifier, ClassifyError> {
-        let file: RuleFile = toml::from_str(text).map_err(|e| ClassifyError::Parse {
-            origin: origin.into(),
-            message: e.to_string(),
-        })?;
+        let file: RuleFile = toml::from_str(text)
+            .map_err(|e| ClassifyError::Parse { origin: origin.into(), message: e.to_string() })?;
         let mut patterns = Vec::new();
         let mut owner = Vec::new();
         for (index, rule) in file.rule.iter().enumerate() {
@@ -138,12 +128,7 @@ impl Classifier {
 
     /// Indices of the rules with a pattern matching `line`, ascending (priority order).
     pub(super) fn matching_rules(&self, line: &str) -> impl Iterator<Item = usize> + '_ {
-        let mut rules: Vec<usize> = self
-            .set
-            .matches(line)
-            .into_iter()
-            .map(|p| self.owner[p])
-            .collect();
+        let mut rules: Vec<usize> = self.set.matches(line).into_iter().map(|p| self.owner[p]).collect();
         rules.dedup();
         rules.into_iter()
     }

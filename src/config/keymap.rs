@@ -42,9 +42,7 @@ const DEFAULTS: &[(&str, Action)] = &[
 ];
 
 #[derive(Debug, thiserror::Error, PartialEq)]
-#[error(
-    "key `{key}` for `{action}` is not a key name (try `j`, `ctrl-d`, `enter`, `pagedown`, `shift-tab`)"
-)]
+#[error("key `{key}` for `{action}` is not a key name (try `j`, `ctrl-d`, `enter`, `pagedown`, `shift-tab`)")]
 pub struct BadKey {
     pub action: String,
     pub key: String,
@@ -52,10 +50,7 @@ pub struct BadKey {
 
 impl Default for KeyMap {
     fn default() -> Self {
-        let bindings = DEFAULTS
-            .iter()
-            .filter_map(|(k, a)| Some((Key::parse(k)?, *a)))
-            .collect();
+        let bindings = DEFAULTS.iter().filter_map(|(k, a)| Some((Key::parse(k)?, *a))).collect();
         KeyMap { bindings }
     }
 }
@@ -67,17 +62,10 @@ impl KeyMap {
         for (action, keys) in overrides {
             let parsed = keys
                 .iter()
-                .map(|k| {
-                    Key::parse(k).ok_or_else(|| BadKey {
-                        action: action_name(*action),
-                        key: k.clone(),
-                    })
-                })
+                .map(|k| Key::parse(k).ok_or_else(|| BadKey { action: action_name(*action), key: k.clone() }))
                 .collect::<Result<Vec<_>, _>>()?;
-            map.bindings
-                .retain(|(key, a)| a != action && !parsed.contains(key));
-            map.bindings
-                .extend(parsed.into_iter().map(|k| (k, *action)));
+            map.bindings.retain(|(key, a)| a != action && !parsed.contains(key));
+            map.bindings.extend(parsed.into_iter().map(|k| (k, *action)));
         }
         Ok(map)
     }
@@ -88,24 +76,14 @@ impl KeyMap {
             KeyCode::Char(c) if !key.ctrl => Key::ch(c),
             _ => key,
         };
-        self.bindings
-            .iter()
-            .find(|(k, _)| *k == shifted)
-            .map(|(_, a)| *a)
+        self.bindings.iter().find(|(k, _)| *k == shifted).map(|(_, a)| *a)
     }
 
     pub fn keys_for(&self, action: Action) -> Vec<Key> {
-        self.bindings
-            .iter()
-            .filter(|(_, a)| *a == action)
-            .map(|(k, _)| *k)
-            .collect()
+        self.bindings.iter().filter(|(_, a)| *a == action).map(|(k, _)| *k).collect()
     }
 }
 
 pub fn action_name(action: Action) -> String {
-    serde_json::to_value(action)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    serde_json::to_value(action).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }

@@ -27,10 +27,7 @@ pub struct Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("invalid config {path}: {message}")]
     Invalid { path: PathBuf, message: String },
 }
@@ -47,9 +44,7 @@ impl Config {
         };
         match std::fs::read_to_string(&path) {
             Ok(text) => Ok((Config::parse(&text, &path)?, Some(path))),
-            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
-                Ok((Config::default(), None))
-            }
+            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
             Err(source) => Err(ConfigError::Read { path, source }),
         }
     }
@@ -59,10 +54,9 @@ impl Config {
             path: path.to_path_buf(),
             message: describe_toml_error(text, &e),
         })?;
-        config.keymap().map_err(|e| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            message: format!("[keys] {e}"),
-        })?;
+        config
+            .keymap()
+            .map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), message: format!("[keys] {e}") })?;
         Ok(config)
     }
 

@@ -98,12 +98,7 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn not_run() -> Outcome {
-        Outcome {
-            status: RunStatus::NotRun,
-            source: None,
-            error: None,
-            metrics: Metrics::new(),
-        }
+        Outcome { status: RunStatus::NotRun, source: None, error: None, metrics: Metrics::new() }
     }
 }
 
@@ -173,11 +168,7 @@ impl Commit {
 
     /// GPUs the commit needs (`H100:4` → 4); unknown configs count as 1.
     pub fn gpu_count(&self) -> u32 {
-        self.gpu
-            .as_deref()
-            .and_then(|g| g.rsplit(':').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1)
+        self.gpu.as_deref().and_then(|g| g.rsplit(':').next()).and_then(|n| n.parse().ok()).unwrap_or(1)
     }
 
     pub fn outcome(&self, variant: Variant) -> Option<&Outcome> {

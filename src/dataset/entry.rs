@@ -54,21 +54,11 @@ impl Entry {
         let state = |v: Variant| {
             let outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
             let text = outcome.error.clone().unwrap_or_default();
-            VariantState {
-                verdict: None,
-                timestamp: None,
-                loaded: false,
-                outcome,
-            }
-            .classified(&text, classifier)
+            VariantState { verdict: None, timestamp: None, loaded: false, outcome }
+                .classified(&text, classifier)
         };
         let variants = Variant::ALL.map(state);
-        Entry {
-            commit,
-            variants,
-            hint,
-            notes: Vec::new(),
-        }
+        Entry { commit, variants, hint, notes: Vec::new() }
     }
 
     pub fn variant(&self, v: Variant) -> &VariantState {
@@ -122,20 +112,13 @@ impl Entry {
                 .find(|v| want(v.outcome.status))
                 .map(|v| v.verdict.as_ref().or(self.hint.as_ref()))
         };
-        pick(RunStatus::is_failure)
-            .or_else(|| pick(|s| s == RunStatus::Skipped))
-            .flatten()
+        pick(RunStatus::is_failure).or_else(|| pick(|s| s == RunStatus::Skipped)).flatten()
     }
 
     /// The kind's preferred metric that most variants carry (ties go to the earlier candidate).
     pub fn primary_metric(&self) -> Option<&'static str> {
         let candidates = self.commit.kind().primary_candidates();
-        let carried = |m: &str| {
-            self.variants
-                .iter()
-                .filter(|v| v.outcome.metrics.contains_key(m))
-                .count()
-        };
+        let carried = |m: &str| self.variants.iter().filter(|v| v.outcome.metrics.contains_key(m)).count();
         let mut best: Option<(&'static str, usize)> = None;
         for &m in candidates {
             let n = carried(m);
@@ -167,20 +150,10 @@ impl VariantState {
 }
 
 /// Join commits with result files. Records for unknown commits become warnings.
-pub fn join(
-    commits: Vec<Commit>,
-    results: ResultSet,
-    classifier: &Classifier,
-) -> (Vec<Entry>, Vec<String>) {
-    let mut entries: Vec<Entry> = commits
-        .into_iter()
-        .map(|c| Entry::new(c, classifier))
-        .collect();
-    let index: std::collections::HashMap<String, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.commit.short.clone(), i))
-        .collect();
+pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -> (Vec<Entry>, Vec<String>) {
+    let mut entries: Vec<Entry> = commits.into_iter().map(|c| Entry::new(c, classifier)).collect();
+    let index: std::collections::HashMap<String, usize> =
+        entries.iter().enumerate().map(|(i, e)| (e.commit.short.clone(), i)).collect();
     let mut warnings: Vec<String> = results.warnings.iter().map(ToString::to_string).collect();
     for record in results.records {
         match index.get(&record.short) {

@@ -25,13 +25,9 @@ impl ImageTemplates {
     /// `None` when the template needs a parent the commit does not have.
     pub fn image_for(&self, commit: &Commit, variant: Variant) -> Option<String> {
         match variant {
-            Variant::Human => Some(
-                commit
-                    .images
-                    .human_override
-                    .clone()
-                    .unwrap_or_else(|| fill(&self.human, commit)),
-            ),
+            Variant::Human => {
+                Some(commit.images.human_override.clone().unwrap_or_else(|| fill(&self.human, commit)))
+            }
             Variant::Baseline | Variant::Agent => {
                 if commit.parent.is_none() && self.baseline.contains("{parent") {
                     return None;

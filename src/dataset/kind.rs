@@ -54,27 +54,17 @@ impl BenchKind {
     /// Metrics tried in order when picking the commit's primary metric.
     pub fn primary_candidates(self) -> &'static [&'static str] {
         match self {
-            BenchKind::Serving => &[
-                "tpot_mean",
-                "ttft_mean",
-                "output_throughput",
-                "itl_mean",
-                "request_throughput",
-            ],
+            BenchKind::Serving => {
+                &["tpot_mean", "ttft_mean", "output_throughput", "itl_mean", "request_throughput"]
+            }
             BenchKind::Latency => &["latency_avg", "latency_p50"],
-            BenchKind::Throughput => &[
-                "total_throughput",
-                "throughput",
-                "output_throughput",
-                "request_throughput",
-            ],
+            BenchKind::Throughput => {
+                &["total_throughput", "throughput", "output_throughput", "request_throughput"]
+            }
             BenchKind::PrefixCaching => &["throughput", "output_throughput", "elapsed_time"],
-            BenchKind::Other | BenchKind::None => &[
-                "tpot_mean",
-                "latency_avg",
-                "throughput",
-                "output_throughput",
-            ],
+            BenchKind::Other | BenchKind::None => {
+                &["tpot_mean", "latency_avg", "throughput", "output_throughput"]
+            }
         }
     }
 }
@@ -86,15 +76,9 @@ mod tests {
     #[test]
     fn kinds_follow_the_runner_rules() {
         let k = |c: &str| BenchKind::from_command(Some(c));
-        assert_eq!(
-            k("VLLM_USE_V1=1 python benchmarks/benchmark_latency.py --model m"),
-            BenchKind::Latency
-        );
+        assert_eq!(k("VLLM_USE_V1=1 python benchmarks/benchmark_latency.py --model m"), BenchKind::Latency);
         assert_eq!(k("vllm bench throughput --model m"), BenchKind::Throughput);
-        assert_eq!(
-            k("python3 benchmarks/benchmark_prefix_caching.py --model m"),
-            BenchKind::PrefixCaching
-        );
+        assert_eq!(k("python3 benchmarks/benchmark_prefix_caching.py --model m"), BenchKind::PrefixCaching);
         assert_eq!(k("vllm bench serve --model m"), BenchKind::Serving);
         assert_eq!(k("python benchmark_guided.py --model m"), BenchKind::Other);
         assert_eq!(BenchKind::from_command(Some("  ")), BenchKind::None);

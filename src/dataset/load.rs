@@ -10,16 +10,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     #[error("cannot read dataset {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    Read { path: String, source: std::io::Error },
     #[error("{path}:{line}: {message}")]
-    Row {
-        path: String,
-        line: usize,
-        message: String,
-    },
+    Row { path: String, line: usize, message: String },
     #[error("{path}: no commits in the dataset")]
     Empty { path: String },
 }
@@ -29,27 +22,21 @@ pub fn load_embedded() -> Result<Vec<Commit>, DatasetError> {
 }
 
 pub fn load_jsonl(path: &Path) -> Result<Vec<Commit>, DatasetError> {
-    let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
     parse(&text, &path.display().to_string())
 }
 
 fn parse(text: &str, origin: &str) -> Result<Vec<Commit>, DatasetError> {
-    let row_error = |line: usize, message: String| DatasetError::Row {
-        path: origin.to_string(),
-        line,
-        message,
-    };
+    let row_error =
+        |line: usize, message: String| DatasetError::Row { path: origin.to_string(), line, message };
     let mut commits: Vec<Commit> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let commit: Commit =
-            serde_json::from_str(line).map_err(|e| row_error(index + 1, e.to_string()))?;
+        let commit: Commit = serde_json::from_str(line).map_err(|e| row_error(index + 1, e.to_string()))?;
         if commit.schema_version != SCHEMA_VERSION {
             let msg = format!(
                 "schema_version {} is not supported (expected {SCHEMA_VERSION})",
@@ -58,24 +45,17 @@ fn parse(text: &str, origin: &str) -> Result<Vec<Commit>, DatasetError> {
             return Err(row_error(index + 1, msg));
         }
         if commit.short.len() != 8 || !commit.full.starts_with(&commit.short) {
-            let msg = format!(
-                "short `{}` must be the first 8 characters of full `{}`",
-                commit.short, commit.full
-            );
+            let msg =
+                format!("short `{}` must be the first 8 characters of full `{}`", commit.short, commit.full);
             return Err(row_error(index + 1, msg));
         }
         if !seen.insert(commit.short.clone()) {
-            return Err(row_error(
-                index + 1,
-                format!("duplicate commit {}", commit.short),
-            ));
+            return Err(row_error(index + 1, format!("duplicate commit {}", commit.short)));
         }
         commits.push(commit);
     }
     if commits.is_empty() {
-        return Err(DatasetError::Empty {
-            path: origin.to_string(),
-        });
+        return Err(DatasetError::Empty { path: origin.to_string() });
     }
     Ok(commits)
 }

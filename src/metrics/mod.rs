@@ -68,9 +68,5 @@ pub fn format_value(metric: &str, value: f64) -> String {
     } else {
         format!("{value:.2}")
     };
-    if unit.is_empty() {
-        number
-    } else {
-        format!("{number} {unit}")
-    }
+    if unit.is_empty() { number } else { format!("{number} {unit}") }
 }

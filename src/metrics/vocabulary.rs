@@ -11,51 +11,16 @@ pub struct MetricDef {
     pub label: &'static str,
 }
 
-const fn def(
-    name: &'static str,
-    unit: &'static str,
-    direction: Direction,
-    label: &'static str,
-) -> MetricDef {
-    MetricDef {
-        name,
-        unit,
-        direction,
-        label,
-    }
+const fn def(name: &'static str, unit: &'static str, direction: Direction, label: &'static str) -> MetricDef {
+    MetricDef { name, unit, direction, label }
 }
 
 const TABLE: &[MetricDef] = &[
-    def(
-        "request_throughput",
-        "req/s",
-        HigherIsBetter,
-        "request throughput",
-    ),
-    def(
-        "output_throughput",
-        "tok/s",
-        HigherIsBetter,
-        "output token throughput",
-    ),
-    def(
-        "total_throughput",
-        "tok/s",
-        HigherIsBetter,
-        "total token throughput",
-    ),
-    def(
-        "input_throughput",
-        "tok/s",
-        HigherIsBetter,
-        "input token throughput",
-    ),
-    def(
-        "throughput",
-        "tok/s",
-        HigherIsBetter,
-        "throughput (tokens/s)",
-    ),
+    def("request_throughput", "req/s", HigherIsBetter, "request throughput"),
+    def("output_throughput", "tok/s", HigherIsBetter, "output token throughput"),
+    def("total_throughput", "tok/s", HigherIsBetter, "total token throughput"),
+    def("input_throughput", "tok/s", HigherIsBetter, "input token throughput"),
+    def("throughput", "tok/s", HigherIsBetter, "throughput (tokens/s)"),
     def("ttft_mean", "ms", LowerIsBetter, "TTFT mean"),
     def("ttft_median", "ms", LowerIsBetter, "TTFT median"),
     def("ttft_p90", "ms", LowerIsBetter, "TTFT p90"),
@@ -69,12 +34,7 @@ const TABLE: &[MetricDef] = &[
     def("itl_p90", "ms", LowerIsBetter, "ITL p90"),
     def("itl_p99", "ms", LowerIsBetter, "ITL p99"),
     def("e2e_latency_mean", "ms", LowerIsBetter, "E2E latency mean"),
-    def(
-        "e2e_latency_median",
-        "ms",
-        LowerIsBetter,
-        "E2E latency median",
-    ),
+    def("e2e_latency_median", "ms", LowerIsBetter, "E2E latency median"),
     def("e2e_latency_p90", "ms", LowerIsBetter, "E2E latency p90"),
     def("e2e_latency_p99", "ms", LowerIsBetter, "E2E latency p99"),
     def("latency_avg", "ms", LowerIsBetter, "latency avg"),
@@ -113,10 +73,7 @@ pub fn canonical_name(raw: &str) -> Option<&'static str> {
     if let Some(found) = lookup(&lower) {
         return Some(found);
     }
-    let stripped = ["_ms", "_s"]
-        .iter()
-        .find_map(|s| lower.strip_suffix(s))
-        .unwrap_or(&lower);
+    let stripped = ["_ms", "_s"].iter().find_map(|s| lower.strip_suffix(s)).unwrap_or(&lower);
     if let Some(found) = lookup(stripped) {
         return Some(found);
     }
@@ -129,10 +86,7 @@ fn lookup(name: &str) -> Option<&'static str> {
     if let Some(d) = definition(name) {
         return Some(d.name);
     }
-    ALIASES
-        .iter()
-        .find(|(alias, _)| *alias == name)
-        .map(|(_, canonical)| *canonical)
+    ALIASES.iter().find(|(alias, _)| *alias == name).map(|(_, canonical)| *canonical)
 }
 
 #[cfg(test)]
@@ -145,18 +99,9 @@ mod tests {
             assert_eq!(canonical_name(raw), Some("ttft_mean"), "{raw}");
         }
         assert_eq!(canonical_name("p99_itl_ms"), Some("itl_p99"));
-        assert_eq!(
-            canonical_name("output_token_throughput_tok_s"),
-            Some("output_throughput")
-        );
-        assert_eq!(
-            canonical_name("output_throughput"),
-            Some("output_throughput")
-        );
-        assert_eq!(
-            canonical_name("request_throughput_req_s"),
-            Some("request_throughput")
-        );
+        assert_eq!(canonical_name("output_token_throughput_tok_s"), Some("output_throughput"));
+        assert_eq!(canonical_name("output_throughput"), Some("output_throughput"));
+        assert_eq!(canonical_name("request_throughput_req_s"), Some("request_throughput"));
         assert_eq!(canonical_name("throughput_tok_s"), Some("throughput"));
         assert_eq!(canonical_name("latency_avg_ms"), Some("latency_avg"));
         assert_eq!(canonical_name("elapsed_time_s"), Some("elapsed_time"));

@@ -22,18 +22,11 @@ pub fn compare(entry: &Entry) -> Option<Comparison> {
     let metric = entry.primary_metric()?;
     let value = |v: Variant| {
         let o = &entry.variant(v).outcome;
-        (o.status == RunStatus::Success)
-            .then(|| o.metrics.get(metric).copied())
-            .flatten()
+        (o.status == RunStatus::Success).then(|| o.metrics.get(metric).copied()).flatten()
     };
-    let (b, h, a) = (
-        value(Variant::Baseline),
-        value(Variant::Human),
-        value(Variant::Agent),
-    );
-    let delta = |reference: Option<f64>, candidate: Option<f64>| {
-        improvement_pct(metric, reference?, candidate?)
-    };
+    let (b, h, a) = (value(Variant::Baseline), value(Variant::Human), value(Variant::Agent));
+    let delta =
+        |reference: Option<f64>, candidate: Option<f64>| improvement_pct(metric, reference?, candidate?);
     Some(Comparison {
         metric,
         baseline: b,

@@ -20,11 +20,7 @@ pub fn render(report: &Report, format: ReportFormat) -> String {
 }
 
 fn table(out: &mut String, title: &str, counts: &BTreeMap<String, usize>) {
-    let _ = writeln!(
-        out,
-        "## {title}\n\n| {} | commits |\n|---|---:|",
-        title.to_lowercase()
-    );
+    let _ = writeln!(out, "## {title}\n\n| {} | commits |\n|---|---:|", title.to_lowercase());
     let mut rows: Vec<_> = counts.iter().collect();
     rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (key, n) in rows {
@@ -39,7 +35,9 @@ fn markdown(r: &Report) -> String {
     table(&mut out, "Category", &r.by_category);
     table(&mut out, "Kind", &r.by_kind);
     table(&mut out, "GPU", &r.by_gpu);
-    out.push_str("## Variants\n\n| variant | ok | fail | timeout | skip | not run |\n|---|---:|---:|---:|---:|---:|\n");
+    out.push_str(
+        "## Variants\n\n| variant | ok | fail | timeout | skip | not run |\n|---|---:|---:|---:|---:|---:|\n",
+    );
     for (variant, counts) in &r.by_variant {
         let n = |w: &str| counts.get(w).copied().unwrap_or(0);
         let _ = writeln!(
@@ -54,22 +52,10 @@ fn markdown(r: &Report) -> String {
     }
     out.push_str("\n## 3-way outcome (agent vs human, primary metric)\n\n| band | human wins | agent wins | tie |\n|---|---:|---:|---:|\n");
     for (band, o) in [("±2%", &r.three_way_2pct), ("±5%", &r.three_way_5pct)] {
-        let _ = writeln!(
-            out,
-            "| {band} | {} | {} | {} |",
-            o.human_wins, o.agent_wins, o.tie
-        );
+        let _ = writeln!(out, "| {band} | {} | {} | {} |", o.human_wins, o.agent_wins, o.tie);
     }
-    let _ = writeln!(
-        out,
-        "\n{} commits have no human and agent value to compare.\n",
-        r.not_comparable
-    );
-    let _ = writeln!(
-        out,
-        "## Unfixable ({})\n\n| commit | reason |\n|---|---|",
-        r.unfixable.len()
-    );
+    let _ = writeln!(out, "\n{} commits have no human and agent value to compare.\n", r.not_comparable);
+    let _ = writeln!(out, "## Unfixable ({})\n\n| commit | reason |\n|---|---|", r.unfixable.len());
     for (short, reason) in &r.unfixable {
         let _ = writeln!(out, "| {short} | {} |", reason.replace('|', "\\|"));
     }
@@ -82,12 +68,9 @@ fn csv(r: &Report) -> String {
         let _ = writeln!(out, "{table},{},{}", quote(key), quote(&value));
     };
     push("total", "commits", r.commits.to_string());
-    for (table, counts) in [
-        ("status", &r.by_status),
-        ("category", &r.by_category),
-        ("kind", &r.by_kind),
-        ("gpu", &r.by_gpu),
-    ] {
+    for (table, counts) in
+        [("status", &r.by_status), ("category", &r.by_category), ("kind", &r.by_kind), ("gpu", &r.by_gpu)]
+    {
         for (k, v) in counts {
             push(table, k, v.to_string());
         }
@@ -97,13 +80,8 @@ fn csv(r: &Report) -> String {
             push(&format!("variant_{variant}"), k, v.to_string());
         }
     }
-    for (band, o) in [
-        ("three_way_2pct", &r.three_way_2pct),
-        ("three_way_5pct", &r.three_way_5pct),
-    ] {
-        outcome_rows(band, o)
-            .into_iter()
-            .for_each(|(k, v)| push(band, k, v.to_string()));
+    for (band, o) in [("three_way_2pct", &r.three_way_2pct), ("three_way_5pct", &r.three_way_5pct)] {
+        outcome_rows(band, o).into_iter().for_each(|(k, v)| push(band, k, v.to_string()));
     }
     push("three_way", "not_comparable", r.not_comparable.to_string());
     for (short, reason) in &r.unfixable {
@@ -113,11 +91,7 @@ fn csv(r: &Report) -> String {
 }
 
 fn outcome_rows(_band: &str, o: &Outcomes) -> [(&'static str, usize); 3] {
-    [
-        ("human_wins", o.human_wins),
-        ("agent_wins", o.agent_wins),
-        ("tie", o.tie),
-    ]
+    [("human_wins", o.human_wins), ("agent_wins", o.agent_wins), ("tie", o.tie)]
 }
 
 fn quote(field: &str) -> String {

@@ -42,11 +42,7 @@ pub struct Report {
 }
 
 pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
-    let mut r = Report {
-        schema_version: STATUS_SCHEMA_VERSION,
-        commits: entries.len(),
-        ..Report::default()
-    };
+    let mut r = Report { schema_version: STATUS_SCHEMA_VERSION, commits: entries.len(), ..Report::default() };
     for entry in entries {
         let c = &entry.commit;
         *r.by_status.entry(entry.status().name().into()).or_default() += 1;
@@ -55,16 +51,10 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
             *r.by_category.entry(category.into()).or_default() += 1;
         }
         *r.by_kind.entry(c.kind().name().into()).or_default() += 1;
-        *r.by_gpu
-            .entry(c.gpu.clone().unwrap_or_else(|| "unknown".into()))
-            .or_default() += 1;
+        *r.by_gpu.entry(c.gpu.clone().unwrap_or_else(|| "unknown".into())).or_default() += 1;
         for v in Variant::ALL {
             let word = entry.variant(v).outcome.status.word();
-            *r.by_variant
-                .entry(v.name().into())
-                .or_default()
-                .entry(word.into())
-                .or_default() += 1;
+            *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;
         }
         match compare(entry).and_then(|cmp| cmp.agent_vs_human) {
             Some(pct) => {

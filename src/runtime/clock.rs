@@ -5,9 +5,7 @@ use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
 pub fn now_rfc3339() -> String {
-    let now = OffsetDateTime::now_utc()
-        .replace_nanosecond(0)
-        .unwrap_or_else(|_| OffsetDateTime::now_utc());
+    let now = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| OffsetDateTime::now_utc());
     now.format(&Rfc3339).unwrap_or_default()
 }
 

@@ -36,9 +36,7 @@ pub struct Workspace {
 impl Context {
     pub fn load(options: &Options) -> Result<Context> {
         let (config, _) = Config::load(options.config.as_deref())?;
-        let keymap = config
-            .keymap()
-            .map_err(|e| anyhow::anyhow!("config [keys]: {e}"))?;
+        let keymap = config.keymap().map_err(|e| anyhow::anyhow!("config [keys]: {e}"))?;
         let classifier = Classifier::embedded().context("built-in classifier rules")?;
         let commits = match options.dataset.as_ref().or(config.dataset.as_ref()) {
             Some(path) => dataset::load_jsonl(path)?,
@@ -55,31 +53,26 @@ impl Context {
             .or_else(crate::config::default_workspace)
             .context("no workspace directory: pass --workspace DIR")?;
         let images = config.images.clone();
-        Ok(Context {
-            config,
-            keymap,
-            entries,
-            warnings,
-            images,
-            workspace,
-            classifier,
-        })
+        Ok(Context { config, keymap, entries, warnings, images, workspace, classifier })
     }
 
     /// Open the workspace for writing, or read-only when `allow_read_only` and another instance holds it.
     pub fn open_workspace(&self, allow_read_only: bool) -> Result<Workspace, StoreError> {
         let store = match TriageStore::open(&self.workspace) {
             Ok(store) => store,
-            Err(StoreError::Locked { .. }) if allow_read_only => {
-                TriageStore::open_read_only(&self.workspace)
-            }
+            Err(StoreError::Locked { .. }) if allow_read_only => TriageStore::open_read_only(&self.workspace),
             Err(e) => return Err(e),
         };
+        Ok(Self::load_book(store))
+    }
+
+    /// Read the workspace without taking its lock (headless readers never get in a board's way).
+    pub fn read_workspace(&self) -> Workspace {
+        Self::load_book(TriageStore::open_read_only(&self.workspace))
+    }
+
+    fn load_book(store: TriageStore) -> Workspace {
         let (book, report) = store.load(&super::now_compact());
-        Ok(Workspace {
-            store,
-            book,
-            report,
-        })
+        Workspace { store, book, report }
     }
 }

@@ -37,10 +37,7 @@ fn translate(ev: Event) -> Option<Msg> {
                 event::KeyCode::Delete => KeyCode::Delete,
                 _ => return None,
             };
-            Some(Msg::Key(Key {
-                code,
-                ctrl: k.modifiers.contains(KeyModifiers::CONTROL),
-            }))
+            Some(Msg::Key(Key { code, ctrl: k.modifiers.contains(KeyModifiers::CONTROL) }))
         }
         Event::Mouse(m) => match m.kind {
             MouseEventKind::ScrollUp => Some(Msg::ScrollUp),

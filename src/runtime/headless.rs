@@ -9,7 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
-    let book = ctx.open_workspace(true)?.book;
+    let book = read_book(ctx);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if json {
         for entry in &ctx.entries {
@@ -17,8 +17,8 @@ pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
             out.write_all(b"\n")?;
         }
     } else {
-        let colour = std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let colour =
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         writeln!(
             out,
             "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT",
@@ -28,22 +28,13 @@ pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
             let glyphs: Vec<String> = Variant::ALL
                 .iter()
                 .map(|v| {
-                    paint(
-                        entry.variant(*v).outcome.status.glyph(),
-                        entry.variant(*v).outcome.status,
-                        colour,
-                    )
+                    paint(entry.variant(*v).outcome.status.glyph(), entry.variant(*v).outcome.status, colour)
                 })
                 .collect();
             let mark = book.mark(&entry.commit.short).map_or("", |m| m.name());
             let subject: String = entry.commit.subject.chars().take(60).collect();
-            let (short, status, category) =
-                (&entry.commit.short, entry.status().name(), entry.category());
-            writeln!(
-                out,
-                "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}",
-                glyphs.join(" ")
-            )?;
+            let (short, status, category) = (&entry.commit.short, entry.status().name(), entry.category());
+            writeln!(out, "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}", glyphs.join(" "))?;
         }
     }
     out.flush()?;
@@ -60,15 +51,11 @@ fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String
         Skipped => "34",
         NotRun => "2",
     };
-    if colour {
-        format!("\x1b[{code}m{glyph}\x1b[0m")
-    } else {
-        glyph.to_string()
-    }
+    if colour { format!("\x1b[{code}m{glyph}\x1b[0m") } else { glyph.to_string() }
 }
 
 pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
-    let book = ctx.open_workspace(true)?.book;
+    let book = read_book(ctx);
     let text = report::render(&report::build(&ctx.entries, &book), format);
     std::io::stdout().lock().write_all(text.as_bytes())?;
     warn(&ctx.warnings);
@@ -76,14 +63,8 @@ pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
 }
 
 pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
-    let Some(entry) = ctx
-        .entries
-        .iter()
-        .find(|e| e.commit.short == short || e.commit.full == short)
-    else {
-        eprintln!(
-            "perftriage: no commit `{short}` in the dataset (use the 8-character short hash)"
-        );
+    let Some(entry) = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short) else {
+        eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
         return Ok(ExitCode::from(2));
     };
     let short = entry.commit.short.clone();
@@ -101,11 +82,14 @@ pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     workspace.store.save(&workspace.book)?;
-    println!(
-        "{short}: {summary} (saved to {})",
-        workspace.store.path().display()
-    );
+    println!("{short}: {summary} (saved to {})", workspace.store.path().display());
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_book(ctx: &Context) -> crate::triage::TriageBook {
+    let workspace = ctx.read_workspace();
+    warn(&workspace.report.messages);
+    workspace.book
 }
 
 fn warn(warnings: &[String]) {

@@ -23,10 +23,7 @@ impl Saver {
                 let _ = reply.send(Msg::Saved(result));
             }
         });
-        Saver {
-            queue,
-            thread: Some(thread),
-        }
+        Saver { queue, thread: Some(thread) }
     }
 
     pub fn save(&self, book: TriageBook) {

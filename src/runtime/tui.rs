@@ -15,12 +15,11 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     let read_only = workspace.store.is_read_only();
     let mut state = AppState::new(ctx.entries, workspace.book, ctx.keymap);
     state.read_only = read_only;
+    state.images = ctx.images;
     state.now = super::now_rfc3339();
     state.warnings = ctx.warnings;
     state.message = startup_message(&state, &workspace.report.messages, read_only);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
     let mut term = terminal::enter()?;
     let size = term.size()?;
     state.size = (size.width, size.height);
@@ -33,26 +32,16 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     result
 }
 
-fn startup_message(
-    state: &AppState,
-    store_messages: &[String],
-    read_only: bool,
-) -> Option<(Level, String)> {
+fn startup_message(state: &AppState, store_messages: &[String], read_only: bool) -> Option<(Level, String)> {
     if let Some(m) = store_messages.first() {
         return Some((Level::Error, m.clone()));
     }
     if read_only {
-        return Some((
-            Level::Warn,
-            "another perftriage holds this workspace: the board is read-only".into(),
-        ));
+        return Some((Level::Warn, "another perftriage holds this workspace: the board is read-only".into()));
     }
     match state.warnings.len() {
         0 => None,
-        n => Some((
-            Level::Warn,
-            format!("{n} result-file warning(s); first: {}", state.warnings[0]),
-        )),
+        n => Some((Level::Warn, format!("{n} result-file warning(s); first: {}", state.warnings[0]))),
     }
 }
 

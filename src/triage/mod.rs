@@ -71,10 +71,7 @@ pub struct TriageBook {
 
 impl TriageBook {
     pub fn new() -> TriageBook {
-        TriageBook {
-            schema_version: SCHEMA_VERSION,
-            commits: BTreeMap::new(),
-        }
+        TriageBook { schema_version: SCHEMA_VERSION, commits: BTreeMap::new() }
     }
 
     /// Append a validated change to the commit's history.
@@ -88,10 +85,7 @@ impl TriageBook {
             }
             _ => {}
         }
-        self.commits
-            .entry(short.to_string())
-            .or_default()
-            .push(HistoryEntry { at, change });
+        self.commits.entry(short.to_string()).or_default().push(HistoryEntry { at, change });
         Ok(())
     }
 
@@ -101,23 +95,16 @@ impl TriageBook {
 
     /// The current mark: the last mark-changing entry decides.
     pub fn mark(&self, short: &str) -> Option<Mark> {
-        self.history(short)
-            .iter()
-            .rev()
-            .find_map(|h| match &h.change {
-                Change::Unfixable { reason } => Some(Some(Mark::Unfixable {
-                    reason: reason.clone(),
-                })),
-                Change::Skip => Some(Some(Mark::Skip)),
-                Change::Clear => Some(None),
-                Change::Note { .. } => None,
-            })?
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
+            Change::Skip => Some(Some(Mark::Skip)),
+            Change::Clear => Some(None),
+            Change::Note { .. } => None,
+        })?
     }
 
     pub fn notes(&self, short: &str) -> impl Iterator<Item = &HistoryEntry> {
-        self.history(short)
-            .iter()
-            .filter(|h| matches!(h.change, Change::Note { .. }))
+        self.history(short).iter().filter(|h| matches!(h.change, Change::Note { .. }))
     }
 }
 
@@ -129,28 +116,9 @@ mod tests {
     fn mark_follows_the_last_mark_change_and_notes_do_not_clear_it() {
         let mut book = TriageBook::new();
         book.apply("3a243095", Change::Skip, "t1".into()).unwrap();
-        book.apply(
-            "3a243095",
-            Change::Unfixable {
-                reason: "RoPE llama3".into(),
-            },
-            "t2".into(),
-        )
-        .unwrap();
-        book.apply(
-            "3a243095",
-            Change::Note {
-                text: "checked".into(),
-            },
-            "t3".into(),
-        )
-        .unwrap();
-        assert_eq!(
-            book.mark("3a243095"),
-            Some(Mark::Unfixable {
-                reason: "RoPE llama3".into()
-            })
-        );
+        book.apply("3a243095", Change::Unfixable { reason: "RoPE llama3".into() }, "t2".into()).unwrap();
+        book.apply("3a243095", Change::Note { text: "checked".into() }, "t3".into()).unwrap();
+        assert_eq!(book.mark("3a243095"), Some(Mark::Unfixable { reason: "RoPE llama3".into() }));
         book.apply("3a243095", Change::Clear, "t4".into()).unwrap();
         assert_eq!(book.mark("3a243095"), None);
         assert_eq!(book.history("3a243095").len(), 4);
@@ -159,13 +127,7 @@ mod tests {
     #[test]
     fn unfixable_needs_a_reason() {
         let mut book = TriageBook::new();
-        let err = book.apply(
-            "x",
-            Change::Unfixable {
-                reason: "  ".into(),
-            },
-            "t".into(),
-        );
+        let err = book.apply("x", Change::Unfixable { reason: "  ".into() }, "t".into());
         assert_eq!(err, Err(TriageError::MissingReason("x".into())));
         assert!(book.history("x").is_empty());
     }

@@ -14,39 +14,16 @@ pub struct Areas {
 }
 
 pub fn split(area: Rect, detail_open: bool) -> Areas {
-    let [header, body, footer] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(3),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    let [header, body, footer] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(area);
     if !detail_open {
-        return Areas {
-            header,
-            board: body,
-            detail: None,
-            footer,
-        };
+        return Areas { header, board: body, detail: None, footer };
     }
     let (direction, split) = if area.width >= SIDE_BY_SIDE_WIDTH {
-        (
-            Direction::Horizontal,
-            [Constraint::Percentage(55), Constraint::Percentage(45)],
-        )
+        (Direction::Horizontal, [Constraint::Percentage(55), Constraint::Percentage(45)])
     } else {
-        (
-            Direction::Vertical,
-            [Constraint::Percentage(50), Constraint::Percentage(50)],
-        )
+        (Direction::Vertical, [Constraint::Percentage(50), Constraint::Percentage(50)])
     };
-    let parts = Layout::default()
-        .direction(direction)
-        .constraints(split)
-        .split(body);
-    Areas {
-        header,
-        board: parts[0],
-        detail: Some(parts[1]),
-        footer,
-    }
+    let parts = Layout::default().direction(direction).constraints(split).split(body);
+    Areas { header, board: parts[0], detail: Some(parts[1]), footer }
 }

@@ -42,8 +42,8 @@ macro_rules! roles {
 }
 
 roles!(
-    text, dim, accent, header, border, selected, tab_active, ok, fail, timeout, skip, not_run,
-    fixable, unfixable, warn, error, better, worse, tie,
+    text, dim, accent, header, border, selected, tab_active, ok, fail, timeout, skip, not_run, fixable,
+    unfixable, warn, error, better, worse, tie,
 );
 
 #[derive(Debug, Deserialize)]
@@ -54,8 +54,7 @@ struct ThemeFile {
 }
 
 fn color(text: &str) -> Result<Color, String> {
-    text.parse::<Color>()
-        .map_err(|_| format!("`{text}` is not a colour"))
+    text.parse::<Color>().map_err(|_| format!("`{text}` is not a colour"))
 }
 
 fn style(spec: &RoleSpec) -> Result<Style, String> {
@@ -93,17 +92,13 @@ impl Theme {
         let path = Path::new(name_or_path);
         let text = std::fs::read_to_string(path).map_err(|e| {
             let known: Vec<_> = Theme::names().collect();
-            format!(
-                "theme `{name_or_path}` is neither {} nor a readable file: {e}",
-                known.join(", ")
-            )
+            format!("theme `{name_or_path}` is neither {} nor a readable file: {e}", known.join(", "))
         })?;
         Theme::parse(&text, name_or_path)
     }
 
     pub fn parse(text: &str, origin: &str) -> Result<Theme, String> {
-        let file: ThemeFile =
-            toml::from_str(text).map_err(|e| format!("invalid theme {origin}: {e}"))?;
+        let file: ThemeFile = toml::from_str(text).map_err(|e| format!("invalid theme {origin}: {e}"))?;
         resolve(file.name, file.roles).map_err(|e| format!("invalid theme {origin}: {e}"))
     }
 }

@@ -22,11 +22,8 @@ fn first_frame(c: &mut Criterion) {
     c.bench_function("first_frame_embedded_160x48", |b| {
         b.iter(|| {
             let classifier = Classifier::embedded().unwrap();
-            let (entries, _) = dataset::join(
-                dataset::load_embedded().unwrap(),
-                Default::default(),
-                &classifier,
-            );
+            let (entries, _) =
+                dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
             let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
             update(&mut state, Msg::Resize(160, 48));
             let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();

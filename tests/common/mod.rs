@@ -11,11 +11,7 @@ pub const NOW: &str = "2026-11-22T02:00:00Z";
 
 pub fn entries() -> Vec<Entry> {
     let classifier = Classifier::embedded().unwrap();
-    let (entries, _) = dataset::join(
-        dataset::load_embedded().unwrap(),
-        Default::default(),
-        &classifier,
-    );
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
     entries
 }
 

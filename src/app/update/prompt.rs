@@ -1,16 +1,10 @@
 //! Text prompts (filter, unfixable reason, note) and the confirm dialog. The filter applies live.
 
-use crate::app::{
-    Action, AppState, Confirm, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose,
-};
+use crate::app::{Action, AppState, Confirm, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose};
 
 pub fn open_filter(state: &mut AppState) -> Vec<Effect> {
     let text = state.query.text.clone();
-    state.mode = Mode::Prompt(Prompt {
-        purpose: PromptPurpose::Filter,
-        short: String::new(),
-        text,
-    });
+    state.mode = Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, short: String::new(), text });
     Vec::new()
 }
 
@@ -19,27 +13,14 @@ pub fn open_for_selected(state: &mut AppState, action: Action) -> Vec<Effect> {
         return Vec::new();
     };
     if state.read_only {
-        state.message = Some((
-            Level::Warn,
-            "read-only board: another perftriage holds the workspace".into(),
-        ));
+        state.message = Some((Level::Warn, "read-only board: another perftriage holds the workspace".into()));
         return Vec::new();
     }
-    let purpose = if action == Action::AddNote {
-        PromptPurpose::Note
-    } else {
-        PromptPurpose::UnfixableReason
-    };
-    let text = if purpose == PromptPurpose::UnfixableReason {
-        suggested_reason(state)
-    } else {
-        String::new()
-    };
-    state.mode = Mode::Prompt(Prompt {
-        purpose,
-        short,
-        text,
-    });
+    let purpose =
+        if action == Action::AddNote { PromptPurpose::Note } else { PromptPurpose::UnfixableReason };
+    let text =
+        if purpose == PromptPurpose::UnfixableReason { suggested_reason(state) } else { String::new() };
+    state.mode = Mode::Prompt(Prompt { purpose, short, text });
     Vec::new()
 }
 
@@ -48,10 +29,7 @@ fn suggested_reason(state: &AppState) -> String {
     let Some(i) = state.selected_entry() else {
         return String::new();
     };
-    state.entries[i]
-        .verdict()
-        .map(|v| format!("{}: {}", v.category, v.evidence))
-        .unwrap_or_default()
+    state.entries[i].verdict().map(|v| format!("{}: {}", v.category, v.evidence)).unwrap_or_default()
 }
 
 pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
@@ -85,12 +63,7 @@ pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
 }
 
 fn live_filter(state: &mut AppState) {
-    if let Mode::Prompt(Prompt {
-        purpose: PromptPurpose::Filter,
-        text,
-        ..
-    }) = &state.mode
-    {
+    if let Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, text, .. }) = &state.mode {
         state.query = crate::app::filter::Query::parse(text);
         state.refilter();
     }
@@ -106,10 +79,7 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
         PromptPurpose::UnfixableReason => {
             let reason = prompt.text.trim().to_string();
             if reason.is_empty() {
-                state.message = Some((
-                    Level::Warn,
-                    "a reason is required to mark a commit unfixable".into(),
-                ));
+                state.message = Some((Level::Warn, "a reason is required to mark a commit unfixable".into()));
                 state.mode = Mode::Prompt(prompt);
                 return Vec::new();
             }
@@ -119,13 +89,8 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
                 "The change is appended to its triage history and saved now.".into(),
             ];
             let title = format!("Mark {} unfixable?", prompt.short);
-            state.mode = Mode::Confirm(Confirm {
-                title,
-                preview,
-                short: prompt.short,
-                reason,
-                yes_focused: false,
-            });
+            state.mode =
+                Mode::Confirm(Confirm { title, preview, short: prompt.short, reason, yes_focused: false });
             Vec::new()
         }
     }

@@ -7,22 +7,12 @@ pub fn quick_mark(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Some(short) = state.selected_short().map(str::to_string) else {
         return Vec::new();
     };
-    let change = if action == Action::MarkSkip {
-        Change::Skip
-    } else {
-        Change::Clear
-    };
+    let change = if action == Action::MarkSkip { Change::Skip } else { Change::Clear };
     record(state, &short, change)
 }
 
 pub fn record_note(state: &mut AppState, short: &str, text: String) -> Vec<Effect> {
-    record(
-        state,
-        short,
-        Change::Note {
-            text: text.trim().to_string(),
-        },
-    )
+    record(state, short, Change::Note { text: text.trim().to_string() })
 }
 
 pub fn record_unfixable(state: &mut AppState, short: &str, reason: String) -> Vec<Effect> {
@@ -31,10 +21,7 @@ pub fn record_unfixable(state: &mut AppState, short: &str, reason: String) -> Ve
 
 fn record(state: &mut AppState, short: &str, change: Change) -> Vec<Effect> {
     if state.read_only {
-        state.message = Some((
-            Level::Warn,
-            "read-only board: another perftriage holds the workspace".into(),
-        ));
+        state.message = Some((Level::Warn, "read-only board: another perftriage holds the workspace".into()));
         return Vec::new();
     }
     let summary = format!("{short}: {}", change.describe());

@@ -55,26 +55,15 @@ pub fn read_dirs(dirs: &[PathBuf]) -> ResultSet {
     let mut files = Vec::new();
     for dir in dirs {
         if let Err(message) = collect_json_files(dir, &mut files) {
-            set.warnings.push(LoadWarning {
-                path: dir.clone(),
-                message,
-            });
+            set.warnings.push(LoadWarning { path: dir.clone(), message });
         }
     }
     files.sort();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len().max(1));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
     let chunk = files.len().div_ceil(workers).max(1);
     let parts: Vec<ResultSet> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || read_files(part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+        let handles: Vec<_> = files.chunks(chunk).map(|part| scope.spawn(move || read_files(part))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
     });
     for part in parts {
         set.absorb(part);
@@ -88,10 +77,7 @@ fn read_files(paths: &[PathBuf]) -> ResultSet {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
-            Err(message) => set.warnings.push(LoadWarning {
-                path: path.clone(),
-                message,
-            }),
+            Err(message) => set.warnings.push(LoadWarning { path: path.clone(), message }),
         }
     }
     set
@@ -100,9 +86,7 @@ fn read_files(paths: &[PathBuf]) -> ResultSet {
 fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read directory: {e}"))?;
     for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot list directory: {e}"))?
-            .path();
+        let path = entry.map_err(|e| format!("cannot list directory: {e}"))?.path();
         if path.is_dir() {
             collect_json_files(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "json") {
@@ -119,10 +103,7 @@ pub fn read_file(path: &Path) -> Result<ResultSet, String> {
     let mut set = shapes::interpret(path, &value)?;
     if trailing {
         let message = "trailing data after the first JSON value was ignored".to_string();
-        set.warnings.push(LoadWarning {
-            path: path.to_path_buf(),
-            message,
-        });
+        set.warnings.push(LoadWarning { path: path.to_path_buf(), message });
     }
     Ok(set)
 }

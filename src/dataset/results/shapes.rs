@@ -25,114 +25,70 @@ const TEXT_FIELDS: &[&str] = &[
 ];
 
 pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String> {
-    let obj = value
-        .as_object()
-        .ok_or("unknown shape: the top-level JSON value is not an object")?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
+    let obj = value.as_object().ok_or("unknown shape: the top-level JSON value is not an object")?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let source = path.display().to_string();
     if let (Some(Value::Object(instance)), Some(Value::Object(result))) =
         (obj.get("instance"), obj.get("result"))
     {
-        let short = short_of(result)
-            .or_else(|| short_of(instance))
-            .ok_or("Modal result without a commit hash")?;
+        let short =
+            short_of(result).or_else(|| short_of(instance)).ok_or("Modal result without a commit hash")?;
         return Ok(modal(&short, result, &source, None));
     }
     if let Some(Value::Object(roles)) = obj.get("results") {
         let short = short_of(obj).ok_or("3-way rerun without a commit hash")?;
-        return Ok(per_role_objects(
-            &short,
-            roles,
-            &source,
-            text(obj, "timestamp"),
-        ));
+        return Ok(per_role_objects(&short, roles, &source, text(obj, "timestamp")));
     }
     if let Some(Value::Array(entries)) = obj.get("results") {
         return Ok(progress_log(entries, &source, text(obj, "timestamp")));
     }
-    if Variant::ALL
-        .iter()
-        .any(|v| obj.get(v.name()).is_some_and(Value::is_object))
-    {
+    if Variant::ALL.iter().any(|v| obj.get(v.name()).is_some_and(Value::is_object)) {
         let short = short_of(obj).ok_or("3-way result without a commit hash")?;
-        return Ok(per_role_objects(
-            &short,
-            obj,
-            &source,
-            text(obj, "timestamp"),
-        ));
+        return Ok(per_role_objects(&short, obj, &source, text(obj, "timestamp")));
     }
     if let Some(variant) = role_from_file_name(name) {
-        let short = short_of(obj)
-            .or_else(|| short_from_name(name))
-            .ok_or("per-role result without a commit hash")?;
+        let short =
+            short_of(obj).or_else(|| short_from_name(name)).ok_or("per-role result without a commit hash")?;
         let mut set = ResultSet::default();
         set.records.push(role_record(&short, variant, obj, &source));
         return Ok(set);
     }
     if name.ends_with("_result.json") && obj.contains_key("status") {
-        let short = short_of(obj)
-            .or_else(|| short_from_name(name))
-            .ok_or("flat result without a commit hash")?;
+        let short =
+            short_of(obj).or_else(|| short_from_name(name)).ok_or("flat result without a commit hash")?;
         let model = text(obj, "model").unwrap_or_else(|| "unknown model".into());
         let status = text(obj, "status").unwrap_or_default();
         let note = format!("verification run ({model}, not comparable): {status} — {source}");
-        return Ok(ResultSet {
-            notes: vec![(short, note)],
-            ..ResultSet::default()
-        });
+        return Ok(ResultSet { notes: vec![(short, note)], ..ResultSet::default() });
     }
     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
     Err(format!("unknown shape (keys: {})", keys.join(", ")))
 }
 
 fn text(obj: &Obj, key: &str) -> Option<String> {
-    obj.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .filter(|s| !s.is_empty())
+    obj.get(key).and_then(Value::as_str).map(str::to_string).filter(|s| !s.is_empty())
 }
 
 fn short_of(obj: &Obj) -> Option<String> {
-    [
-        "human_commit",
-        "commit_short",
-        "commit",
-        "commit_hash",
-        "full_commit",
-        "human_commit_full",
-    ]
-    .iter()
-    .filter_map(|k| text(obj, k))
-    .find(|h| {
-        h.len() >= 8 && h.is_char_boundary(8) && h[..8].chars().all(|c| c.is_ascii_hexdigit())
-    })
-    .map(|h| h[..8].to_ascii_lowercase())
+    ["human_commit", "commit_short", "commit", "commit_hash", "full_commit", "human_commit_full"]
+        .iter()
+        .filter_map(|k| text(obj, k))
+        .find(|h| h.len() >= 8 && h.is_char_boundary(8) && h[..8].chars().all(|c| c.is_ascii_hexdigit()))
+        .map(|h| h[..8].to_ascii_lowercase())
 }
 
 fn short_from_name(name: &str) -> Option<String> {
     let head = name.get(..8)?;
-    head.chars()
-        .all(|c| c.is_ascii_hexdigit())
-        .then(|| head.to_ascii_lowercase())
+    head.chars().all(|c| c.is_ascii_hexdigit()).then(|| head.to_ascii_lowercase())
 }
 
 fn role_from_file_name(name: &str) -> Option<Variant> {
     let stem = name.strip_suffix("_result.json")?;
-    Variant::ALL
-        .into_iter()
-        .find(|v| stem.ends_with(&format!("_{}", v.name())))
+    Variant::ALL.into_iter().find(|v| stem.ends_with(&format!("_{}", v.name())))
 }
 
 fn gather_text(obj: &Obj) -> String {
-    TEXT_FIELDS
-        .iter()
-        .filter_map(|k| text(obj, k))
-        .collect::<Vec<_>>()
-        .join("\n")
+    TEXT_FIELDS.iter().filter_map(|k| text(obj, k)).collect::<Vec<_>>().join("\n")
 }
 
 /// Metrics from a `metrics` object, or the flat numeric fields of legacy files.
@@ -141,40 +97,25 @@ fn metrics_of(obj: &Obj) -> Metrics {
         Some(Value::Object(m)) => m,
         _ => obj,
     };
-    let pairs = source
-        .iter()
-        .filter_map(|(k, v)| Some((k.as_str(), v.as_f64()?)));
+    let pairs = source.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_f64()?)));
     let all = metrics::normalise(pairs);
-    all.into_iter()
-        .filter(|(k, _)| metrics::definition(k).is_some())
-        .collect()
+    all.into_iter().filter(|(k, _)| metrics::definition(k).is_some()).collect()
 }
 
 fn role_record(short: &str, variant: Variant, obj: &Obj, source: &str) -> ResultRecord {
     let status = RunStatus::from_upstream(&text(obj, "status").unwrap_or_default());
-    let error = text(obj, "error")
-        .or_else(|| text(obj, "error_message"))
-        .or_else(|| text(obj, "skip_reason"));
+    let error =
+        text(obj, "error").or_else(|| text(obj, "error_message")).or_else(|| text(obj, "skip_reason"));
     ResultRecord {
         short: short.to_string(),
         variant,
-        outcome: Outcome {
-            status,
-            source: Some(source.to_string()),
-            error,
-            metrics: metrics_of(obj),
-        },
+        outcome: Outcome { status, source: Some(source.to_string()), error, metrics: metrics_of(obj) },
         timestamp: text(obj, "timestamp"),
         text: gather_text(obj),
     }
 }
 
-fn per_role_objects(
-    short: &str,
-    roles: &Obj,
-    source: &str,
-    timestamp: Option<String>,
-) -> ResultSet {
+fn per_role_objects(short: &str, roles: &Obj, source: &str, timestamp: Option<String>) -> ResultSet {
     let mut set = ResultSet::default();
     for variant in Variant::ALL {
         if let Some(Value::Object(obj)) = roles.get(variant.name()) {
@@ -191,10 +132,9 @@ fn progress_log(entries: &[Value], source: &str, timestamp: Option<String>) -> R
     for entry in entries {
         match entry.as_object().and_then(|e| Some((short_of(e)?, e))) {
             Some((short, e)) => set.absorb_records(modal(&short, e, source, timestamp.clone())),
-            None => set.warnings.push(LoadWarning {
-                path: source.into(),
-                message: "progress entry without a commit".into(),
-            }),
+            None => set
+                .warnings
+                .push(LoadWarning { path: source.into(), message: "progress entry without a commit".into() }),
         }
     }
     set
@@ -216,19 +156,11 @@ fn modal(short: &str, r: &Obj, source: &str, timestamp: Option<String>) -> Resul
             _ => Metrics::new(),
         };
         let own_raw = text(r, &format!("{}_raw", variant.name()));
-        let body = [error.clone(), text(r, "server_logs"), own_raw]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>();
+        let body = [error.clone(), text(r, "server_logs"), own_raw].into_iter().flatten().collect::<Vec<_>>();
         ResultRecord {
             short: short.to_string(),
             variant,
-            outcome: Outcome {
-                status,
-                source: Some(source.to_string()),
-                error,
-                metrics,
-            },
+            outcome: Outcome { status, source: Some(source.to_string()), error, metrics },
             timestamp: timestamp.clone(),
             text: body.join("\n"),
         }

@@ -74,32 +74,20 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
             text(&row.category, style)
         }
         Column::Mark => {
-            let style = if matches!(row.mark, Some(Mark::Unfixable { .. })) {
-                theme.unfixable
-            } else {
-                theme.skip
-            };
-            let shown = if narrow_mark {
-                row.mark_text.split(' ').next().unwrap_or("")
-            } else {
-                &row.mark_text
-            };
+            let style =
+                if matches!(row.mark, Some(Mark::Unfixable { .. })) { theme.unfixable } else { theme.skip };
+            let shown =
+                if narrow_mark { row.mark_text.split(' ').next().unwrap_or("") } else { &row.mark_text };
             text(shown, style)
         }
     }
 }
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Line::from(vec![
-            Span::styled(format!(" {} ", state.view.title()), theme.header),
-            Span::styled(
-                format!("{}/{} ", state.visible.len(), state.entries.len()),
-                theme.dim,
-            ),
-        ]));
+    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(Line::from(vec![
+        Span::styled(format!(" {} ", state.view.title()), theme.header),
+        Span::styled(format!("{}/{} ", state.visible.len(), state.entries.len()), theme.dim),
+    ]));
     let inner_height = usize::from(area.height.saturating_sub(3)).max(1);
     if state.visible.is_empty() {
         let text = "No commits match. Esc clears the filter; Tab changes the view.";
@@ -109,37 +97,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let offset = state.selected.saturating_sub(inner_height - 1);
     let cols = columns(area.width);
     let narrow_mark = area.width < 110;
-    let rows = state
-        .visible
-        .iter()
-        .enumerate()
-        .skip(offset)
-        .take(inner_height)
-        .map(|(pos, &i)| {
-            let row = &state.rows[i];
-            let cells: Vec<Cell> = cols
-                .iter()
-                .map(|(c, _)| cell(row, *c, narrow_mark, theme))
-                .collect();
-            let table_row = Row::new(cells);
-            if pos == state.selected {
-                table_row.style(theme.selected)
-            } else {
-                table_row
-            }
-        });
+    let rows = state.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
+        let row = &state.rows[i];
+        let cells: Vec<Cell> = cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, theme)).collect();
+        let table_row = Row::new(cells);
+        if pos == state.selected { table_row.style(theme.selected) } else { table_row }
+    });
     let header = Row::new(cols.iter().map(|(c, _)| {
-        let mark = if *c == state.sort {
-            if state.sort_reverse { "↑" } else { "↓" }
-        } else {
-            ""
-        };
+        let mark = if *c == state.sort { if state.sort_reverse { "↑" } else { "↓" } } else { "" };
         Cell::from(format!("{}{mark}", c.title()))
     }))
     .style(theme.header);
-    let table = Table::new(rows, cols.iter().map(|(_, w)| *w))
-        .header(header)
-        .block(block)
-        .column_spacing(1);
+    let table = Table::new(rows, cols.iter().map(|(_, w)| *w)).header(header).block(block).column_spacing(1);
     frame.render_widget(table, area);
 }

@@ -9,17 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 pub fn render(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Theme) {
-    let mut lines: Vec<Line> = confirm
-        .preview
-        .iter()
-        .map(|l| Line::styled(l.clone(), theme.text))
-        .collect();
+    let mut lines: Vec<Line> = confirm.preview.iter().map(|l| Line::styled(l.clone(), theme.text)).collect();
     lines.push(Line::raw(""));
-    let (yes, no) = if confirm.yes_focused {
-        (theme.selected, theme.dim)
-    } else {
-        (theme.dim, theme.selected)
-    };
+    let (yes, no) =
+        if confirm.yes_focused { (theme.selected, theme.dim) } else { (theme.dim, theme.selected) };
     lines.push(Line::from(vec![
         Span::styled(" [y] Yes ", yes),
         Span::raw("   "),
@@ -32,10 +25,5 @@ pub fn render(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Theme) {
         .border_style(theme.warn)
         .title(Span::styled(format!(" {} ", confirm.title), theme.warn));
     frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        rect,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), rect);
 }

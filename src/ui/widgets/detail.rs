@@ -23,18 +23,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     };
     let lines = lines(&state.entries[index], state, theme);
-    let paragraph = Paragraph::new(lines)
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((state.detail_scroll, 0));
+    let paragraph =
+        Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.detail_scroll, 0));
     frame.render_widget(paragraph, area);
 }
 
 fn field<'a>(name: &'a str, value: String, theme: &Theme) -> Line<'a> {
-    Line::from(vec![
-        Span::styled(format!("{name:<9}"), theme.dim),
-        Span::styled(value, theme.text),
-    ])
+    Line::from(vec![Span::styled(format!("{name:<9}"), theme.dim), Span::styled(value, theme.text)])
 }
 
 fn section<'a>(title: &'a str, theme: &Theme) -> Line<'a> {
@@ -52,36 +47,19 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
         field("full", c.full.clone(), theme),
         field("parent", or_dash(&c.parent), theme),
         field("PR", or_dash(&c.pr_url), theme),
-        field(
-            "date",
-            format!("{}   item {}", or_dash(&c.date), or_dash(&c.item_id)),
-            theme,
-        ),
+        field("date", format!("{}   item {}", or_dash(&c.date), or_dash(&c.item_id)), theme),
         field("model", model_line(entry), theme),
-        field(
-            "kind",
-            format!("{}   GPU {}", c.kind().name(), or_dash(&c.gpu)),
-            theme,
-        ),
+        field("kind", format!("{}   GPU {}", c.kind().name(), or_dash(&c.gpu)), theme),
     ];
     if !c.vllm_versions.is_empty() {
-        let v: Vec<String> = c
-            .vllm_versions
-            .iter()
-            .map(|(k, v)| format!("{} {v}", k.letter()))
-            .collect();
+        let v: Vec<String> = c.vllm_versions.iter().map(|(k, v)| format!("{} {v}", k.letter())).collect();
         out.push(field("vLLM", v.join("   "), theme));
     }
     out.extend(command_lines(entry, theme));
-    out.extend(image_lines(entry, &ImageTemplates::default(), theme));
+    out.extend(image_lines(entry, &state.images, theme));
     out.push(section("Variants", theme));
     for v in Variant::ALL {
-        out.extend(variant_lines(
-            entry,
-            v,
-            entry.hint.as_ref().map(|h| h.category.as_str()),
-            theme,
-        ));
+        out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
     }
     out.extend(metric_lines(entry, theme));
     out.extend(triage_lines(entry, state, theme));
@@ -102,9 +80,7 @@ fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let cmd = &entry.commit.perf_command;
     let mut out = vec![field(
         "command",
-        cmd.dataset
-            .clone()
-            .unwrap_or_else(|| "— (none in the dataset)".into()),
+        cmd.dataset.clone().unwrap_or_else(|| "— (none in the dataset)".into()),
         theme,
     )];
     out[0].spans.push(Span::styled("  [dataset]", theme.dim));
@@ -112,10 +88,7 @@ fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
         out.push(Line::from(vec![
             Span::styled(format!("{:<9}", ""), theme.dim),
             Span::styled(executed.clone(), theme.warn),
-            Span::styled(
-                "  [executed upstream; differs — re-runs use this]",
-                theme.dim,
-            ),
+            Span::styled("  [executed upstream; differs — re-runs use this]", theme.dim),
         ]));
     }
     out
@@ -123,50 +96,25 @@ fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
 
 fn image_lines<'a>(entry: &Entry, templates: &ImageTemplates, theme: &Theme) -> Vec<Line<'a>> {
     let c = &entry.commit;
-    let image = |v| {
-        templates
-            .image_for(c, v)
-            .unwrap_or_else(|| "— (no parent)".into())
-    };
-    let evidence =
-        |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
+    let image = |v| templates.image_for(c, v).unwrap_or_else(|| "— (no parent)".into());
+    let evidence = |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
     vec![
-        field(
-            "human",
-            format!(
-                "{}{}",
-                image(Variant::Human),
-                evidence(&c.images.human_evidence)
-            ),
-            theme,
-        ),
+        field("human", format!("{}{}", image(Variant::Human), evidence(&c.images.human_evidence)), theme),
         field(
             "baseline",
-            format!(
-                "{}{}",
-                image(Variant::Baseline),
-                evidence(&c.images.baseline_evidence)
-            ),
+            format!("{}{}", image(Variant::Baseline), evidence(&c.images.baseline_evidence)),
             theme,
         ),
         field("agent", "baseline image + the agent patch".into(), theme),
     ]
 }
 
-fn variant_lines<'a>(
-    entry: &Entry,
-    v: Variant,
-    hint: Option<&str>,
-    theme: &Theme,
-) -> Vec<Line<'a>> {
+fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Theme) -> Vec<Line<'a>> {
     let state = entry.variant(v);
     let o = &state.outcome;
     let mut out = vec![Line::from(vec![
         Span::styled(format!("{} {:<9}", v.letter(), v.name()), theme.accent),
-        Span::styled(
-            format!("{} {:<8}", o.status.glyph(), o.status.word()),
-            status_style(o.status, theme),
-        ),
+        Span::styled(format!("{} {:<8}", o.status.glyph(), o.status.word()), status_style(o.status, theme)),
         Span::styled(o.source.clone().unwrap_or_default(), theme.dim),
     ])];
     if let Some(err) = &o.error {
@@ -177,12 +125,8 @@ fn variant_lines<'a>(
     }
     match (&state.verdict, o.status.is_failure()) {
         (Some(verdict), _) => {
-            let head = format!(
-                "    {} ({}) line {}: ",
-                verdict.category,
-                verdict.disposition.name(),
-                verdict.line
-            );
+            let head =
+                format!("    {} ({}) line {}: ", verdict.category, verdict.disposition.name(), verdict.line);
             out.push(Line::from(vec![
                 Span::styled(head, theme.fixable),
                 Span::styled(verdict.evidence.clone(), theme.text),
@@ -214,11 +158,7 @@ fn delta_span<'a>(label: &str, pct: Option<f64>, theme: &Theme) -> Span<'a> {
 }
 
 fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
-    let names: BTreeSet<&String> = entry
-        .variants
-        .iter()
-        .flat_map(|v| v.outcome.metrics.keys())
-        .collect();
+    let names: BTreeSet<&String> = entry.variants.iter().flat_map(|v| v.outcome.metrics.keys()).collect();
     if names.is_empty() {
         return vec![Line::styled("no metrics recorded", theme.dim)];
     }
@@ -247,10 +187,7 @@ fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
         ]));
     }
     if let Some(cmp) = compare(entry) {
-        out.push(Line::styled(
-            format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric),
-            theme.header,
-        ));
+        out.push(Line::styled(format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric), theme.header));
         out.push(Line::from(vec![
             delta_span("H vs B", cmp.human_vs_baseline, theme),
             delta_span("A vs B", cmp.agent_vs_baseline, theme),
@@ -282,11 +219,7 @@ fn upstream_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let u = &entry.commit.upstream;
     let mut out = vec![section("Upstream record", theme)];
     if let Some(s) = &u.modal_status {
-        out.push(field(
-            "modal",
-            format!("{s}: {}", u.modal_error.clone().unwrap_or_default()),
-            theme,
-        ));
+        out.push(field("modal", format!("{s}: {}", u.modal_error.clone().unwrap_or_default()), theme));
     }
     if let Some(doc) = &u.category_doc {
         out.push(field("report", doc.clone(), theme));

@@ -11,10 +11,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let line = if let Mode::Prompt(prompt) = &state.mode {
         let label = match prompt.purpose {
             PromptPurpose::Filter => "/".to_string(),
-            PromptPurpose::UnfixableReason => format!(
-                "Unfixable reason for {} (Enter: review, Esc: cancel): ",
-                prompt.short
-            ),
+            PromptPurpose::UnfixableReason => {
+                format!("Unfixable reason for {} (Enter: review, Esc: cancel): ", prompt.short)
+            }
             PromptPurpose::Note => {
                 format!("Note for {} (Enter: save, Esc: cancel): ", prompt.short)
             }
@@ -40,13 +39,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
 fn hints(state: &AppState, theme: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
     // Help first, so the way to every other key survives a narrow terminal.
-    let order =
-        std::iter::once(Action::Help).chain(Action::ALL.into_iter().filter(|a| *a != Action::Help));
+    let order = std::iter::once(Action::Help).chain(Action::ALL.into_iter().filter(|a| *a != Action::Help));
     for action in order {
-        let (Some(label), Some(key)) = (
-            action.footer_label(),
-            state.keymap.keys_for(action).first().copied(),
-        ) else {
+        let (Some(label), Some(key)) =
+            (action.footer_label(), state.keymap.keys_for(action).first().copied())
+        else {
             continue;
         };
         spans.push(Span::styled(key.to_string(), theme.accent));

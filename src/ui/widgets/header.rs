@@ -11,27 +11,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut spans = vec![Span::styled("perftriage ", theme.accent)];
     for (i, view) in View::ALL.iter().enumerate() {
         let label = format!(" {} {} ", view.title(), state.view_counts[i]);
-        let style = if *view == state.view {
-            theme.tab_active
-        } else {
-            theme.text
-        };
+        let style = if *view == state.view { theme.tab_active } else { theme.text };
         spans.push(Span::styled(label, style));
     }
     let arrow = if state.sort_reverse { "↑" } else { "↓" };
-    spans.push(Span::styled(
-        format!("  sort:{}{arrow}", state.sort.title()),
-        theme.dim,
-    ));
+    spans.push(Span::styled(format!("  sort:{}{arrow}", state.sort.title()), theme.dim));
     if !state.query.is_empty() {
-        spans.push(Span::styled(
-            format!("  filter:{}", state.query.text),
-            theme.accent,
-        ));
-        spans.push(Span::styled(
-            format!(" ({} shown)", state.visible.len()),
-            theme.dim,
-        ));
+        spans.push(Span::styled(format!("  filter:{}", state.query.text), theme.accent));
+        spans.push(Span::styled(format!(" ({} shown)", state.visible.len()), theme.dim));
     }
     if state.read_only {
         spans.push(Span::styled("  READ-ONLY", theme.warn));

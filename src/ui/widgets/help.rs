@@ -22,10 +22,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         ]));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Glyphs: ✓ ok  ✗ fail  ◷ timeout  ⊘ skip  · not run   any key closes",
-        theme.dim,
-    ));
+    lines
+        .push(Line::styled("Glyphs: ✓ ok  ✗ fail  ◷ timeout  ⊘ skip  · not run   any key closes", theme.dim));
     let rect = centered(area, 92, lines.len() as u16 + 2);
     let block = Block::default()
         .borders(Borders::ALL)

@@ -25,11 +25,9 @@ pub fn status_style(status: RunStatus, theme: &Theme) -> Style {
 
 /// A centred rectangle of at most `width`×`height` inside `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
-        .flex(Flex::Center)
-        .areas(row);
+    let [row] =
+        Layout::vertical([Constraint::Length(height.min(area.height))]).flex(Flex::Center).areas(area);
+    let [cell] =
+        Layout::horizontal([Constraint::Length(width.min(area.width))]).flex(Flex::Center).areas(row);
     cell
 }

@@ -10,10 +10,5 @@ pub fn render(frame: &mut Frame, area: Rect, theme: &Theme) {
         "Terminal too small: {}×{}.\nperftriage needs at least {}×{}.\nEnlarge the window, or press q to quit.",
         area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
     );
-    frame.render_widget(
-        Paragraph::new(text)
-            .style(theme.warn)
-            .wrap(Wrap { trim: true }),
-        area,
-    );
+    frame.render_widget(Paragraph::new(text).style(theme.warn).wrap(Wrap { trim: true }), area);
 }
