@@ -1,0 +1,245 @@
+//! Benchmark output → metrics. Every pattern is anchored at a line start; vLLM's periodic stats
+//! lines (`metrics.py`, `Avg prompt throughput`) are ignored; the last complete result wins
+//! (REPORT.md §3.8). A "no metrics" outcome says why.
+
+use super::Metrics;
+use regex::Regex;
+use serde::Serialize;
+use std::sync::LazyLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParsedKind {
+    Serving,
+    Latency,
+    Throughput,
+    PrefixCaching,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoMetrics {
+    /// Output ends with no result block at all.
+    NoResultBlock,
+    /// A serving result block started but never closed.
+    IncompleteBlock,
+    /// A traceback or fatal error ends the output.
+    BenchmarkCrashed,
+    /// The source build never finished.
+    BuildNeverFinished,
+}
+
+impl NoMetrics {
+    pub fn describe(self) -> &'static str {
+        match self {
+            NoMetrics::NoResultBlock => "no result block in the output",
+            NoMetrics::IncompleteBlock => "the result block is incomplete",
+            NoMetrics::BenchmarkCrashed => "the benchmark crashed before printing results",
+            NoMetrics::BuildNeverFinished => "the build never finished",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Parsed {
+    pub kind: ParsedKind,
+    pub metrics: Metrics,
+}
+
+const NUM: &str = r"([0-9]+(?:\.[0-9]+)?)";
+
+fn re(pattern: &str) -> Regex {
+    // Patterns are constants of this file; a typo is caught by the unit tests.
+    Regex::new(&pattern.replace("{N}", NUM)).unwrap_or_else(|e| panic!("metric pattern {pattern}: {e}"))
+}
+
+static SERVING_START: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^=+ Serving Benchmark Result =+\s*$"));
+static SERVING_END: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^={20,}\s*$"));
+static SERVING_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^([A-Za-z0-9 ]+?) \(([^)]+)\):\s*{N}\s*$"));
+static AVG_LATENCY: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Avg latency:\s*{N}\s*seconds"));
+static PCT_LATENCY: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^(\d+)% percentile latency:\s*{N}\s*seconds"));
+static THROUGHPUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?m)^Throughput:\s*{N}\s*requests/s,\s*{N}\s*(total )?tokens/s(?:,\s*{N}\s*output tokens/s)?")
+});
+static PREFIX_START: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^-+start generating-+\s*$"));
+static PREFIX_SPEED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"est\. speed input:\s*{N}\s*toks/s,\s*output:\s*{N}\s*toks/s"));
+static PREFIX_COST: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^cost time\s+{N}"));
+static CRASH: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?m)^Traceback \(most recent call last\)|^\S*Error: |SERVER_CRASHED|^\[rank\d+\]: \w+Error")
+});
+static BUILD: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?m)^\s*Building wheel|error: metadata-generation-failed|failed-wheel-build|CMake Error")
+});
+
+/// Drop vLLM's periodic engine stats lines, which look like throughput results but are not.
+fn without_stats_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.contains("metrics.py") && !l.contains("Avg prompt throughput"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn num(s: &str) -> Option<f64> {
+    s.parse().ok()
+}
+
+/// Parse benchmark output; `Err` says why there are no metrics.
+pub fn parse(raw: &str) -> Result<Parsed, NoMetrics> {
+    let text = without_stats_lines(raw);
+    let found = serving(&text)
+        .or_else(|| latency(&text))
+        .or_else(|| prefix_caching(&text))
+        .or_else(|| throughput(&text));
+    match found {
+        Some(parsed) if !parsed.metrics.is_empty() => Ok(parsed),
+        _ => Err(why_none(&text)),
+    }
+}
+
+fn why_none(text: &str) -> NoMetrics {
+    if SERVING_START.is_match(text) {
+        NoMetrics::IncompleteBlock
+    } else if BUILD.is_match(text) && !text.contains("Successfully installed") {
+        NoMetrics::BuildNeverFinished
+    } else if CRASH.is_match(text) {
+        NoMetrics::BenchmarkCrashed
+    } else {
+        NoMetrics::NoResultBlock
+    }
+}
+
+/// The last complete serving block (it is often printed twice).
+fn serving(text: &str) -> Option<Parsed> {
+    let start = SERVING_START.find_iter(text).filter(|m| SERVING_END.is_match(&text[m.end()..])).last()?;
+    let rest = &text[start.end()..];
+    let end = SERVING_END.find(rest)?.start();
+    let mut metrics = Metrics::new();
+    for cap in SERVING_LINE.captures_iter(&rest[..end]) {
+        if let (Some(name), Some(value)) = (serving_label(&cap[1], &cap[2]), num(&cap[3])) {
+            metrics.insert(name, value);
+        }
+    }
+    Some(Parsed { kind: ParsedKind::Serving, metrics })
+}
+
+/// `Mean TTFT (ms)` → `ttft_mean`; `Output token throughput (tok/s)` → `output_throughput`.
+fn serving_label(label: &str, unit: &str) -> Option<String> {
+    let lower = label.trim().to_ascii_lowercase();
+    let throughput = match lower.as_str() {
+        "request throughput" => Some("request_throughput"),
+        "output token throughput" => Some("output_throughput"),
+        "total token throughput" => Some("total_throughput"),
+        "input token throughput" => Some("input_throughput"),
+        _ => None,
+    };
+    if let Some(name) = throughput {
+        return Some(name.to_string());
+    }
+    if unit != "ms" {
+        return None;
+    }
+    let (stat, metric) = lower.split_once(' ')?;
+    let metric = match metric {
+        "ttft" => "ttft",
+        "tpot" => "tpot",
+        "itl" => "itl",
+        "e2el" | "e2e latency" => "e2e_latency",
+        _ => return None,
+    };
+    let stat = match stat {
+        "mean" => "mean",
+        "median" | "p50" => "median",
+        "p90" => "p90",
+        "p99" => "p99",
+        _ => return None,
+    };
+    Some(format!("{metric}_{stat}"))
+}
+
+fn latency(text: &str) -> Option<Parsed> {
+    let avg = AVG_LATENCY.captures_iter(text).last()?;
+    let mut metrics = Metrics::new();
+    metrics.insert("latency_avg".into(), num(&avg[1])? * 1000.0);
+    for cap in PCT_LATENCY.captures_iter(text) {
+        if let Some(v) = num(&cap[2]) {
+            metrics.insert(format!("latency_p{}", &cap[1]), v * 1000.0);
+        }
+    }
+    Some(Parsed { kind: ParsedKind::Latency, metrics })
+}
+
+fn throughput(text: &str) -> Option<Parsed> {
+    let cap = THROUGHPUT.captures_iter(text).last()?;
+    let mut metrics = Metrics::new();
+    metrics.insert("request_throughput".into(), num(&cap[1])?);
+    let tokens = num(&cap[2])?;
+    match (cap.get(3), cap.get(4).and_then(|m| num(m.as_str()))) {
+        (Some(_), output) => {
+            metrics.insert("total_throughput".into(), tokens);
+            if let Some(out) = output {
+                metrics.insert("output_throughput".into(), out);
+            }
+        }
+        // The old single figure is total tokens/s.
+        (None, _) => {
+            metrics.insert("throughput".into(), tokens);
+        }
+    }
+    Some(Parsed { kind: ParsedKind::Throughput, metrics })
+}
+
+fn prefix_caching(text: &str) -> Option<Parsed> {
+    let start = PREFIX_START.find_iter(text).last()?;
+    let rest = &text[start.end()..];
+    let speed = PREFIX_SPEED.captures_iter(rest).last()?;
+    let mut metrics = Metrics::new();
+    metrics.insert("input_throughput".into(), num(&speed[1])?);
+    metrics.insert("throughput".into(), num(&speed[2])?);
+    if let Some(cost) = PREFIX_COST.captures_iter(rest).last().and_then(|c| num(&c[1])) {
+        metrics.insert("elapsed_time".into(), cost);
+    }
+    Some(Parsed { kind: ParsedKind::PrefixCaching, metrics })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_lines_are_not_results() {
+        let text = "INFO 01-14 15:08:18 metrics.py:455] Avg prompt throughput: 203.7 tokens/s, Avg generation throughput: 234.7 tokens/s\nAvg latency: 1.5 seconds\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.kind, ParsedKind::Latency);
+        assert_eq!(p.metrics.get("latency_avg"), Some(&1500.0));
+        assert_eq!(p.metrics.len(), 1);
+    }
+
+    #[test]
+    fn a_lone_dot_is_not_a_number() {
+        assert_eq!(parse("Throughput: . requests/s, . tokens/s\n"), Err(NoMetrics::NoResultBlock));
+    }
+
+    #[test]
+    fn reasons_for_no_metrics() {
+        let open = "============ Serving Benchmark Result ============\nSuccessful requests: 3\n";
+        assert_eq!(parse(open), Err(NoMetrics::IncompleteBlock));
+        assert_eq!(
+            parse("Traceback (most recent call last):\nValueError: x\n"),
+            Err(NoMetrics::BenchmarkCrashed)
+        );
+        assert_eq!(parse("  Building wheel for vllm (pyproject.toml)\n"), Err(NoMetrics::BuildNeverFinished));
+        assert_eq!(parse("hello\n"), Err(NoMetrics::NoResultBlock));
+    }
+
+    #[test]
+    fn vllm_bench_serve_block_with_e2el_and_p90() {
+        let text = "============ Serving Benchmark Result ============\nRequest throughput (req/s):              10.00\nMean E2EL (ms):                          100.5\nP90 TTFT (ms):                           7.25\nP99 ITL (ms):                            9\n==================================================\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.metrics.get("e2e_latency_mean"), Some(&100.5));
+        assert_eq!(p.metrics.get("ttft_p90"), Some(&7.25));
+        assert_eq!(p.metrics.get("itl_p99"), Some(&9.0));
+        assert_eq!(p.metrics.get("request_throughput"), Some(&10.0));
+    }
+}
