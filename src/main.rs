@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use perftriage::report::ReportFormat;
-use perftriage::runtime::{self, Context, Options, headless};
+use perftriage::runtime::{self, Context, Options, headless, inspect};
 use perftriage::triage::Change;
 use perftriage::ui::Theme;
 use std::io::IsTerminal;
@@ -43,6 +43,20 @@ enum Command {
     Report {
         #[arg(long, value_enum, default_value = "md")]
         format: ReportFormat,
+    },
+    /// Classify plain logs or result JSON files: category, disposition, fixes, evidence.
+    Classify {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse benchmark metrics from plain logs or result JSON files.
+    Metrics {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// Record a triage decision for a commit.
     Mark(MarkArgs),
@@ -115,6 +129,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
         return Ok(ExitCode::SUCCESS);
     }
+    match &cli.command {
+        Some(Command::Classify { files, json }) => {
+            let classifier = perftriage::classify::Classifier::embedded()?;
+            return Ok(inspect::classify(&classifier, files, *json)?);
+        }
+        Some(Command::Metrics { files, json }) => return Ok(inspect::metrics(files, *json)?),
+        _ => {}
+    }
     let options = Options {
         config: cli.config,
         dataset: cli.dataset,
@@ -127,7 +149,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
-        Some(Command::Synth { .. }) => Ok(ExitCode::SUCCESS),
+        Some(Command::Synth { .. } | Command::Classify { .. } | Command::Metrics { .. }) => {
+            Ok(ExitCode::SUCCESS)
+        }
         None => board(ctx, options.theme),
     }
 }

@@ -113,3 +113,49 @@ fn a_bad_config_names_the_file_and_field() {
     let err = stderr(&out);
     assert!(err.contains("c.toml") && err.contains("line 2") && err.contains("qiut"), "{err}");
 }
+
+#[test]
+fn classify_and_metrics_over_every_fixture() {
+    let ws = tempfile::tempdir().unwrap();
+    let files: Vec<String> = std::fs::read_to_string("fixtures/results/isobench/MANIFEST.tsv")
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            l.split('\t')
+                .next()
+                .filter(|f| f.ends_with(".json"))
+                .map(|f| format!("fixtures/results/isobench/{f}"))
+        })
+        .collect();
+    assert_eq!(files.len(), 24);
+    let mut args = vec!["classify", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(ws.path(), &args);
+    assert_eq!(out.status.code(), Some(1), "bfdb1ba5 is invalid JSON, so not every file was read");
+    let rows: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let aimv2 = rows
+        .iter()
+        .find(|r| r["file"].as_str().unwrap().contains("9a3b8832") && r["variant"] == "baseline")
+        .unwrap();
+    assert_eq!(aimv2["category"], "aimv2");
+    assert_eq!(aimv2["disposition"], "fixable_in_container");
+    assert_eq!(aimv2["fixes"][0], "aimv2_exist_ok");
+    assert!(rows.iter().any(|r| r["file"].as_str().unwrap().contains("bfdb1ba5") && r["error"].is_string()));
+
+    let log = ws.path().join("server.log");
+    std::fs::write(&log, "INFO 07-24 13:15:43 [api_server.py:1] starting\nImportError: cannot import name 'LogitsWarper' from 'x'\n").unwrap();
+    let out = run(ws.path(), &["classify", log.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("logitswarper (fixable_in_container) line 2"), "{}", stdout(&out));
+    let out = run(
+        ws.path(),
+        &["metrics", "--json", "fixtures/results/isobench/codex/results/61b8cea3_agent_result.json"],
+    );
+    assert!(out.status.success());
+    let row: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(row["kind"], "throughput");
+    assert_eq!(row["metrics"]["output_throughput"], 6410.83);
+    assert_eq!(run(ws.path(), &["metrics", "/no/such.log"]).status.code(), Some(1));
+}

@@ -128,3 +128,18 @@ fn monochrome_keeps_meaning_in_glyphs_and_words() {
         assert!(screen.contains(word), "{word}");
     }
 }
+
+#[test]
+fn detail_shows_evidence_in_context_and_fixes_160x48() {
+    let mut s = common::state_with_fixtures();
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "7c01f706");
+    press(&mut s, enter());
+    press(&mut s, enter());
+    for _ in 0..16 {
+        press(&mut s, Key::ch('J'));
+    }
+    let screen = snap(&mut s, 160, 48);
+    assert!(screen.contains("   92 [rank0]: ValueError: Unknown RoPE scaling type llama3"), "{screen}");
+    insta::assert_snapshot!(screen);
+}

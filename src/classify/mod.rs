@@ -1,11 +1,17 @@
 //! Failure classification: a data table of signatures (rules.toml) → a verdict with the primary
-//! category, secondary tags and the evidence line. Pure; one RegexSet pass per line whatever the rule count.
+//! category, secondary tags, the evidence line and its context. Pure. Cost does not grow with the
+//! rule count: one combined automaton finds candidate lines, a RegexSet names their rules.
 
+mod live;
 mod rules;
 
+pub use live::LiveClassifier;
 pub use rules::{Classifier, ClassifyError, Disposition, Rule};
 
 use serde::{Deserialize, Serialize};
+
+/// Lines of context kept on each side of the evidence line.
+pub const CONTEXT_LINES: usize = 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -17,6 +23,14 @@ pub struct Verdict {
     /// The first line that matched the primary rule, and its 1-based number in the text.
     pub evidence: String,
     pub line: usize,
+    /// Suggested fix recipe ids and the rule's one-line explanation.
+    #[serde(default)]
+    pub fixes: Vec<String>,
+    #[serde(default)]
+    pub explain: String,
+    /// Up to `CONTEXT_LINES` lines before and after the evidence line (bulk classification only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
 }
 
 /// Category of a failure no rule recognises.
@@ -25,29 +39,34 @@ pub const UNCLASSIFIED: &str = "unclassified";
 impl Classifier {
     /// Classify a block of output; `None` when no rule matches.
     pub fn classify(&self, text: &str) -> Option<Verdict> {
-        let mut best: Option<(usize, usize, &str)> = None; // (rule index, line no, line)
-        let mut hit = vec![false; self.rules().len()];
-        for (number, line) in text.lines().enumerate() {
-            if self.is_noise(line) {
-                continue;
-            }
-            for rule in self.matching_rules(line) {
-                hit[rule] = true;
-                if best.is_none_or(|(b, _, _)| rule < b) {
-                    best = Some((rule, number + 1, line));
-                }
+        let mut live = LiveClassifier::new(self);
+        let mut line_no = 1;
+        let mut counted_to = 0;
+        let mut pos = 0;
+        // Jump from candidate to candidate; most lines never reach the per-rule RegexSet.
+        while let Some(m) = self.any().find_at(text, pos) {
+            let start = memchr::memrchr(b'\n', &text.as_bytes()[..m.start()]).map_or(0, |i| i + 1);
+            let end =
+                memchr::memchr(b'\n', &text.as_bytes()[m.start()..]).map_or(text.len(), |i| m.start() + i);
+            line_no += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..start]).count();
+            counted_to = start;
+            live.feed_numbered(&text[start..end], line_no);
+            pos = end + 1;
+            if pos > text.len() {
+                break;
             }
         }
-        let (index, line, evidence) = best?;
-        let rule = &self.rules()[index];
-        let tags =
-            hit.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| self.rules()[i].id.clone()).collect();
-        Some(Verdict {
-            category: rule.id.clone(),
-            disposition: rule.disposition,
-            tags,
-            evidence: evidence.trim().chars().take(400).collect(),
-            line,
-        })
+        let mut verdict = live.verdict()?;
+        verdict.context = context(text, verdict.line);
+        Some(verdict)
     }
+}
+
+fn context(text: &str, line: usize) -> Vec<String> {
+    let first = line.saturating_sub(CONTEXT_LINES + 1);
+    text.lines()
+        .skip(first)
+        .take(line - first + CONTEXT_LINES)
+        .map(|l| l.chars().take(240).collect())
+        .collect()
 }

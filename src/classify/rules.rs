@@ -1,6 +1,6 @@
 //! Loading and compiling the signature table; errors name the file, line and field.
 
-use regex::{Regex, RegexSet};
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::{Deserialize, Serialize};
 
 const EMBEDDED_RULES: &str = include_str!("rules.toml");
@@ -71,6 +71,8 @@ pub enum ClassifyError {
 #[derive(Debug, Clone)]
 pub struct Classifier {
     rules: Vec<Rule>,
+    /// Every rule pattern in one alternation: finds candidate lines in a single pass.
+    any: Regex,
     set: RegexSet,
     owner: Vec<usize>,
     noise: RegexSet,
@@ -98,15 +100,23 @@ impl Classifier {
                 owner.push(index);
             }
         }
-        let compile = |list: &[String], rule: &str| {
-            RegexSet::new(list).map_err(|e| ClassifyError::Pattern {
-                origin: origin.into(),
-                rule: rule.into(),
-                pattern: "<set>".into(),
-                message: e.to_string(),
-            })
+        let too_big = |rule: &str, e: regex::Error| ClassifyError::Pattern {
+            origin: origin.into(),
+            rule: rule.into(),
+            pattern: "<set>".into(),
+            message: e.to_string(),
         };
+        let compile = |list: &[String], rule: &str| {
+            RegexSetBuilder::new(list).size_limit(64 << 20).build().map_err(|e| too_big(rule, e))
+        };
+        let alternation = patterns.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
+        let any = RegexBuilder::new(&alternation)
+            .size_limit(64 << 20)
+            .dfa_size_limit(64 << 20)
+            .build()
+            .map_err(|e| too_big("<all>", e))?;
         Ok(Classifier {
+            any,
             set: compile(&patterns, "<all>")?,
             noise: compile(&file.noise.patterns, "noise")?,
             rules: file.rule,
@@ -120,6 +130,10 @@ impl Classifier {
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
+    }
+
+    pub(super) fn any(&self) -> &Regex {
+        &self.any
     }
 
     pub(super) fn is_noise(&self, line: &str) -> bool {

@@ -5,6 +5,7 @@ mod clock;
 mod context;
 mod events;
 pub mod headless;
+pub mod inspect;
 mod saver;
 mod terminal;
 mod tui;

@@ -15,6 +15,16 @@ pub fn entries() -> Vec<Entry> {
     entries
 }
 
+/// The embedded board with the 24 real ISO-Bench fixture files loaded over it.
+pub fn state_with_fixtures() -> AppState {
+    let classifier = Classifier::embedded().unwrap();
+    let set = dataset::results::read_dirs(&["fixtures/results/isobench".into()]);
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap(), set, &classifier);
+    let mut s = AppState::new(entries, TriageBook::new(), KeyMap::default());
+    update(&mut s, Msg::Tick(NOW.into()));
+    s
+}
+
 pub fn state() -> AppState {
     let mut s = AppState::new(entries(), TriageBook::new(), KeyMap::default());
     update(&mut s, Msg::Tick(NOW.into()));

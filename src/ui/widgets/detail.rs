@@ -61,6 +61,7 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
     for v in Variant::ALL {
         out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
     }
+    out.extend(evidence_lines(entry, theme));
     out.extend(metric_lines(entry, theme));
     out.extend(triage_lines(entry, state, theme));
     out.extend(upstream_lines(entry, theme));
@@ -139,6 +140,28 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
             out.push(Line::styled(format!("    {why}"), theme.dim));
         }
         _ => {}
+    }
+    out
+}
+
+/// The deciding failure's evidence with its surrounding lines, and what to do about it.
+fn evidence_lines<'a>(entry: &'a Entry, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(v) = entry.verdict() else { return Vec::new() };
+    let mut out = vec![section("Evidence", theme)];
+    out.push(Line::from(vec![
+        Span::styled(format!("{} ({}): ", v.category, v.disposition.name()), theme.fixable),
+        Span::styled(v.explain.as_str(), theme.text),
+    ]));
+    let fixes = if v.fixes.is_empty() { "none known".to_string() } else { v.fixes.join(", ") };
+    out.push(field("fixes", fixes, theme));
+    let first = v.line.saturating_sub(crate::classify::CONTEXT_LINES).max(1);
+    for (i, line) in v.context.iter().enumerate() {
+        let number = first + i;
+        let style = if number == v.line { theme.fail } else { theme.dim };
+        out.push(Line::from(vec![
+            Span::styled(format!("{number:>5} "), theme.dim),
+            Span::styled(line.as_str(), style),
+        ]));
     }
     out
 }
