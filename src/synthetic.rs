@@ -59,3 +59,30 @@ pub fn generate(out: &Path, commits: usize, files_per_commit: usize) -> std::io:
     ds.flush()?;
     Ok(dataset_path)
 }
+
+/// Typical vLLM server/benchmark output lines, cycled; a failure signature every 50,000 lines.
+const LOG_LINES: &[&str] = &[
+    "INFO 07-24 13:15:43 [loader.py:458] Loading weights took 3.21 seconds",
+    "\x1b[1;36m(APIServer pid=996)\x1b[0;0m INFO 07-24 13:15:44 [api_server.py:1818] Starting vLLM API server 0 on http://0.0.0.0:8000",
+    "INFO:     127.0.0.1:44458 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+    "INFO 01-14 15:08:18 metrics.py:455] Avg prompt throughput: 203.7 tokens/s, Avg generation throughput: 234.7 tokens/s, Running: 12 reqs",
+    "Capturing CUDA graph shapes:  52%|█████▏    | 35/67 [00:42<00:37,  1.17s/it]",
+    "WARNING 07-24 13:15:45 [config.py:1234] Possibly too large swap space. 4.00 GiB out of the 7.70 GiB total CPU memory is allocated",
+    "DEBUG 07-24 13:15:46 [core.py:321] EngineCore loop iteration 123456 scheduled 64 tokens for 8 requests",
+    "  0%|          | 0/100 [00:00<?, ?it/s]",
+];
+
+/// `lines` lines of realistic log output (about 100 bytes a line).
+pub fn vllm_log(lines: usize) -> String {
+    let mut out = String::with_capacity(lines * 110);
+    for i in 0..lines {
+        let line = if i % 50_000 == 49_999 {
+            "ValueError: 'aimv2' is already used by a Transformers config, pick another name."
+        } else {
+            LOG_LINES[i % LOG_LINES.len()]
+        };
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

@@ -78,9 +78,25 @@ fn load_10k(c: &mut Criterion) {
     });
 }
 
+fn classify_throughput(c: &mut Criterion) {
+    let classifier = Classifier::embedded().unwrap();
+    let log = perftriage::synthetic::vllm_log(500_000);
+    let mut group = c.benchmark_group("classify");
+    group.throughput(criterion::Throughput::Bytes(log.len() as u64));
+    group.bench_function("bulk_50MB_log", |b| b.iter(|| black_box(classifier.classify(&log))));
+    group.bench_function("live_line_by_line_50MB_log", |b| {
+        b.iter(|| {
+            let mut live = perftriage::classify::LiveClassifier::new(&classifier);
+            log.lines().for_each(|l| live.feed(l));
+            black_box(live.verdict())
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = first_frame, filter_keystroke, load_10k
+    targets = first_frame, filter_keystroke, load_10k, classify_throughput
 }
 criterion_main!(benches);
