@@ -1,0 +1,252 @@
+//! Raw bytes → safe lines, one decoder per stream. `\r\n` ends a line; a bare `\r` (tqdm, ninja)
+//! rewrites it, so only the final state is kept; SGR becomes styles that reset at line end; every
+//! other control or escape sequence (CSI, OSC, DCS/SOS/PM/APC strings, lone ESC, BEL, BS, C1) is
+//! dropped; invalid UTF-8 becomes U+FFFD. A newline always ends the line and any sequence in
+//! progress, so each line decodes the same way again when it is read back from the spool.
+
+use super::line::detect_level;
+use super::{CellStyle, DISPLAY_CAP, Line, Stream};
+
+/// Raw bytes of an unfinished line beyond which they are handed to the spool early.
+const RAW_FLUSH: usize = 1 << 20;
+const CAP_BYTES: usize = DISPLAY_CAP * 4;
+const MAX_PARAMS: usize = 32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ground,
+    Esc,
+    EscIntermediate,
+    Csi,
+    /// OSC, DCS, SOS, PM or APC: dropped up to BEL or ESC `\`.
+    Str,
+    StrEsc,
+}
+
+#[derive(Debug, Default)]
+pub struct Output {
+    pub lines: Vec<Line>,
+    /// Raw bytes ready for the spool: whole lines, or the head of a line longer than 1 MiB.
+    pub raw: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub struct Decoder {
+    stream: Stream,
+    state: State,
+    style: CellStyle,
+    params: Vec<u16>,
+    param: Option<u16>,
+    private: bool,
+    pending_cr: bool,
+    segment: Vec<u8>,
+    segments: Vec<(CellStyle, String)>,
+    kept: usize,
+    chars: usize,
+    raw: Vec<u8>,
+}
+
+impl Decoder {
+    pub fn new(stream: Stream) -> Decoder {
+        Decoder {
+            stream,
+            state: State::Ground,
+            style: CellStyle::default(),
+            params: Vec::new(),
+            param: None,
+            private: false,
+            pending_cr: false,
+            segment: Vec::new(),
+            segments: Vec::new(),
+            kept: 0,
+            chars: 0,
+            raw: Vec::new(),
+        }
+    }
+
+    /// Decode a chunk; complete lines (and the raw bytes for the spool) are appended to `out`.
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Output) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.pending_cr {
+                self.pending_cr = false;
+                if bytes[i] != b'\n' {
+                    self.rewrite_line();
+                }
+            }
+            if self.state == State::Ground {
+                let run = bytes[i..].iter().position(|&b| b < 0x20 || b == 0x7f).unwrap_or(bytes.len() - i);
+                if run > 0 {
+                    self.text(&bytes[i..i + run]);
+                    self.raw.extend_from_slice(&bytes[i..i + run]);
+                    i += run;
+                    continue;
+                }
+            }
+            let b = bytes[i];
+            self.raw.push(b);
+            i += 1;
+            if b == b'\n' {
+                self.end_line(out);
+                continue;
+            }
+            self.control(b);
+        }
+        if self.raw.len() >= RAW_FLUSH {
+            out.raw.append(&mut self.raw);
+        }
+    }
+
+    /// End of stream: a last line without a newline is still a line.
+    pub fn finish(&mut self, out: &mut Output) {
+        if !self.raw.is_empty() || !self.segments.is_empty() || !self.segment.is_empty() {
+            self.raw.push(b'\n');
+            self.end_line(out);
+        }
+    }
+
+    fn text(&mut self, bytes: &[u8]) {
+        self.chars += bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        let room = CAP_BYTES.saturating_sub(self.kept);
+        let take = bytes.len().min(room);
+        self.segment.extend_from_slice(&bytes[..take]);
+        self.kept += take;
+    }
+
+    fn control(&mut self, b: u8) {
+        match (self.state, b) {
+            (State::Ground, b'\r') => self.pending_cr = true,
+            (State::Ground, b'\t') => self.text(b"    "),
+            (State::Ground, 0x1b) => self.state = State::Esc,
+            (State::Ground, _) => {} // BEL, BS, other C0, DEL: dropped
+            (State::Esc, b'[') => {
+                self.state = State::Csi;
+                self.params.clear();
+                self.param = None;
+                self.private = false;
+            }
+            (State::Esc, b']' | b'P' | b'X' | b'^' | b'_') => self.state = State::Str,
+            (State::Esc | State::EscIntermediate, 0x20..=0x2f) => self.state = State::EscIntermediate,
+            (State::Esc | State::EscIntermediate, _) => self.state = State::Ground,
+            (State::Csi, b'0'..=b'9') => {
+                let digit = u16::from(b - b'0');
+                self.param = Some(self.param.unwrap_or(0).saturating_mul(10).saturating_add(digit));
+            }
+            (State::Csi, b';' | b':') => self.push_param(),
+            (State::Csi, b'<'..=b'?') => self.private = true,
+            (State::Csi, 0x20..=0x2f) => self.private = true,
+            (State::Csi, 0x40..=0x7e) => {
+                self.push_param();
+                if b == b'm' && !self.private {
+                    self.set_style();
+                }
+                self.state = State::Ground;
+            }
+            (State::Csi, _) => {}
+            (State::Str, 0x07) => self.state = State::Ground,
+            (State::Str, 0x1b) => self.state = State::StrEsc,
+            (State::Str, _) => {}
+            (State::StrEsc, b'\\') => self.state = State::Ground,
+            (State::StrEsc, _) => self.state = State::Str,
+        }
+    }
+
+    fn push_param(&mut self) {
+        if self.params.len() < MAX_PARAMS {
+            self.params.push(self.param.unwrap_or(0));
+        }
+        self.param = None;
+    }
+
+    fn set_style(&mut self) {
+        let mut next = self.style;
+        // `ESC [ m` carries one implicit 0 after push_param; both mean reset.
+        next.apply(&self.params);
+        if next != self.style {
+            self.flush_segment();
+            self.style = next;
+        }
+    }
+
+    fn flush_segment(&mut self) {
+        if self.segment.is_empty() {
+            return;
+        }
+        let text = printable(&self.segment);
+        self.segment.clear();
+        if !text.is_empty() {
+            self.segments.push((self.style, text));
+        }
+    }
+
+    /// A bare carriage return: what follows overwrites the line, so start it again.
+    fn rewrite_line(&mut self) {
+        self.segment.clear();
+        self.segments.clear();
+        self.kept = 0;
+        self.chars = 0;
+    }
+
+    fn end_line(&mut self, out: &mut Output) {
+        self.flush_segment();
+        let segments = std::mem::take(&mut self.segments);
+        let full_chars = (self.kept >= CAP_BYTES || self.chars > DISPLAY_CAP).then_some(self.chars);
+        let mut line = Line { segments, stream: self.stream, full_chars, level: None };
+        if full_chars.is_some() {
+            cap_chars(&mut line);
+        }
+        line.level = detect_level(&prefix(&line, 96));
+        out.lines.push(line);
+        out.raw.append(&mut self.raw);
+        self.style = CellStyle::default();
+        self.state = State::Ground;
+        self.pending_cr = false;
+        self.kept = 0;
+        self.chars = 0;
+    }
+}
+
+/// Lossy UTF-8 without control or bidirectional-override characters.
+fn printable(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().all(|c| !unsafe_char(c)) {
+        return text.into_owned();
+    }
+    text.chars().filter(|&c| !unsafe_char(c)).collect()
+}
+
+fn unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// The first `bytes` (or a little more) of a line's text, for cheap prefix checks.
+fn prefix(line: &Line, bytes: usize) -> std::borrow::Cow<'_, str> {
+    match line.segments.as_slice() {
+        [] => "".into(),
+        [(_, only), ..] if only.len() >= bytes || line.segments.len() == 1 => only.as_str().into(),
+        segments => {
+            let mut text = String::new();
+            for (_, s) in segments {
+                text.push_str(s);
+                if text.len() >= bytes {
+                    break;
+                }
+            }
+            text.into()
+        }
+    }
+}
+
+fn cap_chars(line: &mut Line) {
+    let mut left = DISPLAY_CAP;
+    line.segments.retain_mut(|(_, s)| {
+        if left == 0 {
+            return false;
+        }
+        if let Some((cut, _)) = s.char_indices().nth(left) {
+            s.truncate(cut);
+        }
+        left -= s.chars().count();
+        true
+    });
+}

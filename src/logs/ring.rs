@@ -1,0 +1,46 @@
+//! The bounded in-memory window of decoded lines: the newest `capacity` lines of a log, with
+//! absolute line numbers so older lines can be fetched from the spool.
+
+use super::Line;
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone)]
+pub struct Ring {
+    lines: VecDeque<Line>,
+    capacity: usize,
+    /// Absolute number (0-based) of `lines[0]`.
+    first: usize,
+}
+
+impl Ring {
+    pub fn new(capacity: usize) -> Ring {
+        Ring { lines: VecDeque::with_capacity(capacity.min(4096)), capacity: capacity.max(1), first: 0 }
+    }
+
+    pub fn push(&mut self, line: Line) {
+        if self.lines.len() == self.capacity {
+            self.lines.pop_front();
+            self.first += 1;
+        }
+        self.lines.push_back(line);
+    }
+
+    /// Lines ever pushed.
+    pub fn total(&self) -> usize {
+        self.first + self.lines.len()
+    }
+
+    /// Absolute number of the oldest line still in memory.
+    pub fn first(&self) -> usize {
+        self.first
+    }
+
+    pub fn get(&self, absolute: usize) -> Option<&Line> {
+        self.lines.get(absolute.checked_sub(self.first)?)
+    }
+
+    pub fn iter_from(&self, absolute: usize) -> impl Iterator<Item = (usize, &Line)> {
+        let skip = absolute.saturating_sub(self.first);
+        self.lines.iter().enumerate().skip(skip).map(move |(i, l)| (self.first + i, l))
+    }
+}
