@@ -60,6 +60,20 @@ enum Command {
     },
     /// Record a triage decision for a commit.
     Mark(MarkArgs),
+    /// Write a synthetic vLLM log of N lines (benchmarks).
+    #[command(hide = true)]
+    SynthLog {
+        #[arg(long, default_value_t = 10_000_000)]
+        lines: usize,
+        out: PathBuf,
+    },
+    /// Ingest a log file into a LogStore (spool + ring) and report the rate (benchmarks).
+    #[command(hide = true)]
+    Ingest {
+        file: PathBuf,
+        #[arg(long)]
+        spool: PathBuf,
+    },
     /// Write a synthetic workload (dataset + result files) for benchmarks.
     #[command(hide = true)]
     Synth {
@@ -124,18 +138,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Some(Command::Synth { commits, files_per_commit, out }) = &cli.command {
-        let dataset = perftriage::synthetic::generate(out, *commits, *files_per_commit)?;
-        println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    match &cli.command {
-        Some(Command::Classify { files, json }) => {
-            let classifier = perftriage::classify::Classifier::embedded()?;
-            return Ok(inspect::classify(&classifier, files, *json)?);
-        }
-        Some(Command::Metrics { files, json }) => return Ok(inspect::metrics(files, *json)?),
-        _ => {}
+    if let Some(command) = &cli.command
+        && let Some(code) = standalone(command)?
+    {
+        return Ok(code);
     }
     let options = Options {
         config: cli.config,
@@ -149,11 +155,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
-        Some(Command::Synth { .. } | Command::Classify { .. } | Command::Metrics { .. }) => {
-            Ok(ExitCode::SUCCESS)
-        }
-        None => board(ctx, options.theme),
+        Some(_) | None => board(ctx, options.theme),
     }
+}
+
+/// Commands that need no dataset or workspace; `None` for the others.
+fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
+    Ok(Some(match command {
+        Command::Classify { files, json } => {
+            inspect::classify(&perftriage::classify::Classifier::embedded()?, files, *json)?
+        }
+        Command::Metrics { files, json } => inspect::metrics(files, *json)?,
+        Command::Ingest { file, spool } => inspect::ingest(file, spool)?,
+        Command::SynthLog { lines, out } => {
+            perftriage::synthetic::write_vllm_log(out, *lines)?;
+            ExitCode::SUCCESS
+        }
+        Command::Synth { commits, files_per_commit, out } => {
+            let dataset = perftriage::synthetic::generate(out, *commits, *files_per_commit)?;
+            println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
+            ExitCode::SUCCESS
+        }
+        Command::Status { .. } | Command::Report { .. } | Command::Mark(_) => return Ok(None),
+    }))
 }
 
 fn board(ctx: Context, theme_arg: Option<String>) -> anyhow::Result<ExitCode> {

@@ -72,17 +72,30 @@ const LOG_LINES: &[&str] = &[
     "  0%|          | 0/100 [00:00<?, ?it/s]",
 ];
 
+fn log_line(i: usize) -> &'static str {
+    if i % 50_000 == 49_999 {
+        "ValueError: 'aimv2' is already used by a Transformers config, pick another name."
+    } else {
+        LOG_LINES[i % LOG_LINES.len()]
+    }
+}
+
 /// `lines` lines of realistic log output (about 100 bytes a line).
 pub fn vllm_log(lines: usize) -> String {
     let mut out = String::with_capacity(lines * 110);
     for i in 0..lines {
-        let line = if i % 50_000 == 49_999 {
-            "ValueError: 'aimv2' is already used by a Transformers config, pick another name."
-        } else {
-            LOG_LINES[i % LOG_LINES.len()]
-        };
-        out.push_str(line);
+        out.push_str(log_line(i));
         out.push('\n');
     }
     out
+}
+
+/// The same, streamed to a file (a 10-million-line log is about 1 GB).
+pub fn write_vllm_log(path: &Path, lines: usize) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    for i in 0..lines {
+        out.write_all(log_line(i).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }

@@ -16,7 +16,7 @@ fn decode(bytes: &[u8]) -> Vec<Line> {
 }
 
 fn texts(bytes: &[u8]) -> Vec<String> {
-    decode(bytes).iter().map(Line::text).collect()
+    decode(bytes).iter().map(|l| l.text().to_string()).collect()
 }
 
 #[test]
@@ -32,18 +32,18 @@ fn sgr_becomes_styles_that_reset_at_line_end() {
     let first = &lines[0];
     assert_eq!(first.text(), "(APIServer pid=996) INFO 07-24 13:15:43 [api.py:1] up");
     let cyan_bold = CellStyle { fg: Some(Color::Indexed(6)), bold: true, ..Default::default() };
-    assert_eq!(first.segments[0], (cyan_bold, "(APIServer pid=996)".to_string()));
-    assert_eq!(first.segments[1].0, CellStyle::default());
+    assert_eq!(first.segments()[0], (cyan_bold, "(APIServer pid=996)"));
+    assert_eq!(first.segments()[1].0, CellStyle::default());
     assert_eq!(first.level, Some(Level::Info));
     let unterminated = decode(b"\x1b[31mred without reset\nnext line\n");
     assert_eq!(
-        unterminated[1].segments[0].0,
+        unterminated[1].segments()[0].0,
         CellStyle::default(),
         "colour does not leak into the next line"
     );
     let extended = decode(b"\x1b[38;5;208mo\x1b[48;2;1;2;3mx\n");
-    assert_eq!(extended[0].segments[0].0.fg, Some(Color::Indexed(208)));
-    assert_eq!(extended[0].segments[1].0.bg, Some(Color::Rgb(1, 2, 3)));
+    assert_eq!(extended[0].segments()[0].0.fg, Some(Color::Indexed(208)));
+    assert_eq!(extended[0].segments()[1].0.bg, Some(Color::Rgb(1, 2, 3)));
 }
 
 #[test]
@@ -131,10 +131,10 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_or_leave_control_characters(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
         for line in decode(&bytes) {
-            for (_, text) in &line.segments {
-                prop_assert!(!text.chars().any(|c| c.is_control()), "control char in {text:?}");
-                prop_assert!(!text.contains(char::from(27u8)));
-            }
+            let text = line.text();
+            prop_assert!(!text.chars().any(|c| c.is_control()), "control char in {text:?}");
+            prop_assert!(!text.contains(char::from(27u8)));
+            prop_assert!(line.styles.iter().all(|(at, _)| text.is_char_boundary(*at)));
         }
     }
 

@@ -40,7 +40,8 @@ pub struct Decoder {
     private: bool,
     pending_cr: bool,
     segment: Vec<u8>,
-    segments: Vec<(CellStyle, String)>,
+    text: String,
+    styles: Vec<(usize, CellStyle)>,
     kept: usize,
     chars: usize,
     raw: Vec<u8>,
@@ -57,7 +58,8 @@ impl Decoder {
             private: false,
             pending_cr: false,
             segment: Vec::new(),
-            segments: Vec::new(),
+            text: String::new(),
+            styles: Vec::new(),
             kept: 0,
             chars: 0,
             raw: Vec::new(),
@@ -99,7 +101,7 @@ impl Decoder {
 
     /// End of stream: a last line without a newline is still a line.
     pub fn finish(&mut self, out: &mut Output) {
-        if !self.raw.is_empty() || !self.segments.is_empty() || !self.segment.is_empty() {
+        if !self.raw.is_empty() || !self.text.is_empty() || !self.segment.is_empty() {
             self.raw.push(b'\n');
             self.end_line(out);
         }
@@ -165,6 +167,11 @@ impl Decoder {
         if next != self.style {
             self.flush_segment();
             self.style = next;
+            // A run starts where the text now ends; a later change at the same spot replaces it.
+            match self.styles.last_mut() {
+                Some((at, style)) if *at == self.text.len() => *style = next,
+                _ => self.styles.push((self.text.len(), next)),
+            }
         }
     }
 
@@ -172,30 +179,39 @@ impl Decoder {
         if self.segment.is_empty() {
             return;
         }
-        let text = printable(&self.segment);
+        push_printable(&mut self.text, &self.segment);
         self.segment.clear();
-        if !text.is_empty() {
-            self.segments.push((self.style, text));
-        }
     }
 
     /// A bare carriage return: what follows overwrites the line, so start it again.
     fn rewrite_line(&mut self) {
         self.segment.clear();
-        self.segments.clear();
+        self.text.clear();
+        self.styles.clear();
         self.kept = 0;
         self.chars = 0;
     }
 
     fn end_line(&mut self, out: &mut Output) {
         self.flush_segment();
-        let segments = std::mem::take(&mut self.segments);
+        let mut styles = std::mem::take(&mut self.styles);
+        // Runs that start at the end (a colour set, then nothing printed) or are all default say nothing.
+        styles.retain(|(at, _)| *at < self.text.len());
+        if styles.iter().all(|(_, s)| *s == CellStyle::default()) {
+            styles.clear();
+        }
         let full_chars = (self.kept >= CAP_BYTES || self.chars > DISPLAY_CAP).then_some(self.chars);
-        let mut line = Line { segments, stream: self.stream, full_chars, level: None };
+        let mut line = Line {
+            text: std::mem::take(&mut self.text),
+            styles,
+            stream: self.stream,
+            full_chars,
+            level: None,
+        };
         if full_chars.is_some() {
             cap_chars(&mut line);
         }
-        line.level = detect_level(&prefix(&line, 96));
+        line.level = detect_level(&line.text);
         out.lines.push(line);
         out.raw.append(&mut self.raw);
         self.style = CellStyle::default();
@@ -206,47 +222,24 @@ impl Decoder {
     }
 }
 
-/// Lossy UTF-8 without control or bidirectional-override characters.
-fn printable(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    if text.chars().all(|c| !unsafe_char(c)) {
-        return text.into_owned();
+/// Append lossy UTF-8 without control or bidirectional-override characters. Ground-state bytes hold
+/// no C0 controls, so ASCII needs no check at all.
+fn push_printable(text: &mut String, bytes: &[u8]) {
+    if bytes.is_ascii() {
+        text.push_str(std::str::from_utf8(bytes).unwrap_or_default());
+        return;
     }
-    text.chars().filter(|&c| !unsafe_char(c)).collect()
+    let decoded = String::from_utf8_lossy(bytes);
+    text.extend(decoded.chars().filter(|&c| !unsafe_char(c)));
 }
 
 fn unsafe_char(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 
-/// The first `bytes` (or a little more) of a line's text, for cheap prefix checks.
-fn prefix(line: &Line, bytes: usize) -> std::borrow::Cow<'_, str> {
-    match line.segments.as_slice() {
-        [] => "".into(),
-        [(_, only), ..] if only.len() >= bytes || line.segments.len() == 1 => only.as_str().into(),
-        segments => {
-            let mut text = String::new();
-            for (_, s) in segments {
-                text.push_str(s);
-                if text.len() >= bytes {
-                    break;
-                }
-            }
-            text.into()
-        }
-    }
-}
-
 fn cap_chars(line: &mut Line) {
-    let mut left = DISPLAY_CAP;
-    line.segments.retain_mut(|(_, s)| {
-        if left == 0 {
-            return false;
-        }
-        if let Some((cut, _)) = s.char_indices().nth(left) {
-            s.truncate(cut);
-        }
-        left -= s.chars().count();
-        true
-    });
+    if let Some((cut, _)) = line.text.char_indices().nth(DISPLAY_CAP) {
+        line.text.truncate(cut);
+        line.styles.retain(|(at, _)| *at < cut);
+    }
 }

@@ -22,7 +22,9 @@ pub enum Level {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Line {
     /// Printable text only: no control characters, ever.
-    pub segments: Vec<(CellStyle, String)>,
+    pub text: String,
+    /// Style runs as (byte offset where the run starts, style); empty when the whole line is plain.
+    pub styles: Vec<(usize, CellStyle)>,
     pub stream: Stream,
     /// Characters in the original line, when more than `DISPLAY_CAP` were dropped from memory.
     pub full_chars: Option<usize>,
@@ -30,8 +32,27 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn text(&self) -> String {
-        self.segments.iter().map(|(_, s)| s.as_str()).collect()
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text cut into its style runs.
+    pub fn segments(&self) -> Vec<(CellStyle, &str)> {
+        if self.styles.is_empty() {
+            return vec![(CellStyle::default(), self.text.as_str())];
+        }
+        let mut out = Vec::with_capacity(self.styles.len() + 1);
+        let first = self.styles[0].0;
+        if first > 0 {
+            out.push((CellStyle::default(), &self.text[..first]));
+        }
+        for (i, (start, style)) in self.styles.iter().enumerate() {
+            let end = self.styles.get(i + 1).map_or(self.text.len(), |(s, _)| *s);
+            if end > *start {
+                out.push((*style, &self.text[*start..end]));
+            }
+        }
+        out
     }
 
     pub fn is_error(&self) -> bool {

@@ -7,12 +7,14 @@ mod decode;
 mod line;
 mod ring;
 mod spool;
+mod store;
 mod style;
 
 pub use decode::{Decoder, Output};
 pub use line::{Level, Line, Stream};
 pub use ring::Ring;
 pub use spool::{SpoolReader, SpoolWriter};
+pub use store::LogStore;
 pub use style::{CellStyle, Color};
 
 /// Characters kept in memory per line; longer lines are capped for display (the spool has them whole).

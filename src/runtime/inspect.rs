@@ -164,3 +164,32 @@ fn emit(rows: &[Value], as_json: bool, plain: impl Fn(&Value) -> String) -> std:
     let all_read = rows.iter().all(|r| r.get("error").is_none());
     Ok(if all_read { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
+
+/// Stream a log file through a LogStore in 1 MiB chunks and report lines per second.
+pub fn ingest(file: &Path, spool: &Path) -> std::io::Result<ExitCode> {
+    use std::io::Read;
+    let mut store = crate::logs::LogStore::create(spool, crate::logs::DEFAULT_RING)?;
+    let mut input = std::fs::File::open(file)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let started = std::time::Instant::now();
+    let (mut lines, mut bytes) = (0usize, 0u64);
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        lines += store.ingest(crate::logs::Stream::Stdout, &buf[..n])?;
+    }
+    lines += store.finish()?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{lines} lines, {:.0} MB in {secs:.2} s: {:.0} lines/s, {:.0} MB/s; ring holds {}, spool has {}",
+        bytes as f64 / 1e6,
+        lines as f64 / secs,
+        bytes as f64 / 1e6 / secs,
+        store.ring().total() - store.ring().first(),
+        store.reader()?.lines()
+    );
+    Ok(ExitCode::SUCCESS)
+}
