@@ -27,10 +27,19 @@ pub enum Action {
     ClearMark,
     AddNote,
     Help,
+    OpenLog,
+    SearchNext,
+    SearchPrev,
+    NextError,
+    PrevError,
+    ToggleMatchesOnly,
+    CycleLevel,
+    ToggleWrap,
+    SaveLog,
 }
 
 impl Action {
-    pub const ALL: [Action; 21] = [
+    pub const ALL: [Action; 30] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -52,6 +61,15 @@ impl Action {
         Action::ClearMark,
         Action::AddNote,
         Action::Help,
+        Action::OpenLog,
+        Action::SearchNext,
+        Action::SearchPrev,
+        Action::NextError,
+        Action::PrevError,
+        Action::ToggleMatchesOnly,
+        Action::CycleLevel,
+        Action::ToggleWrap,
+        Action::SaveLog,
     ];
 
     pub fn description(self) -> &'static str {
@@ -77,7 +95,31 @@ impl Action {
             Action::ClearMark => "clear mark",
             Action::AddNote => "add a note",
             Action::Help => "help",
+            Action::OpenLog => "open/close the log of the selected commit's failing variant",
+            Action::SearchNext => "log: next match",
+            Action::SearchPrev => "log: previous match",
+            Action::NextError => "log: next error",
+            Action::PrevError => "log: previous error",
+            Action::ToggleMatchesOnly => "log: show only matching lines",
+            Action::CycleLevel => "log: minimum level (all, info, warning, error)",
+            Action::ToggleWrap => "log: wrap long lines",
+            Action::SaveLog => "log: save the full log to a file",
         }
+    }
+
+    /// Actions that only mean something while the log pane has focus.
+    pub fn is_log_only(self) -> bool {
+        matches!(
+            self,
+            Action::SearchNext
+                | Action::SearchPrev
+                | Action::NextError
+                | Action::PrevError
+                | Action::ToggleMatchesOnly
+                | Action::CycleLevel
+                | Action::ToggleWrap
+                | Action::SaveLog
+        )
     }
 
     /// Short label for the footer; `None` keeps the action out of the footer.
@@ -92,6 +134,7 @@ impl Action {
             Action::MarkSkip => Some("skip"),
             Action::AddNote => Some("note"),
             Action::Help => Some("help"),
+            Action::OpenLog => Some("log"),
             _ => None,
         }
     }

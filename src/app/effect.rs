@@ -1,9 +1,26 @@
 //! What `update` asks the runtime to do.
 
+use super::logview::LogKey;
 use crate::triage::TriageBook;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     SaveTriage(TriageBook),
+    /// Spool and stream a recorded log: the result file it came from, else the recorded text.
+    OpenLog {
+        key: LogKey,
+        source: Option<String>,
+        text: String,
+    },
+    /// Read lines `first..first + count` back from the log's spool.
+    ReadLog {
+        key: LogKey,
+        first: usize,
+        count: usize,
+    },
+    /// Copy the whole raw log out of the workspace.
+    SaveLog {
+        key: LogKey,
+    },
     Quit,
 }

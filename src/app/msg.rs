@@ -1,6 +1,9 @@
 //! Everything that can happen to the app, as data.
 
 use super::input::Key;
+use super::logview::LogKey;
+use super::state::Level;
+use crate::logs::Line;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
@@ -12,4 +15,18 @@ pub enum Msg {
     Tick(String),
     /// The triage store finished a save.
     Saved(Result<(), String>),
+    /// New decoded lines of a log; `finished` when the stream ended.
+    LogLines {
+        key: LogKey,
+        lines: Vec<Line>,
+        finished: bool,
+    },
+    /// Older lines read back from the spool, starting at absolute line `first`.
+    LogPage {
+        key: LogKey,
+        first: usize,
+        lines: Vec<Line>,
+    },
+    /// Something the runtime has to say (a saved file, a failed read).
+    Notice(Level, String),
 }

@@ -48,6 +48,7 @@ impl View {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptPurpose {
     Filter,
+    LogSearch,
     UnfixableReason,
     Note,
 }
@@ -101,6 +102,10 @@ pub struct AppState {
     pub sort_reverse: bool,
     pub mode: Mode,
     pub detail_open: bool,
+    /// The open log pane, which has focus while open.
+    pub log: Option<super::LogView>,
+    pub log_ring: usize,
+    pub last_log_query: String,
     pub detail_scroll: u16,
     pub keymap: KeyMap,
     pub images: ImageTemplates,
@@ -130,6 +135,9 @@ impl AppState {
             sort_reverse: false,
             mode: Mode::Normal,
             detail_open: false,
+            log: None,
+            log_ring: crate::logs::DEFAULT_RING,
+            last_log_query: String::new(),
             detail_scroll: 0,
             keymap,
             images: ImageTemplates::default(),
@@ -154,9 +162,19 @@ impl AppState {
         self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
     }
 
+    /// Text rows of the log pane (it takes the detail pane's place).
+    pub fn log_rows(&self) -> usize {
+        let h = if self.size.0 >= 140 { self.size.1 } else { self.size.1 / 2 };
+        usize::from(h.saturating_sub(4)).max(1)
+    }
+
     /// Rows the board can show at the current height (header, tabs, footer and borders taken off).
     pub fn page_rows(&self) -> usize {
-        let board = if self.detail_open && self.size.0 < 140 { self.size.1 / 2 } else { self.size.1 };
+        let board = if (self.detail_open || self.log.is_some()) && self.size.0 < 140 {
+            self.size.1 / 2
+        } else {
+            self.size.1
+        };
         usize::from(board.saturating_sub(6)).max(1)
     }
 

@@ -136,7 +136,8 @@ impl Classifier {
         &self.any
     }
 
-    pub(super) fn is_noise(&self, line: &str) -> bool {
+    /// Noise lines (REPORT.md §4.1) are dropped before matching and dimmed in log panes.
+    pub fn is_noise(&self, line: &str) -> bool {
         self.noise.is_match(line)
     }
 

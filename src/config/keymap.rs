@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyMap {
     bindings: Vec<(Key, Action)>,
+    /// Consulted first while the log pane has focus.
+    log_bindings: Vec<(Key, Action)>,
 }
 
 const DEFAULTS: &[(&str, Action)] = &[
@@ -39,7 +41,23 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("c", Action::ClearMark),
     ("n", Action::AddNote),
     ("?", Action::Help),
+    ("L", Action::OpenLog),
 ];
+
+const LOG_DEFAULTS: &[(&str, Action)] = &[
+    ("n", Action::SearchNext),
+    ("N", Action::SearchPrev),
+    ("e", Action::NextError),
+    ("E", Action::PrevError),
+    ("f", Action::ToggleMatchesOnly),
+    ("v", Action::CycleLevel),
+    ("w", Action::ToggleWrap),
+    ("W", Action::SaveLog),
+];
+
+fn parse_all(list: &[(&str, Action)]) -> Vec<(Key, Action)> {
+    list.iter().filter_map(|(k, a)| Some((Key::parse(k)?, *a))).collect()
+}
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("key `{key}` for `{action}` is not a key name (try `j`, `ctrl-d`, `enter`, `pagedown`, `shift-tab`)")]
@@ -50,8 +68,7 @@ pub struct BadKey {
 
 impl Default for KeyMap {
     fn default() -> Self {
-        let bindings = DEFAULTS.iter().filter_map(|(k, a)| Some((Key::parse(k)?, *a))).collect();
-        KeyMap { bindings }
+        KeyMap { bindings: parse_all(DEFAULTS), log_bindings: parse_all(LOG_DEFAULTS) }
     }
 }
 
@@ -64,24 +81,36 @@ impl KeyMap {
                 .iter()
                 .map(|k| Key::parse(k).ok_or_else(|| BadKey { action: action_name(*action), key: k.clone() }))
                 .collect::<Result<Vec<_>, _>>()?;
-            map.bindings.retain(|(key, a)| a != action && !parsed.contains(key));
-            map.bindings.extend(parsed.into_iter().map(|k| (k, *action)));
+            let list = if action.is_log_only() { &mut map.log_bindings } else { &mut map.bindings };
+            list.retain(|(key, a)| a != action && !parsed.contains(key));
+            list.extend(parsed.into_iter().map(|k| (k, *action)));
         }
         Ok(map)
     }
 
+    /// The board's action for a key.
     pub fn action(&self, key: Key) -> Option<Action> {
-        let shifted = match key.code {
-            // Terminals report Shift+letter as the upper-case char; accept both spellings.
-            KeyCode::Char(c) if !key.ctrl => Key::ch(c),
-            _ => key,
-        };
-        self.bindings.iter().find(|(k, _)| *k == shifted).map(|(_, a)| *a)
+        find(&self.bindings, key)
+    }
+
+    /// The action for a key while the log pane has focus: log keys first, then the board's.
+    pub fn log_action(&self, key: Key) -> Option<Action> {
+        find(&self.log_bindings, key).or_else(|| self.action(key))
     }
 
     pub fn keys_for(&self, action: Action) -> Vec<Key> {
-        self.bindings.iter().filter(|(_, a)| *a == action).map(|(k, _)| *k).collect()
+        let list = if action.is_log_only() { &self.log_bindings } else { &self.bindings };
+        list.iter().filter(|(_, a)| *a == action).map(|(k, _)| *k).collect()
     }
+}
+
+fn find(list: &[(Key, Action)], key: Key) -> Option<Action> {
+    let plain = match key.code {
+        // Terminals report Shift+letter as the upper-case char; accept both spellings.
+        KeyCode::Char(c) if !key.ctrl => Key::ch(c),
+        _ => key,
+    };
+    list.iter().find(|(k, _)| *k == plain).map(|(_, a)| *a)
 }
 
 pub fn action_name(action: Action) -> String {

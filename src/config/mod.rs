@@ -20,6 +20,8 @@ pub struct Config {
     pub dataset: Option<PathBuf>,
     pub results: Vec<PathBuf>,
     pub images: ImageTemplates,
+    /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
+    pub log_ring: Option<usize>,
     /// Action name → keys; replaces that action's default keys.
     pub keys: BTreeMap<Action, Vec<String>>,
 }

@@ -207,6 +207,7 @@ impl Decoder {
             stream: self.stream,
             full_chars,
             level: None,
+            noise: false,
         };
         if full_chars.is_some() {
             cap_chars(&mut line);

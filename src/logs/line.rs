@@ -29,6 +29,8 @@ pub struct Line {
     /// Characters in the original line, when more than `DISPLAY_CAP` were dropped from memory.
     pub full_chars: Option<usize>,
     pub level: Option<Level>,
+    /// Chatter that says nothing about the run (docker pull, NCCL teardown, pip notices, access logs).
+    pub noise: bool,
 }
 
 impl Line {

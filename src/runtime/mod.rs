@@ -6,6 +6,7 @@ mod context;
 mod events;
 pub mod headless;
 pub mod inspect;
+mod logs;
 mod saver;
 mod terminal;
 mod tui;

@@ -13,9 +13,13 @@ const TICK: Duration = Duration::from_secs(1);
 pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     let workspace = ctx.open_workspace(true)?;
     let read_only = workspace.store.is_read_only();
+    let log_ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
+    let mut logs = super::logs::Logs::new(&ctx.workspace, log_ring);
+    let classifier = ctx.classifier.clone();
     let mut state = AppState::new(ctx.entries, workspace.book, ctx.keymap);
     state.read_only = read_only;
     state.images = ctx.images;
+    state.log_ring = log_ring;
     state.now = super::now_rfc3339();
     state.warnings = ctx.warnings;
     state.message = startup_message(&state, &workspace.report.messages, read_only);
@@ -25,8 +29,10 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     state.size = (size.width, size.height);
     let (tx, rx) = mpsc::unbounded_channel();
     let saver = Saver::spawn(workspace.store, tx.clone());
+    let tx_loop = tx.clone();
     events::spawn(tx);
-    let result = runtime.block_on(event_loop(&mut term, &mut state, &theme, &saver, rx));
+    let mut io = Io { saver: &saver, logs: &mut logs, classifier: &classifier, tx: tx_loop };
+    let result = runtime.block_on(event_loop(&mut term, &mut state, &theme, &mut io, rx));
     terminal::leave();
     saver.finish();
     result
@@ -45,11 +51,43 @@ fn startup_message(state: &AppState, store_messages: &[String], read_only: bool)
     }
 }
 
+/// What effects are carried out with.
+struct Io<'a> {
+    saver: &'a Saver,
+    logs: &'a mut super::logs::Logs,
+    classifier: &'a crate::classify::Classifier,
+    tx: mpsc::UnboundedSender<Msg>,
+}
+
+impl Io<'_> {
+    /// Carry out one effect; `false` means quit.
+    fn run(&mut self, effect: Effect) -> bool {
+        let replies = match effect {
+            Effect::SaveTriage(book) => {
+                self.saver.save(book);
+                Vec::new()
+            }
+            Effect::OpenLog { key, source, text } => {
+                self.logs.open(key, source.as_deref(), &text, self.classifier)
+            }
+            Effect::ReadLog { key, first, count } => {
+                vec![self.logs.read(&key, first, count, self.classifier)]
+            }
+            Effect::SaveLog { key } => vec![self.logs.save(&key)],
+            Effect::Quit => return false,
+        };
+        for msg in replies {
+            let _ = self.tx.send(msg);
+        }
+        true
+    }
+}
+
 async fn event_loop(
     term: &mut terminal::Term,
     state: &mut AppState,
     theme: &Theme,
-    saver: &Saver,
+    io: &mut Io<'_>,
     mut rx: mpsc::UnboundedReceiver<Msg>,
 ) -> Result<()> {
     let mut tick = tokio::time::interval(TICK);
@@ -74,9 +112,8 @@ async fn event_loop(
         for msg in batch {
             let quiet = matches!(msg, Msg::Tick(_));
             for effect in update(state, msg) {
-                match effect {
-                    Effect::SaveTriage(book) => saver.save(book),
-                    Effect::Quit => return Ok(()),
+                if !io.run(effect) {
+                    return Ok(());
                 }
             }
             dirty |= !quiet;

@@ -17,11 +17,13 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         widgets::too_small::render(frame, area, theme);
         return;
     }
-    let areas = layout::split(area, state.detail_open);
+    let areas = layout::split(area, state.detail_open || state.log.is_some());
     widgets::header::render(frame, areas.header, state, theme);
     widgets::board::render(frame, areas.board, state, theme);
-    if let Some(detail) = areas.detail {
-        widgets::detail::render(frame, detail, state, theme);
+    match (areas.detail, &state.log) {
+        (Some(pane), Some(_)) => widgets::log_pane::render(frame, pane, state, theme),
+        (Some(pane), None) => widgets::detail::render(frame, pane, state, theme),
+        (None, _) => {}
     }
     widgets::footer::render(frame, areas.footer, state, theme);
     match &state.mode {

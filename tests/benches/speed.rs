@@ -94,9 +94,44 @@ fn classify_throughput(c: &mut Criterion) {
     group.finish();
 }
 
+/// A board with a full 50,000-line log ring open, searched; drawn following and paused.
+fn log_pane_draw(c: &mut Criterion) {
+    let theme = Theme::load("default").unwrap();
+    let classifier = Classifier::embedded().unwrap();
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
+    let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
+    update(&mut state, Msg::Resize(160, 48));
+    let Some(perftriage::app::Effect::OpenLog { key, .. }) = update(&mut state, Msg::Key(Key::ch('L'))).pop()
+    else {
+        panic!("no log opened")
+    };
+    let mut decoder = perftriage::logs::Decoder::new(perftriage::logs::Stream::Stdout);
+    let mut out = perftriage::logs::Output::default();
+    decoder.feed(perftriage::synthetic::vllm_log(200_000).as_bytes(), &mut out);
+    update(&mut state, Msg::LogLines { key, lines: out.lines, finished: false });
+    update(&mut state, Msg::Key(Key::ch('/')));
+    for ch in "aimv2".chars() {
+        update(&mut state, Msg::Key(Key::ch(ch)));
+    }
+    update(&mut state, Msg::Key(Key::plain(perftriage::app::KeyCode::Enter)));
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    c.bench_function("log_pane_draw_160x48_following_50k_ring", |b| {
+        b.iter(|| draw(&state, &theme, &mut term))
+    });
+    update(&mut state, Msg::Key(Key::ch('f')));
+    c.bench_function("log_pane_draw_160x48_matches_only_sparse", |b| {
+        b.iter(|| draw(&state, &theme, &mut term))
+    });
+    update(&mut state, Msg::Key(Key::ch('f')));
+    update(&mut state, Msg::Key(Key::ch('n')));
+    c.bench_function("log_pane_draw_160x48_paused_on_a_match", |b| {
+        b.iter(|| draw(&state, &theme, &mut term))
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = first_frame, filter_keystroke, load_10k, classify_throughput
+    targets = first_frame, filter_keystroke, load_10k, classify_throughput, log_pane_draw
 }
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! `update(state, msg) -> effects`: the only place state changes. One file per area.
 
 mod board;
+pub mod logs;
 mod prompt;
 mod triage;
 
@@ -9,10 +10,14 @@ use super::{Action, AppState, Effect, Level, Mode, Msg};
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => match &state.mode {
-            Mode::Normal => match state.keymap.action(key) {
-                Some(action) => act(state, action),
-                None => Vec::new(),
-            },
+            Mode::Normal => {
+                let action =
+                    if state.log.is_some() { state.keymap.log_action(key) } else { state.keymap.action(key) };
+                match action {
+                    Some(action) => act(state, action),
+                    None => Vec::new(),
+                }
+            }
             Mode::Help => {
                 state.mode = Mode::Normal;
                 Vec::new()
@@ -38,13 +43,31 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state.message = Some((Level::Error, format!("NOT SAVED: {why}")));
             Vec::new()
         }
+        Msg::LogLines { key, lines, finished } => {
+            logs::lines(state, &key, lines, finished);
+            Vec::new()
+        }
+        Msg::LogPage { key, first, lines } => {
+            logs::page(state, &key, first, lines);
+            Vec::new()
+        }
+        Msg::Notice(level, text) => {
+            state.message = Some((level, text));
+            Vec::new()
+        }
     }
 }
 
 /// Run an action in normal mode.
 pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     state.message = None;
+    if state.log.is_some()
+        && let Some(effects) = logs::act(state, action)
+    {
+        return effects;
+    }
     match action {
+        Action::OpenLog => logs::toggle(state),
         Action::Quit => {
             state.quitting = true;
             vec![Effect::Quit]

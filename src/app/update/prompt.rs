@@ -38,9 +38,13 @@ pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
     };
     match key.code {
         KeyCode::Esc => {
-            if prompt.purpose == PromptPurpose::Filter {
-                state.query = Default::default();
-                state.refilter();
+            match prompt.purpose {
+                PromptPurpose::Filter => {
+                    state.query = Default::default();
+                    state.refilter();
+                }
+                PromptPurpose::LogSearch => super::logs::search(state, ""),
+                _ => {}
             }
             state.mode = Mode::Normal;
         }
@@ -63,9 +67,16 @@ pub fn key(state: &mut AppState, key: Key) -> Vec<Effect> {
 }
 
 fn live_filter(state: &mut AppState) {
-    if let Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, text, .. }) = &state.mode {
-        state.query = crate::app::filter::Query::parse(text);
-        state.refilter();
+    match &state.mode {
+        Mode::Prompt(Prompt { purpose: PromptPurpose::Filter, text, .. }) => {
+            state.query = crate::app::filter::Query::parse(text);
+            state.refilter();
+        }
+        Mode::Prompt(Prompt { purpose: PromptPurpose::LogSearch, text, .. }) => {
+            let text = text.clone();
+            super::logs::search(state, &text);
+        }
+        _ => {}
     }
 }
 
@@ -75,6 +86,10 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
     };
     match prompt.purpose {
         PromptPurpose::Filter => Vec::new(),
+        PromptPurpose::LogSearch => {
+            super::logs::search(state, &prompt.text);
+            Vec::new()
+        }
         PromptPurpose::Note => super::triage::record_note(state, &prompt.short, prompt.text),
         PromptPurpose::UnfixableReason => {
             let reason = prompt.text.trim().to_string();

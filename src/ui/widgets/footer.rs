@@ -11,6 +11,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let line = if let Mode::Prompt(prompt) = &state.mode {
         let label = match prompt.purpose {
             PromptPurpose::Filter => "/".to_string(),
+            PromptPurpose::LogSearch => "log search (regex) /".to_string(),
             PromptPurpose::UnfixableReason => {
                 format!("Unfixable reason for {} (Enter: review, Esc: cancel): ", prompt.short)
             }

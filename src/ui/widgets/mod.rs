@@ -6,6 +6,7 @@ pub mod detail;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod log_pane;
 pub mod too_small;
 
 use crate::dataset::RunStatus;

@@ -1,0 +1,138 @@
+//! The log pane: the lines on screen only (any log size draws in the same time), container SGR
+//! colours as styles, noise dimmed, search matches highlighted, follow/paused state in the title.
+
+use crate::app::update::logs::top;
+use crate::app::{AppState, LogView};
+use crate::logs::{CellStyle, Color as LogColor, DISPLAY_CAP, Line as LogLine};
+use crate::ui::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let Some(view) = &state.log else { return };
+    let rows = usize::from(area.height.saturating_sub(2)).max(1);
+    let numbers = visible(view, rows, state.log_rows());
+    let lines: Vec<Line> = numbers.iter().map(|&n| render_line(view, n, theme)).collect();
+    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(title(view, theme));
+    let mut paragraph = Paragraph::new(lines).block(block);
+    if view.wrap {
+        paragraph = paragraph.wrap(Wrap { trim: false });
+    }
+    frame.render_widget(paragraph, area);
+}
+
+fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
+    let state = if view.follow {
+        Span::styled(if view.finished { " END " } else { " FOLLOW " }, theme.ok)
+    } else {
+        Span::styled(format!(" PAUSED +{} new ", view.new_while_paused), theme.warn)
+    };
+    let mut spans = vec![state];
+    if let Some(search) = &view.search {
+        spans
+            .push(Span::styled(format!("/{} ({} lines) ", search.query, search.matches.len()), theme.accent));
+    }
+    if view.only_matches {
+        spans.push(Span::styled("matches only ", theme.accent));
+    }
+    if let Some(level) = view.min_level {
+        spans.push(Span::styled(format!("level≥{level:?} "), theme.accent));
+    }
+    if view.wrap {
+        spans.push(Span::styled("wrap ", theme.dim));
+    }
+    spans.push(Span::styled(format!("{} ", view.title), theme.header));
+    Line::from(spans)
+}
+
+/// Absolute numbers of the lines on screen: the last `rows` shown lines when following, else
+/// the shown lines from the paused top.
+fn visible(view: &LogView, rows: usize, page_rows: usize) -> Vec<usize> {
+    let total = view.ring.total();
+    let earliest = view.page.as_ref().map_or(view.ring.first(), |(first, _)| (*first).min(view.ring.first()));
+    let shows = |n: usize| view.line(n).is_none_or(|l| view.shows(n, l));
+    if view.follow {
+        let mut out: Vec<usize> = (earliest..total).rev().filter(|&n| shows(n)).take(rows).collect();
+        out.reverse();
+        out
+    } else {
+        let start = top(view, page_rows);
+        (start..total).filter(|&n| shows(n)).take(rows).collect()
+    }
+}
+
+fn render_line<'a>(view: &'a LogView, n: usize, theme: &Theme) -> Line<'a> {
+    let gutter = Span::styled(format!("{:>7} ", n + 1), theme.dim);
+    let Some(line) = view.line(n) else {
+        return Line::from(vec![gutter, Span::styled("… reading from the spool", theme.dim)]);
+    };
+    let ranges = view.search.as_ref().and_then(|s| s.matches.get(&n)).map_or(&[][..], Vec::as_slice);
+    let current = view.search.as_ref().is_some_and(|s| s.current == Some(n));
+    let mut spans = vec![if current { Span::styled(format!("{:>7}>", n + 1), theme.accent) } else { gutter }];
+    spans.extend(styled_spans(line, ranges, theme));
+    if let Some(full) = line.full_chars {
+        spans.push(Span::styled(
+            format!(" … [+{} chars; W saves the full log]", full - DISPLAY_CAP),
+            theme.dim,
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The line's style runs, cut again where search matches start and end.
+fn styled_spans<'a>(line: &'a LogLine, ranges: &[(usize, usize)], theme: &Theme) -> Vec<Span<'a>> {
+    let base = if line.noise { theme.dim } else { Style::default() };
+    let highlight = theme.selected.add_modifier(Modifier::BOLD);
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for (style, text) in line.segments() {
+        let style = base.patch(convert(style));
+        let end = offset + text.len();
+        let mut cursor = offset;
+        for &(a, b) in ranges.iter().filter(|(a, b)| *b > offset && *a < end) {
+            let (a, b) = (a.max(offset), b.min(end));
+            if a > cursor {
+                out.push(Span::styled(&line.text[cursor..a], style));
+            }
+            out.push(Span::styled(&line.text[a..b], highlight));
+            cursor = b;
+        }
+        if cursor < end {
+            out.push(Span::styled(&line.text[cursor..end], style));
+        }
+        offset = end;
+    }
+    out
+}
+
+fn color(c: LogColor) -> Color {
+    match c {
+        LogColor::Indexed(i) => Color::Indexed(i),
+        LogColor::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    }
+}
+
+fn convert(s: CellStyle) -> Style {
+    let mut style = Style::default();
+    if let Some(fg) = s.fg {
+        style = style.fg(color(fg));
+    }
+    if let Some(bg) = s.bg {
+        style = style.bg(color(bg));
+    }
+    for (on, m) in [
+        (s.bold, Modifier::BOLD),
+        (s.dim, Modifier::DIM),
+        (s.italic, Modifier::ITALIC),
+        (s.underline, Modifier::UNDERLINED),
+        (s.reversed, Modifier::REVERSED),
+    ] {
+        if on {
+            style = style.add_modifier(m);
+        }
+    }
+    style
+}

@@ -1,0 +1,168 @@
+//! The log pane over `update` (messages in, state and effects out) and on screen.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{chars, enter, press, state};
+use perftriage::app::{AppState, Effect, Key, KeyCode, Msg, update};
+use perftriage::logs::{Decoder, Output, Stream};
+use perftriage::ui::{Theme, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn decoded(text: &str) -> Vec<perftriage::logs::Line> {
+    let mut d = Decoder::new(Stream::Stdout);
+    let mut out = Output::default();
+    d.feed(text.as_bytes(), &mut out);
+    d.finish(&mut out);
+    out.lines
+}
+
+/// A board with the log of 7c01f706's failing variant open, fed `text`.
+fn open_log(text: &str, ring: usize) -> AppState {
+    let mut s = state();
+    s.log_ring = ring;
+    update(&mut s, Msg::Resize(160, 48));
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "7c01f706");
+    press(&mut s, enter());
+    let effects = press(&mut s, Key::ch('L'));
+    let Some(Effect::OpenLog { key, source, text: fallback }) = effects.into_iter().next() else {
+        panic!("OpenLog")
+    };
+    assert_eq!(key.variant, perftriage::dataset::Variant::Human, "the first failing variant");
+    assert!(source.is_none(), "embedded data has no result file");
+    assert!(!fallback.is_empty());
+    update(&mut s, Msg::LogLines { key, lines: decoded(text), finished: false });
+    s
+}
+
+fn numbered(n: usize) -> String {
+    (0..n).map(|i| format!("INFO 07-24 13:15:43 [core.py:1] step {i}\n")).collect()
+}
+
+fn screen(s: &mut AppState) -> String {
+    let theme = Theme::load("default").unwrap();
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let w = buf.area.width as usize;
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(w).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn scrolling_up_pauses_and_end_resumes() {
+    let mut s = open_log(&numbered(500), 50_000);
+    let key = s.log.as_ref().unwrap().key.clone();
+    assert!(s.log.as_ref().unwrap().follow);
+    press(&mut s, Key::ch('k'));
+    let view = s.log.as_ref().unwrap();
+    assert!(!view.follow);
+    update(&mut s, Msg::LogLines { key, lines: decoded(&numbered(7)), finished: false });
+    assert_eq!(s.log.as_ref().unwrap().new_while_paused, 7);
+    assert!(screen(&mut s).contains("PAUSED +7 new"));
+    press(&mut s, Key::plain(KeyCode::End));
+    assert!(s.log.as_ref().unwrap().follow);
+    assert!(screen(&mut s).contains("FOLLOW"));
+}
+
+#[test]
+fn search_next_keeps_context_and_filters_to_matches() {
+    let mut text = numbered(300);
+    text.push_str("ERROR 07-24 13:15:44 [core.py:9] boom\n");
+    text.push_str(&numbered(300));
+    let mut s = open_log(&text, 50_000);
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "step 2[0-9]$");
+    press(&mut s, enter());
+    let search = s.log.as_ref().unwrap().search.as_ref().unwrap();
+    assert_eq!(search.matches.len(), 20, "step 20..29 twice");
+    press(&mut s, Key::ch('n'));
+    let view = s.log.as_ref().unwrap();
+    let current = view.search.as_ref().unwrap().current.unwrap();
+    assert!(view.top < current && current - view.top >= 5, "the match is not at the very top");
+    press(&mut s, Key::ch('f'));
+    let shown = screen(&mut s);
+    assert!(
+        shown.contains("matches only") && shown.contains("step 25") && !shown.contains("step 31"),
+        "{shown}"
+    );
+    press(&mut s, Key::ch('f'));
+    press(&mut s, Key::ch('g'));
+    press(&mut s, Key::ch('e'));
+    let view = s.log.as_ref().unwrap();
+    let error_line = 300;
+    assert!(view.top <= error_line && error_line < view.top + s.log_rows(), "jumped to the error");
+    press(&mut s, Key::ch('v'));
+    press(&mut s, Key::ch('v'));
+    press(&mut s, Key::ch('v'));
+    assert!(screen(&mut s).contains("boom"));
+    assert!(!screen(&mut s).contains("step 1"), "level ≥ error hides info lines");
+}
+
+#[test]
+fn last_query_is_recalled_and_esc_closes_search_then_pane() {
+    let mut s = open_log(&numbered(10), 50_000);
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "step 3");
+    press(&mut s, enter());
+    press(&mut s, Key::plain(KeyCode::Esc));
+    assert!(s.log.as_ref().unwrap().search.is_none());
+    press(&mut s, Key::ch('/'));
+    let perftriage::app::Mode::Prompt(p) = &s.mode else { panic!() };
+    assert_eq!(p.text, "step 3");
+    press(&mut s, Key::plain(KeyCode::Esc));
+    press(&mut s, Key::plain(KeyCode::Esc));
+    assert!(s.log.is_none());
+}
+
+#[test]
+fn scrolling_above_the_ring_asks_the_spool() {
+    let mut s = open_log(&numbered(1000), 100);
+    let view = s.log.as_ref().unwrap();
+    assert_eq!(view.ring.first(), 900);
+    press(&mut s, Key::ch('g'));
+    let effects = press(&mut s, Key::ch('j'));
+    let Some(Effect::ReadLog { first, count, .. }) = effects.first() else { panic!("{effects:?}") };
+    assert!(*first <= 1 && *count > 0);
+    let key = s.log.as_ref().unwrap().key.clone();
+    let page = decoded(&numbered(200));
+    update(&mut s, Msg::LogPage { key, first: 0, lines: page });
+    assert!(screen(&mut s).contains("step 2\n") || screen(&mut s).contains("step 2 "), "older lines drawn");
+    assert!(press(&mut s, Key::ch('j')).is_empty(), "the page covers the screen: no new read");
+}
+
+#[test]
+fn save_is_an_effect() {
+    let mut s = open_log("x\n", 10);
+    assert!(matches!(press(&mut s, Key::ch('W')).as_slice(), [Effect::SaveLog { .. }]));
+}
+
+#[test]
+fn log_pane_snapshot_with_colours_progress_and_highlight() {
+    let text = concat!(
+        "\x1b[1;36m(APIServer pid=996)\x1b[0;0m INFO 07-24 13:15:43 [api_server.py:1] Starting vLLM API server\n",
+        "Loading safetensors:   0%|          | 0/4\rLoading safetensors:  50%|#####     | 2/4\rLoading safetensors: 100%|##########| 4/4\n",
+        "\x1b]0;owned\x07\x1b[2Jno escapes survive\n",
+        "ERROR 07-24 13:15:44 [core.py:387] ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'\n",
+    );
+    let mut s = open_log(text, 100);
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "ModuleNotFound");
+    press(&mut s, enter());
+    let shown = screen(&mut s);
+    assert!(shown.contains("Loading safetensors: 100%|##########| 4/4") && !shown.contains("50%"));
+    insta::assert_snapshot!(shown);
+    let theme = Theme::load("default").unwrap();
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| view(f, &s, &theme)).unwrap();
+    let buf = term.backend().buffer();
+    let (y, line) = shown.lines().enumerate().find(|(_, l)| l.contains("(APIServer")).unwrap();
+    let x = line[..line.find("(APIServer").unwrap()].chars().count();
+    assert_eq!(buf[(x as u16, y as u16)].fg, ratatui::style::Color::Indexed(6), "container colour kept");
+    let (y, line) = shown.lines().enumerate().find(|(_, l)| l.contains("] ModuleNotFound")).unwrap();
+    let x = line[..line.find("ModuleNotFound").unwrap()].chars().count();
+    let cell = &buf[(x as u16, y as u16)];
+    assert_eq!(cell.bg, theme.selected.bg.unwrap(), "match highlighted: {:?} at {x},{y}", cell.symbol());
+}
