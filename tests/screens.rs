@@ -143,3 +143,12 @@ fn detail_shows_evidence_in_context_and_fixes_160x48() {
     assert!(screen.contains("   92 [rank0]: ValueError: Unknown RoPE scaling type llama3"), "{screen}");
     insta::assert_snapshot!(screen);
 }
+
+#[test]
+fn help_80x24_fits_in_two_columns() {
+    let mut s = state();
+    press(&mut s, Key::ch('?'));
+    let screen = snap(&mut s, 80, 24);
+    assert!(screen.contains("quit") && screen.contains("log: save the full log"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
