@@ -166,3 +166,78 @@ fn log_pane_snapshot_with_colours_progress_and_highlight() {
     let cell = &buf[(x as u16, y as u16)];
     assert_eq!(cell.bg, theme.selected.bg.unwrap(), "match highlighted: {:?} at {x},{y}", cell.symbol());
 }
+
+#[test]
+fn a_search_also_covers_the_spool_below_the_ring() {
+    let mut s = open_log(&numbered(1000), 100);
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "step 12$");
+    let effects = press(&mut s, enter());
+    let Some(Effect::SearchLog { key, query, upto }) = effects.first().cloned() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(upto, 900);
+    assert!(
+        s.log.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
+        "line 12 is not in the ring"
+    );
+    let shown = screen(&mut s);
+    assert!(shown.contains("searching the spool"), "{shown}");
+    update(
+        &mut s,
+        Msg::LogSearchHits {
+            key: key.clone(),
+            query: "stale".into(),
+            hits: vec![(3, vec![(0, 1)])],
+            done: true,
+        },
+    );
+    assert!(
+        s.log.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
+        "hits of an older query are dropped"
+    );
+    update(&mut s, Msg::LogSearchHits { key, query, hits: vec![(12, vec![(32, 39)])], done: true });
+    let effects = press(&mut s, Key::ch('n'));
+    assert!(matches!(effects.as_slice(), [Effect::ReadLog { .. }]), "jumping to an old match reads it back");
+    assert!(!screen(&mut s).contains("searching the spool"));
+}
+
+#[test]
+fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
+    use perftriage::runtime::logs::Logs;
+    let ws = tempfile::tempdir().unwrap();
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let mut logs = Logs::new(ws.path(), 100);
+    let key = perftriage::app::LogKey {
+        short: "7c01f706".into(),
+        variant: perftriage::dataset::Variant::Human,
+        run: "t".into(),
+    };
+    let source = "fixtures/results/isobench/claude_code/results/7c01f706_human_result.json";
+    let msgs = logs.open(key.clone(), Some(source), "", &classifier);
+    let lines: usize =
+        msgs.iter().map(|m| if let Msg::LogLines { lines, .. } = m { lines.len() } else { 0 }).sum();
+    assert!(lines > 90, "{lines}");
+    let spooled = std::fs::read_dir(ws.path().join("logs/7c01f706/human")).unwrap().count();
+    assert_eq!(spooled, 1);
+    let noise =
+        msgs.iter().flat_map(|m| if let Msg::LogLines { lines, .. } = m { lines.clone() } else { vec![] });
+    assert!(noise.filter(|l| l.noise).count() > 0, "docker pull chatter is marked as noise");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    logs.search(key.clone(), "rope scaling".into(), lines, tx);
+    let mut found = Vec::new();
+    loop {
+        match rx.blocking_recv() {
+            Some(Msg::LogSearchHits { hits, done, .. }) => {
+                found.extend(hits.into_iter().map(|(n, _)| n));
+                if done {
+                    break;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(found, vec![90, 91], "lines 91 and 92 (0-based 90, 91)");
+    assert!(matches!(logs.save(&key), Msg::Notice(perftriage::app::Level::Info, _)));
+    assert!(ws.path().join("exports/7c01f706-human-t.log").exists());
+}

@@ -18,6 +18,12 @@ pub enum Effect {
         first: usize,
         count: usize,
     },
+    /// Search the spooled lines older than the ring (`0..upto`) in the background.
+    SearchLog {
+        key: LogKey,
+        query: String,
+        upto: usize,
+    },
     /// Copy the whole raw log out of the workspace.
     SaveLog {
         key: LogKey,

@@ -21,7 +21,12 @@ pub struct Search {
     pub matches: BTreeMap<usize, Vec<(usize, usize)>>,
     /// The current match's line.
     pub current: Option<usize>,
+    /// Whether the spool below the ring has been searched to the end.
+    pub spool_done: bool,
 }
+
+/// Matches kept per search; beyond this the title says `N+`.
+pub const MAX_MATCHES: usize = 100_000;
 
 #[derive(Debug, Clone)]
 pub struct LogView {
@@ -70,10 +75,6 @@ impl LogView {
                 self.new_while_paused += 1;
             }
         }
-        let first = self.ring.first();
-        if let Some(search) = &mut self.search {
-            search.matches = search.matches.split_off(&first);
-        }
     }
 
     /// A line by absolute number, from the ring or the fetched page.
@@ -105,7 +106,9 @@ impl LogView {
                 Err(e) => return Err(e.to_string()),
             },
         };
-        let mut search = Search { query: query.to_string(), regex, matches: BTreeMap::new(), current: None };
+        let spool_done = self.ring.first() == 0;
+        let mut search =
+            Search { query: query.to_string(), regex, matches: BTreeMap::new(), current: None, spool_done };
         for (n, line) in self.ring.iter_from(self.ring.first()) {
             search.record(n, line.text());
         }
@@ -115,7 +118,25 @@ impl LogView {
 }
 
 impl Search {
+    /// Merge matches a spool search found (lines older than the ring).
+    pub fn merge(&mut self, hits: Vec<(usize, Vec<(usize, usize)>)>, done: bool) {
+        for (n, ranges) in hits {
+            if self.matches.len() >= MAX_MATCHES {
+                break;
+            }
+            self.matches.insert(n, ranges);
+        }
+        self.spool_done |= done;
+    }
+
+    pub fn is_capped(&self) -> bool {
+        self.matches.len() >= MAX_MATCHES
+    }
+
     fn record(&mut self, n: usize, text: &str) {
+        if self.matches.len() >= MAX_MATCHES {
+            return;
+        }
         let ranges: Vec<(usize, usize)> = self.regex.find_iter(text).map(|m| (m.start(), m.end())).collect();
         if !ranges.is_empty() {
             self.matches.insert(n, ranges);

@@ -27,6 +27,13 @@ pub enum Msg {
         first: usize,
         lines: Vec<Line>,
     },
+    /// Matches found in the spool by a background search for `query`.
+    LogSearchHits {
+        key: LogKey,
+        query: String,
+        hits: Vec<(usize, Vec<(usize, usize)>)>,
+        done: bool,
+    },
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
 }

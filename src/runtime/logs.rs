@@ -7,6 +7,12 @@ use crate::dataset::results;
 use crate::logs::{Line, LogStore, Stream};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Lines per spool read and per hits message of a background search.
+const SEARCH_BATCH: usize = 8192;
 
 const CHUNK: usize = 64 * 1024;
 
@@ -14,11 +20,13 @@ pub struct Logs {
     workspace: PathBuf,
     ring: usize,
     stores: HashMap<LogKey, (LogStore, PathBuf)>,
+    /// Cancel flag of each log's running spool search.
+    searches: HashMap<LogKey, Arc<AtomicBool>>,
 }
 
 impl Logs {
     pub fn new(workspace: &Path, ring: usize) -> Logs {
-        Logs { workspace: workspace.to_path_buf(), ring, stores: HashMap::new() }
+        Logs { workspace: workspace.to_path_buf(), ring, stores: HashMap::new(), searches: HashMap::new() }
     }
 
     /// Spool and decode a recorded log; every resulting message is passed to `send`.
@@ -77,6 +85,48 @@ impl Logs {
             }
             Err(e) => Msg::Notice(Level::Error, format!("cannot read the log back: {e}")),
         }
+    }
+
+    /// Search spooled lines `0..upto` on a thread, streaming hits; a newer search cancels it.
+    pub fn search(&mut self, key: LogKey, query: String, upto: usize, tx: UnboundedSender<Msg>) -> Vec<Msg> {
+        let Some((store, _)) = self.stores.get_mut(&key) else { return Vec::new() };
+        let reader = match store.reader() {
+            Ok(r) => r,
+            Err(e) => return vec![Msg::Notice(Level::Error, format!("cannot search the log: {e}"))],
+        };
+        let regex = match regex::RegexBuilder::new(&query).case_insensitive(true).build() {
+            Ok(r) => r,
+            Err(e) => return vec![Msg::Notice(Level::Warn, format!("search: {e}"))],
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Some(old) = self.searches.insert(key.clone(), cancel.clone()) {
+            old.store(true, Ordering::Relaxed);
+        }
+        std::thread::spawn(move || {
+            let mut first = 0;
+            while first < upto && !cancel.load(Ordering::Relaxed) {
+                let lines = match reader.read(first, SEARCH_BATCH.min(upto - first), Stream::Stdout) {
+                    Ok(lines) if !lines.is_empty() => lines,
+                    _ => break,
+                };
+                let hits = lines
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| {
+                        let ranges: Vec<(usize, usize)> =
+                            regex.find_iter(l.text()).map(|m| (m.start(), m.end())).collect();
+                        (!ranges.is_empty()).then_some((first + i, ranges))
+                    })
+                    .collect();
+                first += lines.len();
+                let done = first >= upto;
+                let msg = Msg::LogSearchHits { key: key.clone(), query: query.clone(), hits, done };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        });
+        Vec::new()
     }
 
     pub fn save(&mut self, key: &LogKey) -> Msg {

@@ -6,7 +6,7 @@ mod context;
 mod events;
 pub mod headless;
 pub mod inspect;
-mod logs;
+pub mod logs;
 mod saver;
 mod terminal;
 mod tui;

@@ -157,7 +157,7 @@ fn next_level(level: Option<logs::Level>) -> Option<logs::Level> {
     }
 }
 
-/// Submit or live-update the log search prompt.
+/// Live-update the log search while typing: the ring only.
 pub fn search(state: &mut AppState, query: &str) {
     let Some(view) = state.log.as_mut() else { return };
     match view.set_search(query) {
@@ -166,5 +166,34 @@ pub fn search(state: &mut AppState, query: &str) {
     }
     if !query.is_empty() {
         state.last_log_query = query.to_string();
+    }
+}
+
+/// Submit the search: the ring at once, and the older spooled lines in the background.
+pub fn submit_search(state: &mut AppState, query: &str) -> Vec<Effect> {
+    search(state, query);
+    let Some(view) = state.log.as_ref() else { return Vec::new() };
+    match &view.search {
+        Some(s) if !s.spool_done => {
+            vec![Effect::SearchLog {
+                key: view.key.clone(),
+                query: s.regex.as_str().to_string(),
+                upto: view.ring.first(),
+            }]
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub fn search_hits(
+    state: &mut AppState,
+    key: &LogKey,
+    query: &str,
+    hits: Vec<(usize, Vec<(usize, usize)>)>,
+    done: bool,
+) {
+    let Some(view) = state.log.as_mut().filter(|v| &v.key == key) else { return };
+    if let Some(search) = view.search.as_mut().filter(|s| s.regex.as_str() == query) {
+        search.merge(hits, done);
     }
 }

@@ -51,6 +51,10 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             logs::page(state, &key, first, lines);
             Vec::new()
         }
+        Msg::LogSearchHits { key, query, hits, done } => {
+            logs::search_hits(state, &key, &query, hits, done);
+            Vec::new()
+        }
         Msg::Notice(level, text) => {
             state.message = Some((level, text));
             Vec::new()

@@ -86,10 +86,7 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
     };
     match prompt.purpose {
         PromptPurpose::Filter => Vec::new(),
-        PromptPurpose::LogSearch => {
-            super::logs::search(state, &prompt.text);
-            Vec::new()
-        }
+        PromptPurpose::LogSearch => super::logs::submit_search(state, &prompt.text),
         PromptPurpose::Note => super::triage::record_note(state, &prompt.short, prompt.text),
         PromptPurpose::UnfixableReason => {
             let reason = prompt.text.trim().to_string();

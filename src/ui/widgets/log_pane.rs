@@ -32,8 +32,10 @@ fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
     };
     let mut spans = vec![state];
     if let Some(search) = &view.search {
-        spans
-            .push(Span::styled(format!("/{} ({} lines) ", search.query, search.matches.len()), theme.accent));
+        let more = if search.is_capped() { "+" } else { "" };
+        let scanning = if search.spool_done { "" } else { ", searching the spool…" };
+        let text = format!("/{} ({}{more} lines{scanning}) ", search.query, search.matches.len());
+        spans.push(Span::styled(text, theme.accent));
     }
     if view.only_matches {
         spans.push(Span::styled("matches only ", theme.accent));
