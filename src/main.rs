@@ -73,6 +73,9 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         spool: PathBuf,
+        /// Then read the whole spool back and count lines matching this regex.
+        #[arg(long)]
+        search: Option<String>,
     },
     /// Write a synthetic workload (dataset + result files) for benchmarks.
     #[command(hide = true)]
@@ -166,7 +169,7 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
             inspect::classify(&perftriage::classify::Classifier::embedded()?, files, *json)?
         }
         Command::Metrics { files, json } => inspect::metrics(files, *json)?,
-        Command::Ingest { file, spool } => inspect::ingest(file, spool)?,
+        Command::Ingest { file, spool, search } => inspect::ingest(file, spool, search.as_deref())?,
         Command::SynthLog { lines, out } => {
             perftriage::synthetic::write_vllm_log(out, *lines)?;
             ExitCode::SUCCESS

@@ -241,3 +241,40 @@ fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
     assert!(matches!(logs.save(&key), Msg::Notice(perftriage::app::Level::Info, _)));
     assert!(ws.path().join("exports/7c01f706-human-t.log").exists());
 }
+
+#[test]
+fn paused_pane_snapshot() {
+    let mut s = open_log(&numbered(300), 50_000);
+    for _ in 0..3 {
+        press(&mut s, Key::plain(KeyCode::PageUp));
+    }
+    let key = s.log.as_ref().unwrap().key.clone();
+    update(&mut s, Msg::LogLines { key, lines: decoded(&numbered(4)), finished: false });
+    let shown = screen(&mut s);
+    assert!(shown.contains("PAUSED +4 new"));
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn a_capped_line_expands_from_the_spool() {
+    use perftriage::runtime::logs::Logs;
+    let ws = tempfile::tempdir().unwrap();
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let long = format!("start {} end\n", "y".repeat(90_000));
+    let mut s = open_log("", 100);
+    let key = s.log.as_ref().unwrap().key.clone();
+    let mut logs = Logs::new(ws.path(), 100);
+    for msg in logs.open(key.clone(), None, &long, &classifier) {
+        update(&mut s, msg);
+    }
+    assert!(screen(&mut s).contains("x expands"));
+    let effects = press(&mut s, Key::ch('x'));
+    let Some(Effect::ExpandLines { key, lines }) = effects.first().cloned() else { panic!("{effects:?}") };
+    for msg in logs.expand(&key, &lines, &classifier) {
+        update(&mut s, msg);
+    }
+    let view = s.log.as_ref().unwrap();
+    let line = view.line(lines[0]).unwrap();
+    assert_eq!(line.text().len(), 90_010);
+    assert!(line.full_chars.is_none() && view.wrap);
+}

@@ -35,11 +35,12 @@ pub enum Action {
     ToggleMatchesOnly,
     CycleLevel,
     ToggleWrap,
+    ExpandLines,
     SaveLog,
 }
 
 impl Action {
-    pub const ALL: [Action; 30] = [
+    pub const ALL: [Action; 31] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -69,6 +70,7 @@ impl Action {
         Action::ToggleMatchesOnly,
         Action::CycleLevel,
         Action::ToggleWrap,
+        Action::ExpandLines,
         Action::SaveLog,
     ];
 
@@ -103,6 +105,7 @@ impl Action {
             Action::ToggleMatchesOnly => "log: show only matching lines",
             Action::CycleLevel => "log: minimum level (all, info, warning, error)",
             Action::ToggleWrap => "log: wrap long lines",
+            Action::ExpandLines => "log: expand capped long lines on screen (read in full from the spool)",
             Action::SaveLog => "log: save the full log to a file",
         }
     }
@@ -118,6 +121,7 @@ impl Action {
                 | Action::ToggleMatchesOnly
                 | Action::CycleLevel
                 | Action::ToggleWrap
+                | Action::ExpandLines
                 | Action::SaveLog
         )
     }

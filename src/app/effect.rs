@@ -24,6 +24,11 @@ pub enum Effect {
         query: String,
         upto: usize,
     },
+    /// Read these lines back in full (they were capped for display).
+    ExpandLines {
+        key: LogKey,
+        lines: Vec<usize>,
+    },
     /// Copy the whole raw log out of the workspace.
     SaveLog {
         key: LogKey,

@@ -92,6 +92,33 @@ impl LogView {
         level_ok && match_ok
     }
 
+    /// Absolute numbers of the lines on screen: the last `rows` shown lines when following, else
+    /// the shown lines from `top`.
+    pub fn visible(&self, rows: usize, top: usize) -> Vec<usize> {
+        let total = self.ring.total();
+        let earliest =
+            self.page.as_ref().map_or(self.ring.first(), |(first, _)| (*first).min(self.ring.first()));
+        let shows = |n: usize| self.line(n).is_none_or(|l| self.shows(n, l));
+        if self.follow {
+            let mut out: Vec<usize> = (earliest..total).rev().filter(|&n| shows(n)).take(rows).collect();
+            out.reverse();
+            out
+        } else {
+            (top..total).filter(|&n| shows(n)).take(rows).collect()
+        }
+    }
+
+    /// Put a line read back in full where its capped copy is.
+    pub fn replace(&mut self, n: usize, line: Line) {
+        if let Some(slot) = self.ring.get_mut(n) {
+            *slot = line;
+        } else if let Some((first, lines)) = &mut self.page
+            && let Some(slot) = n.checked_sub(*first).and_then(|i| lines.get_mut(i))
+        {
+            *slot = line;
+        }
+    }
+
     /// Compile a search: a case-insensitive regex, or the literal text when it is no valid regex.
     pub fn set_search(&mut self, query: &str) -> Result<(), String> {
         if query.is_empty() {

@@ -27,6 +27,12 @@ pub enum Msg {
         first: usize,
         lines: Vec<Line>,
     },
+    /// A line read back in full.
+    LogLineExpanded {
+        key: LogKey,
+        n: usize,
+        line: Line,
+    },
     /// Matches found in the spool by a background search for `query`.
     LogSearchHits {
         key: LogKey,

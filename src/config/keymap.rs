@@ -52,6 +52,7 @@ const LOG_DEFAULTS: &[(&str, Action)] = &[
     ("f", Action::ToggleMatchesOnly),
     ("v", Action::CycleLevel),
     ("w", Action::ToggleWrap),
+    ("x", Action::ExpandLines),
     ("W", Action::SaveLog),
 ];
 

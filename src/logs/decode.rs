@@ -9,7 +9,6 @@ use super::{CellStyle, DISPLAY_CAP, Line, Stream};
 
 /// Raw bytes of an unfinished line beyond which they are handed to the spool early.
 const RAW_FLUSH: usize = 1 << 20;
-const CAP_BYTES: usize = DISPLAY_CAP * 4;
 const MAX_PARAMS: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +44,8 @@ pub struct Decoder {
     kept: usize,
     chars: usize,
     raw: Vec<u8>,
+    /// Characters kept per line (`DISPLAY_CAP`, or unlimited to expand a line on demand).
+    cap: usize,
 }
 
 impl Decoder {
@@ -63,7 +64,13 @@ impl Decoder {
             kept: 0,
             chars: 0,
             raw: Vec::new(),
+            cap: DISPLAY_CAP,
         }
+    }
+
+    /// A decoder that keeps whole lines, however long (for expanding one line on demand).
+    pub fn uncapped(stream: Stream) -> Decoder {
+        Decoder { cap: usize::MAX / 4, ..Decoder::new(stream) }
     }
 
     /// Decode a chunk; complete lines (and the raw bytes for the spool) are appended to `out`.
@@ -109,7 +116,7 @@ impl Decoder {
 
     fn text(&mut self, bytes: &[u8]) {
         self.chars += bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
-        let room = CAP_BYTES.saturating_sub(self.kept);
+        let room = (self.cap * 4).saturating_sub(self.kept);
         let take = bytes.len().min(room);
         self.segment.extend_from_slice(&bytes[..take]);
         self.kept += take;
@@ -200,7 +207,7 @@ impl Decoder {
         if styles.iter().all(|(_, s)| *s == CellStyle::default()) {
             styles.clear();
         }
-        let full_chars = (self.kept >= CAP_BYTES || self.chars > DISPLAY_CAP).then_some(self.chars);
+        let full_chars = (self.kept >= self.cap * 4 || self.chars > self.cap).then_some(self.chars);
         let mut line = Line {
             text: std::mem::take(&mut self.text),
             styles,
@@ -210,7 +217,7 @@ impl Decoder {
             noise: false,
         };
         if full_chars.is_some() {
-            cap_chars(&mut line);
+            cap_chars(&mut line, self.cap);
         }
         line.level = detect_level(&line.text);
         out.lines.push(line);
@@ -238,8 +245,8 @@ fn unsafe_char(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 
-fn cap_chars(line: &mut Line) {
-    if let Some((cut, _)) = line.text.char_indices().nth(DISPLAY_CAP) {
+fn cap_chars(line: &mut Line, cap: usize) {
+    if let Some((cut, _)) = line.text.char_indices().nth(cap) {
         line.text.truncate(cut);
         line.styles.retain(|(at, _)| *at < cut);
     }

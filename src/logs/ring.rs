@@ -39,6 +39,10 @@ impl Ring {
         self.lines.get(absolute.checked_sub(self.first)?)
     }
 
+    pub fn get_mut(&mut self, absolute: usize) -> Option<&mut Line> {
+        self.lines.get_mut(absolute.checked_sub(self.first)?)
+    }
+
     pub fn iter_from(&self, absolute: usize) -> impl Iterator<Item = (usize, &Line)> {
         let skip = absolute.saturating_sub(self.first);
         self.lines.iter().enumerate().skip(skip).map(move |(i, l)| (self.first + i, l))

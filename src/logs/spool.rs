@@ -86,6 +86,15 @@ impl SpoolReader {
 
     /// Decode lines `first..first + count` (fewer at the end of the log).
     pub fn read(&self, first: usize, count: usize, stream: Stream) -> std::io::Result<Vec<Line>> {
+        self.read_with(first, count, Decoder::new(stream))
+    }
+
+    /// One line in full, however long (the ring and pages keep `DISPLAY_CAP` characters).
+    pub fn read_full(&self, line: usize, stream: Stream) -> std::io::Result<Option<Line>> {
+        Ok(self.read_with(line, 1, Decoder::uncapped(stream))?.pop())
+    }
+
+    fn read_with(&self, first: usize, count: usize, mut decoder: Decoder) -> std::io::Result<Vec<Line>> {
         let (offset, total) = {
             let index = self.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
             match index.checkpoint(first) {
@@ -96,7 +105,6 @@ impl SpoolReader {
         let wanted = count.min(total.saturating_sub(first));
         let mut file = BufReader::with_capacity(1 << 16, File::open(&self.path)?);
         file.seek(SeekFrom::Start(offset))?;
-        let mut decoder = Decoder::new(stream);
         let mut out = Output::default();
         let skip = first % STRIDE;
         let mut buf = vec![0u8; 1 << 16];

@@ -166,7 +166,7 @@ fn emit(rows: &[Value], as_json: bool, plain: impl Fn(&Value) -> String) -> std:
 }
 
 /// Stream a log file through a LogStore in 1 MiB chunks and report lines per second.
-pub fn ingest(file: &Path, spool: &Path) -> std::io::Result<ExitCode> {
+pub fn ingest(file: &Path, spool: &Path, search: Option<&str>) -> std::io::Result<ExitCode> {
     use std::io::Read;
     let mut store = crate::logs::LogStore::create(spool, crate::logs::DEFAULT_RING)?;
     let mut input = std::fs::File::open(file)?;
@@ -191,5 +191,18 @@ pub fn ingest(file: &Path, spool: &Path) -> std::io::Result<ExitCode> {
         store.ring().total() - store.ring().first(),
         store.reader()?.lines()
     );
+    if let Some(query) = search {
+        let regex = regex::Regex::new(query).map_err(std::io::Error::other)?;
+        let reader = store.reader()?;
+        let started = std::time::Instant::now();
+        let (mut first, mut hits) = (0, 0);
+        while first < reader.lines() {
+            let batch = reader.read(first, 8192, crate::logs::Stream::Stdout)?;
+            hits += batch.iter().filter(|l| regex.is_match(l.text())).count();
+            first += batch.len().max(1);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!("search /{query}/ over the whole spool: {hits} matching lines in {secs:.2} s");
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -87,6 +87,26 @@ impl Logs {
         }
     }
 
+    /// Read lines back in full, one message each.
+    pub fn expand(&mut self, key: &LogKey, lines: &[usize], classifier: &Classifier) -> Vec<Msg> {
+        let Some((store, _)) = self.stores.get_mut(key) else { return Vec::new() };
+        let reader = match store.reader() {
+            Ok(r) => r,
+            Err(e) => return vec![Msg::Notice(Level::Error, format!("cannot read the log back: {e}"))],
+        };
+        lines
+            .iter()
+            .filter_map(|&n| match reader.read_full(n, Stream::Stdout) {
+                Ok(Some(mut line)) => {
+                    line.noise = classifier.is_noise(line.text());
+                    Some(Msg::LogLineExpanded { key: key.clone(), n, line })
+                }
+                Ok(None) => None,
+                Err(e) => Some(Msg::Notice(Level::Error, format!("cannot read line {}: {e}", n + 1))),
+            })
+            .collect()
+    }
+
     /// Search spooled lines `0..upto` on a thread, streaming hits; a newer search cancels it.
     pub fn search(&mut self, key: LogKey, query: String, upto: usize, tx: UnboundedSender<Msg>) -> Vec<Msg> {
         let Some((store, _)) = self.stores.get_mut(&key) else { return Vec::new() };

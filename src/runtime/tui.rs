@@ -74,6 +74,7 @@ impl Io<'_> {
                 vec![self.logs.read(&key, first, count, self.classifier)]
             }
             Effect::SaveLog { key } => vec![self.logs.save(&key)],
+            Effect::ExpandLines { key, lines } => self.logs.expand(&key, &lines, self.classifier),
             Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto, self.tx.clone()),
             Effect::Quit => return false,
         };

@@ -73,6 +73,19 @@ pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
         Action::CycleLevel => view.min_level = next_level(view.min_level),
         Action::ToggleWrap => view.wrap = !view.wrap,
         Action::SaveLog => return Some(vec![Effect::SaveLog { key: view.key.clone() }]),
+        Action::ExpandLines => {
+            let lines: Vec<usize> = view
+                .visible(rows, current)
+                .into_iter()
+                .filter(|&n| view.line(n).is_some_and(|l| l.full_chars.is_some()))
+                .collect();
+            view.wrap = true;
+            return Some(if lines.is_empty() {
+                Vec::new()
+            } else {
+                vec![Effect::ExpandLines { key: view.key.clone(), lines }]
+            });
+        }
         Action::Filter => {
             let text = view.search.as_ref().map_or(state.last_log_query.clone(), |s| s.query.clone());
             state.mode =

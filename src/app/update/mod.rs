@@ -51,6 +51,12 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             logs::page(state, &key, first, lines);
             Vec::new()
         }
+        Msg::LogLineExpanded { key, n, line } => {
+            if let Some(view) = state.log.as_mut().filter(|v| v.key == key) {
+                view.replace(n, line);
+            }
+            Vec::new()
+        }
         Msg::LogSearchHits { key, query, hits, done } => {
             logs::search_hits(state, &key, &query, hits, done);
             Vec::new()

@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let Some(view) = &state.log else { return };
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
-    let numbers = visible(view, rows, state.log_rows());
+    let numbers = view.visible(rows, top(view, state.log_rows()));
     let lines: Vec<Line> = numbers.iter().map(|&n| render_line(view, n, theme)).collect();
     let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(title(view, theme));
     let mut paragraph = Paragraph::new(lines).block(block);
@@ -50,22 +50,6 @@ fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
     Line::from(spans)
 }
 
-/// Absolute numbers of the lines on screen: the last `rows` shown lines when following, else
-/// the shown lines from the paused top.
-fn visible(view: &LogView, rows: usize, page_rows: usize) -> Vec<usize> {
-    let total = view.ring.total();
-    let earliest = view.page.as_ref().map_or(view.ring.first(), |(first, _)| (*first).min(view.ring.first()));
-    let shows = |n: usize| view.line(n).is_none_or(|l| view.shows(n, l));
-    if view.follow {
-        let mut out: Vec<usize> = (earliest..total).rev().filter(|&n| shows(n)).take(rows).collect();
-        out.reverse();
-        out
-    } else {
-        let start = top(view, page_rows);
-        (start..total).filter(|&n| shows(n)).take(rows).collect()
-    }
-}
-
 fn render_line<'a>(view: &'a LogView, n: usize, theme: &Theme) -> Line<'a> {
     let gutter = Span::styled(format!("{:>7} ", n + 1), theme.dim);
     let Some(line) = view.line(n) else {
@@ -74,13 +58,11 @@ fn render_line<'a>(view: &'a LogView, n: usize, theme: &Theme) -> Line<'a> {
     let ranges = view.search.as_ref().and_then(|s| s.matches.get(&n)).map_or(&[][..], Vec::as_slice);
     let current = view.search.as_ref().is_some_and(|s| s.current == Some(n));
     let mut spans = vec![if current { Span::styled(format!("{:>7}>", n + 1), theme.accent) } else { gutter }];
-    spans.extend(styled_spans(line, ranges, theme));
+    // A capped line says so up front: its end is off screen.
     if let Some(full) = line.full_chars {
-        spans.push(Span::styled(
-            format!(" … [+{} chars; W saves the full log]", full - DISPLAY_CAP),
-            theme.dim,
-        ));
+        spans.push(Span::styled(format!("[{full} chars, {DISPLAY_CAP} shown; x expands] "), theme.warn));
     }
+    spans.extend(styled_spans(line, ranges, theme));
     Line::from(spans)
 }
 
