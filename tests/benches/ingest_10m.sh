@@ -10,6 +10,6 @@ BIN=target/release/perftriage
 [ -f "$WORK/big.log" ] || "$BIN" synth-log --lines 10000000 "$WORK/big.log"
 for i in 1 2; do
   rm -f "$WORK/spool.log"
-  /usr/bin/env time -f "run $i: %e s wall, %M KiB max RSS" "$BIN" ingest "$WORK/big.log" --spool "$WORK/spool.log"
+  /usr/bin/env time -f "run $i: %e s wall, %M KiB max RSS" "$BIN" ingest "$WORK/big.log" --spool "$WORK/spool.log" --search aimv2
 done
 rm -f "$WORK/spool.log"
