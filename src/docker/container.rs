@@ -1,0 +1,135 @@
+//! Our containers, created from a run plan's `ContainerSpec`: the server port published on an
+//! ephemeral 127.0.0.1 port, GPUs on request, found again by their labels.
+
+use super::{DockerError, Engine};
+use crate::runs::{ContainerSpec, GpuRequest, LABEL_WORKSPACE};
+use bollard::models::{ContainerCreateBody, DeviceRequest, HostConfig, PortBinding};
+use bollard::query_parameters::{
+    CreateContainerOptionsBuilder, InspectContainerOptions, ListContainersOptionsBuilder,
+    RemoveContainerOptionsBuilder,
+};
+use std::collections::HashMap;
+
+/// One of our containers, as found on the daemon.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ours {
+    pub id: String,
+    pub name: String,
+    pub labels: HashMap<String, String>,
+    pub running: bool,
+}
+
+impl Engine {
+    /// Create and start; on a failed start the container is removed again.
+    pub async fn start(&self, spec: &ContainerSpec) -> Result<String, DockerError> {
+        let mut host = HostConfig {
+            shm_size: Some(spec.shm_bytes),
+            binds: (!spec.binds.is_empty()).then(|| spec.binds.clone()),
+            ..Default::default()
+        };
+        let mut exposed = None;
+        if let Some(port) = spec.publish {
+            let key = format!("{port}/tcp");
+            let binding = PortBinding { host_ip: Some("127.0.0.1".into()), host_port: Some(String::new()) };
+            host.port_bindings = Some(HashMap::from([(key.clone(), Some(vec![binding]))]));
+            exposed = Some(vec![key]);
+        }
+        host.device_requests = match spec.gpus {
+            GpuRequest::None => None,
+            GpuRequest::All => Some(vec![gpu_request(-1)]),
+            GpuRequest::Count(n) => Some(vec![gpu_request(i64::from(n))]),
+        };
+        let body = ContainerCreateBody {
+            image: Some(spec.image.clone()),
+            cmd: Some(spec.cmd.clone()),
+            env: Some(spec.env.clone()),
+            labels: Some(spec.labels.clone()),
+            exposed_ports: exposed,
+            host_config: Some(host),
+            ..Default::default()
+        };
+        let options = CreateContainerOptionsBuilder::default().name(&spec.name).build();
+        let created = self.raw().create_container(Some(options), body).await.map_err(|e| {
+            let message = e.to_string();
+            if message.contains("No such image") {
+                DockerError::ImageMissing { image: spec.image.clone(), message }
+            } else {
+                DockerError::api("create container", e)
+            }
+        })?;
+        if let Err(e) = self.raw().start_container(&created.id, None).await {
+            let _ = self.remove(&created.id).await;
+            return Err(DockerError::api("start container", e));
+        }
+        Ok(created.id)
+    }
+
+    /// The 127.0.0.1 port the daemon published for `port/tcp`.
+    pub async fn published_port(&self, id: &str, port: u16) -> Result<Option<u16>, DockerError> {
+        let info = self
+            .raw()
+            .inspect_container(id, None::<InspectContainerOptions>)
+            .await
+            .map_err(|e| DockerError::api("inspect container", e))?;
+        let ports = info.network_settings.and_then(|n| n.ports).unwrap_or_default();
+        Ok(ports
+            .get(&format!("{port}/tcp"))
+            .and_then(|b| b.as_ref())
+            .and_then(|b| b.iter().find_map(|p| p.host_port.as_ref()?.parse().ok())))
+    }
+
+    /// Whether the container is running, and its exit code once it is not.
+    pub async fn state(&self, id: &str) -> Result<(bool, Option<i64>), DockerError> {
+        let info = self
+            .raw()
+            .inspect_container(id, None::<InspectContainerOptions>)
+            .await
+            .map_err(|e| DockerError::api("inspect container", e))?;
+        let state = info.state.unwrap_or_default();
+        Ok((state.running.unwrap_or(false), state.exit_code))
+    }
+
+    /// Stop and remove, whatever state it is in; a container already gone is fine.
+    pub async fn remove(&self, id: &str) -> Result<(), DockerError> {
+        let options = RemoveContainerOptionsBuilder::default().force(true).build();
+        match self.raw().remove_container(id, Some(options)).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.to_string().contains("No such container") => Ok(()),
+            Err(e) => Err(DockerError::api("remove container", e)),
+        }
+    }
+
+    /// Our containers for this workspace, running or not.
+    pub async fn ours(&self, workspace: &str) -> Result<Vec<Ours>, DockerError> {
+        let filters = HashMap::from([("label".to_string(), vec![format!("{LABEL_WORKSPACE}={workspace}")])]);
+        let options = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let list = self
+            .raw()
+            .list_containers(Some(options))
+            .await
+            .map_err(|e| DockerError::api("list containers", e))?;
+        Ok(list
+            .into_iter()
+            .map(|c| Ours {
+                id: c.id.unwrap_or_default(),
+                name: c
+                    .names
+                    .and_then(|n| n.first().cloned())
+                    .unwrap_or_default()
+                    .trim_start_matches('/')
+                    .to_string(),
+                labels: c.labels.unwrap_or_default(),
+                running: c.state.map(|s| s.to_string() == "running").unwrap_or(false),
+            })
+            .collect())
+    }
+}
+
+fn gpu_request(count: i64) -> DeviceRequest {
+    DeviceRequest {
+        driver: Some("nvidia".into()),
+        count: Some(count),
+        capabilities: Some(vec![vec!["gpu".into()]]),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,73 @@
+//! Running commands inside a container, streaming their output with its stream tag; uploads.
+
+use super::{DockerError, Engine};
+use crate::logs::Stream;
+use bollard::exec::{CreateExecOptions, StartExecResults};
+use bollard::query_parameters::{LogsOptionsBuilder, UploadToContainerOptionsBuilder};
+use futures_util::{Stream as FutStream, StreamExt};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecOutput {
+    pub exit_code: Option<i64>,
+}
+
+fn tagged(
+    item: Result<bollard::container::LogOutput, bollard::errors::Error>,
+) -> Result<(Stream, Vec<u8>), String> {
+    use bollard::container::LogOutput;
+    match item.map_err(|e| e.to_string())? {
+        LogOutput::StdErr { message } => Ok((Stream::Stderr, message.to_vec())),
+        LogOutput::StdOut { message } | LogOutput::Console { message } | LogOutput::StdIn { message } => {
+            Ok((Stream::Stdout, message.to_vec()))
+        }
+    }
+}
+
+impl Engine {
+    /// The container's output from its start, following, as (stream, bytes) chunks.
+    pub fn follow_logs(&self, id: &str) -> impl FutStream<Item = Result<(Stream, Vec<u8>), String>> + use<> {
+        let options = LogsOptionsBuilder::default().follow(true).stdout(true).stderr(true).build();
+        self.raw().logs(id, Some(options)).map(tagged)
+    }
+
+    /// Run `cmd` in the container, handing each output chunk to `sink`; returns the exit code.
+    pub async fn exec(
+        &self,
+        id: &str,
+        cmd: Vec<String>,
+        env: Vec<String>,
+        mut sink: impl FnMut(Stream, &[u8]),
+    ) -> Result<ExecOutput, DockerError> {
+        let config = CreateExecOptions {
+            cmd: Some(cmd),
+            env: Some(env),
+            attach_stdout: Some(true),
+            attach_stderr: Some(true),
+            ..Default::default()
+        };
+        let created =
+            self.raw().create_exec(id, config).await.map_err(|e| DockerError::api("create exec", e))?;
+        let started =
+            self.raw().start_exec(&created.id, None).await.map_err(|e| DockerError::api("start exec", e))?;
+        if let StartExecResults::Attached { mut output, .. } = started {
+            while let Some(item) = output.next().await {
+                match tagged(item) {
+                    Ok((stream, bytes)) => sink(stream, &bytes),
+                    Err(message) => return Err(DockerError::Api { action: "exec output".into(), message }),
+                }
+            }
+        }
+        let inspected =
+            self.raw().inspect_exec(&created.id).await.map_err(|e| DockerError::api("inspect exec", e))?;
+        Ok(ExecOutput { exit_code: inspected.exit_code })
+    }
+
+    /// Unpack a tar archive at `path` in the container.
+    pub async fn upload(&self, id: &str, path: &str, tar: Vec<u8>) -> Result<(), DockerError> {
+        let options = UploadToContainerOptionsBuilder::default().path(path).build();
+        self.raw()
+            .upload_to_container(id, Some(options), bollard::body_full(tar.into()))
+            .await
+            .map_err(|e| DockerError::api(&format!("upload to {path}"), e))
+    }
+}

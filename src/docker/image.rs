@@ -1,0 +1,72 @@
+//! Images: is it here, pull it with progress, build one from a tar context (test images).
+
+use super::{DockerError, Engine};
+use bollard::query_parameters::{BuildImageOptionsBuilder, CreateImageOptionsBuilder};
+use futures_util::StreamExt;
+use std::collections::HashMap;
+
+/// Pull progress: per-layer bytes, summed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PullEvent {
+    pub layers: usize,
+    pub layers_done: usize,
+    pub current: i64,
+    pub total: i64,
+    pub status: String,
+}
+
+impl Engine {
+    pub async fn has_image(&self, image: &str) -> bool {
+        self.raw().inspect_image(image).await.is_ok()
+    }
+
+    /// The image's content digest (repo digest when pulled, else its id).
+    pub async fn image_digest(&self, image: &str) -> Option<String> {
+        let info = self.raw().inspect_image(image).await.ok()?;
+        info.repo_digests.and_then(|d| d.first().cloned()).or(info.id)
+    }
+
+    /// Pull `image`, reporting progress; a failure keeps the daemon's words.
+    pub async fn pull(&self, image: &str, mut progress: impl FnMut(&PullEvent)) -> Result<(), DockerError> {
+        let options = CreateImageOptionsBuilder::default().from_image(image).build();
+        let mut stream = self.raw().create_image(Some(options), None, None);
+        let mut layers: HashMap<String, (i64, i64, bool)> = HashMap::new();
+        while let Some(item) = stream.next().await {
+            let info =
+                item.map_err(|e| DockerError::ImageMissing { image: image.into(), message: e.to_string() })?;
+            if let Some(detail) = info.error_detail.and_then(|d| d.message) {
+                return Err(DockerError::ImageMissing { image: image.into(), message: detail });
+            }
+            let status = info.status.unwrap_or_default();
+            if let Some(id) = info.id {
+                let entry = layers.entry(id).or_default();
+                if let Some(p) = info.progress_detail {
+                    entry.0 = p.current.unwrap_or(entry.0);
+                    entry.1 = p.total.unwrap_or(entry.1);
+                }
+                entry.2 |= status == "Pull complete" || status == "Already exists";
+            }
+            progress(&PullEvent {
+                layers: layers.len(),
+                layers_done: layers.values().filter(|l| l.2).count(),
+                current: layers.values().map(|l| l.0).sum(),
+                total: layers.values().map(|l| l.1).sum(),
+                status,
+            });
+        }
+        Ok(())
+    }
+
+    /// Build `tag` from an in-memory tar context holding a Dockerfile.
+    pub async fn build(&self, tag: &str, context: Vec<u8>) -> Result<(), DockerError> {
+        let options = BuildImageOptionsBuilder::default().dockerfile("Dockerfile").t(tag).rm(true).build();
+        let mut stream = self.raw().build_image(options, None, Some(bollard::body_full(context.into())));
+        while let Some(item) = stream.next().await {
+            let info = item.map_err(|e| DockerError::api(&format!("build {tag}"), e))?;
+            if let Some(message) = info.error_detail.and_then(|d| d.message) {
+                return Err(DockerError::Api { action: format!("build {tag}"), message });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,66 @@
+//! The Docker adapter (bollard): connecting like the docker CLI, containers, exec, uploads,
+//! images. Depends on the domain only; reports through return values, never touches the UI.
+
+mod archive;
+mod container;
+mod exec;
+mod image;
+
+pub use archive::tar_of;
+pub use container::Ours;
+pub use exec::ExecOutput;
+pub use image::PullEvent;
+
+use bollard::Docker;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DockerError {
+    #[error("Docker unreachable: {0}")]
+    Unreachable(String),
+    #[error("image {image} not found: {message}")]
+    ImageMissing { image: String, message: String },
+    #[error(
+        "the daemon cannot give this container GPUs ({0}); install the NVIDIA Container Toolkit, or set gpus = \"none\" in the config"
+    )]
+    NoGpuRuntime(String),
+    #[error("{action}: {message}")]
+    Api { action: String, message: String },
+}
+
+impl DockerError {
+    fn api(action: &str, e: bollard::errors::Error) -> DockerError {
+        let message = e.to_string();
+        if message.contains("could not select device driver") || message.contains("nvidia") {
+            return DockerError::NoGpuRuntime(message);
+        }
+        DockerError::Api { action: action.to_string(), message }
+    }
+}
+
+/// A connected engine.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    docker: Docker,
+    /// `engine 20.10.24, API 1.41`
+    pub description: String,
+}
+
+impl Engine {
+    /// Connect the way the docker CLI does: `DOCKER_HOST` (unix, tcp, https with `DOCKER_CERT_PATH`/
+    /// `DOCKER_TLS_VERIFY`, ssh), else the default socket; then agree on an API version.
+    pub async fn connect() -> Result<Engine, DockerError> {
+        let docker = Docker::connect_with_defaults().map_err(|e| DockerError::Unreachable(e.to_string()))?;
+        let docker = docker.negotiate_version().await.map_err(|e| DockerError::Unreachable(e.to_string()))?;
+        let version = docker.version().await.map_err(|e| DockerError::Unreachable(e.to_string()))?;
+        let description = format!(
+            "engine {}, API {}",
+            version.version.as_deref().unwrap_or("?"),
+            version.api_version.as_deref().unwrap_or("?")
+        );
+        Ok(Engine { docker, description })
+    }
+
+    pub fn raw(&self) -> &Docker {
+        &self.docker
+    }
+}

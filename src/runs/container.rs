@@ -1,0 +1,31 @@
+//! The container a run needs, as data: named `perftriage-{short}-{variant}-{run}` and labelled
+//! so a restarted board finds it again.
+
+use std::collections::HashMap;
+
+pub const LABEL_COMMIT: &str = "perftriage.commit";
+pub const LABEL_VARIANT: &str = "perftriage.variant";
+pub const LABEL_RUN: &str = "perftriage.run";
+pub const LABEL_WORKSPACE: &str = "perftriage.workspace";
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GpuRequest {
+    None,
+    All,
+    Count(u32),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerSpec {
+    pub name: String,
+    pub image: String,
+    /// The long-running command (the server, or `sleep` for offline runs that exec into it).
+    pub cmd: Vec<String>,
+    pub env: Vec<String>,
+    pub labels: HashMap<String, String>,
+    /// Container port to publish on an ephemeral 127.0.0.1 port.
+    pub publish: Option<u16>,
+    pub gpus: GpuRequest,
+    pub shm_bytes: i64,
+    pub binds: Vec<String>,
+}

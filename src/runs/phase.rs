@@ -1,0 +1,45 @@
+//! The life of a run, as the board shows it.
+
+use crate::metrics::Metrics;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum RunPhase {
+    Queued,
+    Pulling { done: usize, layers: usize, bytes: i64, total: i64 },
+    Starting,
+    Ready { after_s: f64 },
+    Benchmarking,
+    Done { metrics: Metrics },
+    Failed { category: String, message: String },
+    Cancelled,
+}
+
+impl RunPhase {
+    pub fn is_finished(&self) -> bool {
+        matches!(self, RunPhase::Done { .. } | RunPhase::Failed { .. } | RunPhase::Cancelled)
+    }
+
+    /// One word for the board cell.
+    pub fn word(&self) -> &'static str {
+        match self {
+            RunPhase::Queued => "queued",
+            RunPhase::Pulling { .. } => "pulling",
+            RunPhase::Starting => "starting",
+            RunPhase::Ready { .. } => "ready",
+            RunPhase::Benchmarking => "benching",
+            RunPhase::Done { .. } => "done",
+            RunPhase::Failed { .. } => "failed",
+            RunPhase::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Which of a run's two log panes a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pane {
+    Server,
+    Benchmark,
+}

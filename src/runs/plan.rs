@@ -1,0 +1,194 @@
+//! From a commit, a variant and the config to a complete run plan. Every command is an argv
+//! list; dataset fields are never pasted into a shell string.
+
+use super::rewrite::benchmark_argv;
+use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
+use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// Server argv template; `{model}` is the only variable.
+    pub server: String,
+    /// `auto` (the commit's GPU count), `all`, `none`, or a number.
+    pub gpus: String,
+    pub shm_gb: u32,
+    /// Host directory mounted at /root/.cache/huggingface.
+    pub hf_cache: Option<PathBuf>,
+    pub ready_timeout_s: u64,
+    pub run_timeout_s: u64,
+    /// A vLLM git checkout; each run's `benchmarks/` comes from it at the run's commit.
+    pub vllm_repo: Option<PathBuf>,
+    /// Agent patches: `{short}.patch`, `{short}.diff` or `<item_id>/model_patch.diff`.
+    pub patches: Option<PathBuf>,
+    /// A ShareGPT-style dataset path inside the container; without it serving runs use random prompts.
+    pub dataset_path: Option<String>,
+    /// Runs at a time on this host.
+    pub concurrency: usize,
+    /// Per-commit image overrides: short → image (all variants but agent, which uses the baseline's).
+    pub image_overrides: HashMap<String, String>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            server: "python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000 --max-model-len 4096 --disable-log-requests".into(),
+            gpus: "auto".into(),
+            shm_gb: 16,
+            hf_cache: None,
+            ready_timeout_s: 600,
+            run_timeout_s: 3600,
+            vllm_repo: None,
+            patches: None,
+            dataset_path: None,
+            concurrency: 1,
+            image_overrides: HashMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    pub run_id: String,
+    pub short: String,
+    pub full: String,
+    pub variant: Variant,
+    pub kind: BenchKind,
+    pub model: String,
+    pub image: String,
+    pub container: ContainerSpec,
+    pub server_argv: Option<Vec<String>>,
+    pub bench_argv: Vec<String>,
+    pub bench_env: Vec<String>,
+    /// The commit whose `benchmarks/` the run uses (the PR commit for human, the parent otherwise).
+    pub scripts_commit: String,
+    pub patch: Option<PathBuf>,
+    pub ready_timeout_s: u64,
+    pub run_timeout_s: u64,
+    /// The command as finally run, for the result file.
+    pub final_command: String,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PlanError {
+    #[error("{0} has no benchmark command in the dataset")]
+    NoCommand(String),
+    #[error("{0} has no parent commit, so there is no baseline image")]
+    NoParent(String),
+    #[error("no agent patch for {short} in {dir} ({tried})")]
+    NoPatch { short: String, dir: String, tried: String },
+    #[error("no patches directory configured: set [runs] patches = \"DIR\" in the config")]
+    NoPatchDir,
+    #[error("config [runs] gpus = `{0}`: use auto, all, none or a number")]
+    BadGpus(String),
+}
+
+pub fn plan(
+    commit: &Commit,
+    variant: Variant,
+    config: &RunConfig,
+    images: &ImageTemplates,
+    workspace: &Path,
+    run_id: &str,
+) -> Result<RunPlan, PlanError> {
+    let command =
+        commit.perf_command.effective().ok_or_else(|| PlanError::NoCommand(commit.short.clone()))?;
+    let kind = commit.kind();
+    let image = match config.image_overrides.get(&commit.short) {
+        Some(fixed) if variant != Variant::Agent => fixed.clone(),
+        _ => images.image_for(commit, variant).ok_or_else(|| PlanError::NoParent(commit.short.clone()))?,
+    };
+    let scripts_commit = match variant {
+        Variant::Human => commit.full.clone(),
+        _ => commit.parent.clone().ok_or_else(|| PlanError::NoParent(commit.short.clone()))?,
+    };
+    let patch = if variant == Variant::Agent { Some(find_patch(commit, config)?) } else { None };
+    let model = model_of(command).or(commit.model.clone()).unwrap_or_else(|| "facebook/opt-125m".into());
+    let (bench_argv, bench_env) = benchmark_argv(command, kind, config.dataset_path.as_deref());
+    let server_argv = (kind == BenchKind::Serving)
+        .then(|| config.server.split_whitespace().map(|w| w.replace("{model}", &model)).collect::<Vec<_>>());
+    let final_command = match &server_argv {
+        Some(server) => format!("{}  &&  {}", server.join(" "), bench_argv.join(" ")),
+        None => bench_argv.join(" "),
+    };
+    let container = ContainerSpec {
+        name: format!("perftriage-{}-{}-{run_id}", commit.short, variant.name()),
+        image: image.clone(),
+        // The container only stays up; server and benchmark run as execs so their output is kept apart.
+        cmd: vec!["sleep".into(), "2000000".into()],
+        env: token_env(),
+        labels: HashMap::from([
+            (LABEL_COMMIT.to_string(), commit.short.clone()),
+            (LABEL_VARIANT.to_string(), variant.name().to_string()),
+            (LABEL_RUN.to_string(), run_id.to_string()),
+            (LABEL_WORKSPACE.to_string(), workspace.display().to_string()),
+        ]),
+        publish: server_argv.as_ref().map(|_| 8000),
+        gpus: gpus(&config.gpus, commit.gpu_count())?,
+        shm_bytes: i64::from(config.shm_gb) << 30,
+        binds: config.hf_cache.iter().map(|p| format!("{}:/root/.cache/huggingface", p.display())).collect(),
+    };
+    Ok(RunPlan {
+        run_id: run_id.to_string(),
+        short: commit.short.clone(),
+        full: commit.full.clone(),
+        variant,
+        kind,
+        model,
+        image,
+        container,
+        server_argv,
+        bench_argv,
+        bench_env,
+        scripts_commit,
+        patch,
+        ready_timeout_s: config.ready_timeout_s,
+        run_timeout_s: config.run_timeout_s,
+        final_command,
+    })
+}
+
+fn model_of(command: &str) -> Option<String> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, w)| match w.strip_prefix("--model=") {
+        Some(m) => Some(m.trim_matches(['"', '\'']).to_string()),
+        None if *w == "--model" => words.get(i + 1).map(|m| m.trim_matches(['"', '\'']).to_string()),
+        None => None,
+    })
+}
+
+/// The operator's HF token, passed through under both names the images read.
+fn token_env() -> Vec<String> {
+    let token = std::env::var("HF_TOKEN").or_else(|_| std::env::var("HUGGING_FACE_HUB_TOKEN")).ok();
+    token.map(|t| vec![format!("HF_TOKEN={t}"), format!("HUGGING_FACE_HUB_TOKEN={t}")]).unwrap_or_default()
+}
+
+fn gpus(setting: &str, commit_gpus: u32) -> Result<GpuRequest, PlanError> {
+    match setting {
+        "auto" => Ok(GpuRequest::Count(commit_gpus.max(1))),
+        "all" => Ok(GpuRequest::All),
+        "none" | "0" => Ok(GpuRequest::None),
+        n => n.parse().map(GpuRequest::Count).map_err(|_| PlanError::BadGpus(n.to_string())),
+    }
+}
+
+fn find_patch(commit: &Commit, config: &RunConfig) -> Result<PathBuf, PlanError> {
+    let dir = config.patches.as_ref().ok_or(PlanError::NoPatchDir)?;
+    let mut tried =
+        vec![dir.join(format!("{}.patch", commit.short)), dir.join(format!("{}.diff", commit.short))];
+    if let Some(item) = &commit.item_id {
+        tried.push(dir.join(item).join("model_patch.diff"));
+    }
+    tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PlanError::NoPatch {
+        short: commit.short.clone(),
+        dir: dir.display().to_string(),
+        tried: tried
+            .iter()
+            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
