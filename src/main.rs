@@ -58,6 +58,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one variant of a commit in Docker; logs on stdout. Exit 0 ok, 3 run failed, 1 tool error.
+    Run {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Record a triage decision for a commit.
     Mark(MarkArgs),
     /// Write a synthetic vLLM log of N lines (benchmarks).
@@ -158,6 +166,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
+        Some(Command::Run { short, variant, json }) => {
+            let variant =
+                perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
+            perftriage::runtime::run_cli::run(&ctx, &short, variant, json)
+        }
         Some(_) | None => board(ctx, options.theme),
     }
 }
@@ -179,7 +192,9 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
             println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
             ExitCode::SUCCESS
         }
-        Command::Status { .. } | Command::Report { .. } | Command::Mark(_) => return Ok(None),
+        Command::Status { .. } | Command::Report { .. } | Command::Mark(_) | Command::Run { .. } => {
+            return Ok(None);
+        }
     }))
 }
 

@@ -20,6 +20,8 @@ pub struct Config {
     pub dataset: Option<PathBuf>,
     pub results: Vec<PathBuf>,
     pub images: ImageTemplates,
+    /// Runs: server template, GPUs, timeouts, vLLM checkout, patches (see `runs::RunConfig`).
+    pub runs: crate::runs::RunConfig,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
     pub log_ring: Option<usize>,
     /// Action name → keys; replaces that action's default keys.

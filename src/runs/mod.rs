@@ -13,3 +13,10 @@ pub use phase::{Pane, RunPhase};
 pub use plan::{PlanError, RunConfig, RunPlan, plan};
 pub use redact::Redactor;
 pub use rewrite::{benchmark_argv, split_env};
+
+/// Whether a unified diff touches C/C++/CUDA sources (an editable install does not rebuild them).
+pub fn patch_touches_native(diff: &str) -> bool {
+    diff.lines().filter_map(|l| l.strip_prefix("+++ ")).any(|path| {
+        [".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp"].iter().any(|ext| path.trim_end().ends_with(ext))
+    })
+}

@@ -42,16 +42,21 @@ impl Context {
             Some(path) => dataset::load_jsonl(path)?,
             None => dataset::load_embedded()?,
         };
-        let mut dirs = config.results.clone();
-        dirs.extend(options.results.iter().cloned());
-        let set = results::read_dirs(&dirs);
-        let (entries, warnings) = dataset::join(commits, set, &classifier);
         let workspace = options
             .workspace
             .clone()
             .or_else(|| config.workspace.clone())
             .or_else(crate::config::default_workspace)
             .context("no workspace directory: pass --workspace DIR")?;
+        let mut dirs = config.results.clone();
+        dirs.extend(options.results.iter().cloned());
+        // Results of our own runs come back onto the board.
+        let own = workspace.join("results");
+        if own.is_dir() {
+            dirs.push(own);
+        }
+        let set = results::read_dirs(&dirs);
+        let (entries, warnings) = dataset::join(commits, set, &classifier);
         let images = config.images.clone();
         Ok(Context { config, keymap, entries, warnings, images, workspace, classifier })
     }

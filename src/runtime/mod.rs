@@ -7,6 +7,8 @@ mod events;
 pub mod headless;
 pub mod inspect;
 pub mod logs;
+pub mod run;
+pub mod run_cli;
 mod saver;
 mod terminal;
 mod tui;

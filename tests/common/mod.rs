@@ -1,6 +1,8 @@
 //! Shared test helpers: the embedded board in a known state.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod engine;
+
 use perftriage::app::{AppState, Key, KeyCode, Msg, update};
 use perftriage::classify::Classifier;
 use perftriage::config::KeyMap;

@@ -1,0 +1,79 @@
+//! Headless `perftriage run SHORT --variant V`: the board's engine, its log lines on stdout.
+//! Exit 0 success, 3 the run failed (category printed), 1 a tool error.
+
+use super::Context;
+use super::run::{RunEnv, RunEvent, execute, write_result};
+use crate::dataset::{RunStatus, Variant};
+use crate::docker::Engine;
+use crate::runs::{Pane, Redactor, plan};
+use anyhow::Result;
+use std::process::ExitCode;
+use tokio::sync::{mpsc, watch};
+
+pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<ExitCode> {
+    let Some(entry) = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short) else {
+        eprintln!("perftriage: no commit `{short}` in the dataset");
+        return Ok(ExitCode::from(2));
+    };
+    let run_id = super::now_compact().to_lowercase();
+    let config = &ctx.config.runs;
+    let plan = plan(&entry.commit, variant, config, &ctx.images, &ctx.workspace, &run_id)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let engine = Engine::connect().await?;
+        eprintln!(
+            "perftriage: Docker connected ({}); {} {} in {}",
+            engine.description,
+            short,
+            variant.name(),
+            plan.image
+        );
+        let (events_tx, mut events) = mpsc::unbounded_channel();
+        let (_cancel_tx, cancel) = watch::channel(false);
+        let redactor = Redactor::from_env();
+        let env = RunEnv {
+            engine: &engine,
+            workspace: &ctx.workspace,
+            vllm_repo: config.vllm_repo.as_deref(),
+            redactor: &redactor,
+            classifier: &ctx.classifier,
+            events: events_tx,
+            cancel,
+        };
+        let printer = tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                print_event(&event, json);
+            }
+        });
+        let outcome = execute(&plan, env).await;
+        let _ = printer.await;
+        let path = write_result(&outcome, &ctx.workspace, &redactor, &super::now_rfc3339())?;
+        let summary = match outcome.status {
+            RunStatus::Success => format!("done: {} metrics", outcome.metrics.len()),
+            _ => format!(
+                "failed: {} — {}",
+                outcome.category.as_deref().unwrap_or("?"),
+                outcome.error.as_deref().unwrap_or("")
+            ),
+        };
+        eprintln!("perftriage: {short} {}: {summary}; result {}", variant.name(), path.display());
+        Ok(if outcome.status == RunStatus::Success { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    })
+}
+
+fn print_event(event: &RunEvent, json: bool) {
+    match event {
+        RunEvent::Phase(p) if json => println!("{}", serde_json::json!({ "event": "phase", "phase": p })),
+        RunEvent::Phase(p) => eprintln!("perftriage: {}", p.word()),
+        RunEvent::Lines { pane, lines } => {
+            let tag = if *pane == Pane::Server { "server" } else { "bench" };
+            for line in lines {
+                if json {
+                    println!("{}", serde_json::json!({ "event": "line", "pane": tag, "text": line.text() }));
+                } else {
+                    println!("[{tag}] {}", line.text());
+                }
+            }
+        }
+    }
+}

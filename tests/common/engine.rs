@@ -1,0 +1,127 @@
+//! Real-engine test setup: the static mock-vLLM binary, busybox, and `FROM scratch` images whose
+//! files reproduce real failure signatures. No registry is needed.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use perftriage::docker::{Engine, tar_of};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+pub const IMAGES: &[&str] = &["ok", "aimv2", "numpy2", "fa_utils"];
+static BUILT: Mutex<bool> = Mutex::new(false);
+
+/// The engine, or `None` (with a notice) when there is none and CI is unset; under CI a missing
+/// engine or busybox fails the test.
+pub fn engine(rt: &tokio::runtime::Runtime) -> Option<Engine> {
+    let engine = rt.block_on(Engine::connect());
+    let busybox = Path::new("/bin/busybox").exists();
+    match (engine, busybox) {
+        (Ok(e), true) => Some(e),
+        (result, busybox) => {
+            let why = format!("engine: {:?}, /bin/busybox present: {busybox}", result.err());
+            if std::env::var_os("CI").is_some() {
+                panic!("Docker tests need a reachable engine and busybox-static under CI ({why})");
+            }
+            eprintln!(
+                "SKIPPED: no Docker engine or busybox-static here ({why}); set CI=true to make this fail"
+            );
+            None
+        }
+    }
+}
+
+fn mock_binary() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target/mock");
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "mockvllm",
+            "--release",
+            "--target",
+            "x86_64-unknown-linux-gnu",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .env("RUSTFLAGS", "-C target-feature=+crt-static")
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(status.success(), "building the static mock failed");
+    target.join("x86_64-unknown-linux-gnu/release/mockvllm")
+}
+
+const SITE: &str = "usr/local/lib/python3.12/dist-packages";
+
+fn context(flavour: &str, mock: &[u8], busybox: &[u8]) -> Vec<u8> {
+    let dockerfile = format!(
+        "FROM scratch\nCOPY bin/busybox /bin/busybox\nCOPY mockvllm /usr/local/bin/mockvllm\nCOPY {SITE}/ /{SITE}/\n\
+         RUN [\"/bin/busybox\", \"--install\", \"-s\", \"/bin\"]\n\
+         RUN [\"/bin/sh\", \"-c\", \"mkdir -p /usr/bin /tmp && for n in python3 python pip pip3 vllm; do ln -s /usr/local/bin/mockvllm /usr/bin/$n; done\"]\n\
+         ENV PATH=/usr/local/bin:/usr/bin:/bin\nLABEL perftriage.test={flavour}\n"
+    );
+    let ovis = if flavour == "aimv2" {
+        "AutoConfig.register(\"aimv2\", AIMv2Config)\n"
+    } else {
+        "AutoConfig.register(\"aimv2\", AIMv2Config, exist_ok=True)\n"
+    };
+    let numpy = if flavour == "numpy2" { "version = \"2.2.6\"\n" } else { "version = \"1.26.4\"\n" };
+    let ovis_path = format!("{SITE}/vllm/transformers_utils/configs/ovis.py");
+    let numpy_path = format!("{SITE}/numpy/version.py");
+    let init = format!("{SITE}/vllm/__init__.py");
+    let attn_init = format!("{SITE}/vllm/vllm_flash_attn/__init__.py");
+    let fa = format!("{SITE}/vllm/vllm_flash_attn/fa_utils.py");
+    let mut entries: Vec<(&str, &[u8], u32)> = vec![
+        ("Dockerfile", dockerfile.as_bytes(), 0o644),
+        ("bin/busybox", busybox, 0o755),
+        ("mockvllm", mock, 0o755),
+        (&ovis_path, ovis.as_bytes(), 0o644),
+        (&numpy_path, numpy.as_bytes(), 0o644),
+        (&init, b"__version__ = '0.9.2.dev0+mock'\n", 0o644),
+        (&attn_init, b"", 0o644),
+    ];
+    if flavour != "fa_utils" {
+        entries.push((&fa, b"def flash_attn_supports_fp8():\n    return False\n", 0o644));
+    }
+    tar_of(&entries).unwrap()
+}
+
+/// Build `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils}` once per test binary.
+pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if *built {
+        return;
+    }
+    let mock = std::fs::read(mock_binary()).unwrap();
+    let busybox = std::fs::read("/bin/busybox").unwrap();
+    for flavour in IMAGES {
+        let tag = format!("perftriage-test/vllm:{flavour}");
+        rt.block_on(engine.build(&tag, context(flavour, &mock, &busybox))).unwrap();
+    }
+    *built = true;
+}
+
+/// A vLLM-like git checkout with `benchmarks/` at two commits: (repo, parent, human).
+pub fn vllm_repo(dir: &Path) -> (PathBuf, String, String) {
+    let repo = dir.join("vllm");
+    std::fs::create_dir_all(repo.join("benchmarks")).unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git").arg("-C").arg(&repo).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q"]);
+    for (i, message) in ["parent", "human"].iter().enumerate() {
+        for script in ["benchmark_serving.py", "benchmark_latency.py", "benchmark_throughput.py"] {
+            std::fs::write(repo.join("benchmarks").join(script), format!("# {message} {i}\n")).unwrap();
+        }
+        std::fs::write(repo.join("README"), message).unwrap();
+        git(&["add", "-A"]);
+        git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message]);
+    }
+    let human = git(&["rev-parse", "HEAD"]);
+    let parent = git(&["rev-parse", "HEAD~1"]);
+    (repo, parent, human)
+}
