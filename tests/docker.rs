@@ -216,11 +216,11 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
     let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
     let outcome = rt.block_on(async {
         let env = RunEnv {
-            engine: &engine,
-            workspace: &ws,
-            vllm_repo: config.runs.vllm_repo.as_deref(),
-            redactor: &redactor,
-            classifier: &classifier,
+            engine: engine.clone(),
+            workspace: ws.clone(),
+            vllm_repo: config.runs.vllm_repo.clone(),
+            redactor,
+            classifier: std::sync::Arc::new(classifier),
             events: tx,
             cancel,
         };

@@ -28,6 +28,9 @@ pub enum Action {
     AddNote,
     Help,
     OpenLog,
+    StartRun,
+    CancelRun,
+    OtherPane,
     SearchNext,
     SearchPrev,
     NextError,
@@ -40,7 +43,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 31] = [
+    pub const ALL: [Action; 34] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -63,6 +66,9 @@ impl Action {
         Action::AddNote,
         Action::Help,
         Action::OpenLog,
+        Action::StartRun,
+        Action::CancelRun,
+        Action::OtherPane,
         Action::SearchNext,
         Action::SearchPrev,
         Action::NextError,
@@ -97,7 +103,12 @@ impl Action {
             Action::ClearMark => "clear mark",
             Action::AddNote => "add a note",
             Action::Help => "help",
-            Action::OpenLog => "open/close the log of the selected commit's failing variant",
+            Action::OpenLog => {
+                "open/close the log: the commit's run panes, else its failing variant's recorded output"
+            }
+            Action::StartRun => "run baseline / human / agent / all three (choose, then confirm)",
+            Action::CancelRun => "cancel the commit's live run (confirm); its container is removed",
+            Action::OtherPane => "log: switch between a run's server and benchmark panes",
             Action::SearchNext => "log: next match",
             Action::SearchPrev => "log: previous match",
             Action::NextError => "log: next error",
@@ -114,7 +125,8 @@ impl Action {
     pub fn is_log_only(self) -> bool {
         matches!(
             self,
-            Action::SearchNext
+            Action::OtherPane
+                | Action::SearchNext
                 | Action::SearchPrev
                 | Action::NextError
                 | Action::PrevError
@@ -139,6 +151,7 @@ impl Action {
             Action::AddNote => Some("note"),
             Action::Help => Some("help"),
             Action::OpenLog => Some("log"),
+            Action::StartRun => Some("run"),
             _ => None,
         }
     }

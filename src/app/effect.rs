@@ -33,5 +33,13 @@ pub enum Effect {
     SaveLog {
         key: LogKey,
     },
+    StartRun {
+        run_id: String,
+        short: String,
+        variant: crate::dataset::Variant,
+    },
+    CancelRun {
+        run_id: String,
+    },
     Quit,
 }

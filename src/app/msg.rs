@@ -40,6 +40,28 @@ pub enum Msg {
         hits: Vec<(usize, Vec<(usize, usize)>)>,
         done: bool,
     },
+    Docker(super::runs::DockerStatus),
+    RunPhase {
+        run_id: String,
+        phase: crate::runs::RunPhase,
+    },
+    RunLines {
+        run_id: String,
+        pane: crate::runs::Pane,
+        lines: Vec<Line>,
+    },
+    /// The run ended; its outcome (and classification) replace the variant's on the board.
+    RunFinished {
+        run_id: String,
+        outcome: crate::dataset::Outcome,
+        verdict: Option<crate::classify::Verdict>,
+    },
+    /// A container of ours found running (after a restart).
+    RunFound {
+        run_id: String,
+        short: String,
+        variant: crate::dataset::Variant,
+    },
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
 }

@@ -63,6 +63,8 @@ pub struct Cell {
     pub text: String,
     /// Sort key: status rank, then metric value.
     pub value: Option<f64>,
+    /// A run is going on: the text is its phase and elapsed time.
+    pub live: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +93,7 @@ fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
         (RunStatus::Success, Some(v), Some(m)) => metrics::format_value(m, v),
         (status, _, _) => status.word().to_string(),
     };
-    Cell { status: outcome.status, text: format!("{} {detail}", outcome.status.glyph()), value }
+    Cell { status: outcome.status, text: format!("{} {detail}", outcome.status.glyph()), value, live: false }
 }
 
 pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {

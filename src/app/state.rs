@@ -60,13 +60,20 @@ pub struct Prompt {
     pub text: String,
 }
 
+/// What a confirm dialog will do when the operator says yes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmAction {
+    MarkUnfixable { short: String, reason: String },
+    StartRuns { short: String, variants: Vec<crate::dataset::Variant> },
+    CancelRun { run_id: String },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirm {
     pub title: String,
     /// Exactly what will happen, line by line.
     pub preview: Vec<String>,
-    pub short: String,
-    pub reason: String,
+    pub action: ConfirmAction,
     /// The focused button; Cancel is the default.
     pub yes_focused: bool,
 }
@@ -76,6 +83,8 @@ pub enum Mode {
     Normal,
     Prompt(Prompt),
     Confirm(Confirm),
+    /// Choosing which variants of this commit to run.
+    Choose(String),
     Help,
 }
 
@@ -116,6 +125,16 @@ pub struct AppState {
     pub size: (u16, u16),
     pub now: String,
     pub quitting: bool,
+    pub docker: super::runs::DockerStatus,
+    /// Runs asked for in this session (and containers found still running), oldest first.
+    pub runs: Vec<super::runs::RunView>,
+    pub run_counter: u64,
+    /// Seconds since start, one per `Msg::Tick`.
+    pub ticks: u64,
+    /// The run whose panes are open, and which of its two panes has focus.
+    pub focus_run: Option<(String, crate::runs::Pane)>,
+    /// Set by the runtime (the process id), so run ids never clash across boards.
+    pub session: String,
 }
 
 impl AppState {
@@ -148,6 +167,12 @@ impl AppState {
             size: (80, 24),
             now: String::new(),
             quitting: false,
+            docker: super::runs::DockerStatus::Connecting,
+            runs: Vec::new(),
+            run_counter: 0,
+            ticks: 0,
+            focus_run: None,
+            session: String::new(),
         };
         state.resort();
         state
@@ -162,15 +187,16 @@ impl AppState {
         self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
     }
 
-    /// Text rows of the log pane (it takes the detail pane's place).
+    /// Text rows of the focused log pane (it takes the detail pane's place; a run's two panes share it).
     pub fn log_rows(&self) -> usize {
         let h = if self.size.0 >= 140 { self.size.1 } else { self.size.1 / 2 };
+        let h = if self.focus_run.is_some() { h / 2 } else { h };
         usize::from(h.saturating_sub(4)).max(1)
     }
 
     /// Rows the board can show at the current height (header, tabs, footer and borders taken off).
     pub fn page_rows(&self) -> usize {
-        let board = if (self.detail_open || self.log.is_some()) && self.size.0 < 140 {
+        let board = if (self.detail_open || self.log_focused()) && self.size.0 < 140 {
             self.size.1 / 2
         } else {
             self.size.1
@@ -216,6 +242,26 @@ impl AppState {
 
     pub fn rebuild_row(&mut self, index: usize) {
         self.rows[index] = build_row(&self.entries[index], &self.book);
+    }
+
+    /// `20261122T010203Z` → `20261122t010203z`-free digits, for run ids.
+    pub fn now_compact(&self) -> String {
+        self.now.chars().filter(char::is_ascii_digit).collect()
+    }
+
+    /// The log view keys act on: the focused run pane, else the recorded log.
+    pub fn focused_log_mut(&mut self) -> Option<&mut super::LogView> {
+        match &self.focus_run {
+            Some((id, pane)) => {
+                let pane = *pane;
+                self.runs.iter_mut().find(|r| &r.run_id == id).map(|r| r.pane_mut(pane))
+            }
+            None => self.log.as_mut(),
+        }
+    }
+
+    pub fn log_focused(&self) -> bool {
+        self.log.is_some() || self.focus_run.is_some()
     }
 
     pub fn entry_index(&self, short: &str) -> Option<usize> {

@@ -42,6 +42,8 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("n", Action::AddNote),
     ("?", Action::Help),
     ("L", Action::OpenLog),
+    ("r", Action::StartRun),
+    ("x", Action::CancelRun),
 ];
 
 const LOG_DEFAULTS: &[(&str, Action)] = &[
@@ -54,6 +56,7 @@ const LOG_DEFAULTS: &[(&str, Action)] = &[
     ("w", Action::ToggleWrap),
     ("x", Action::ExpandLines),
     ("W", Action::SaveLog),
+    ("o", Action::OtherPane),
 ];
 
 fn parse_all(list: &[(&str, Action)]) -> Vec<(Key, Action)> {

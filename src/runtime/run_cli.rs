@@ -15,7 +15,8 @@ pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<E
         eprintln!("perftriage: no commit `{short}` in the dataset");
         return Ok(ExitCode::from(2));
     };
-    let run_id = super::now_compact().to_lowercase();
+    // Unique across processes: two runs of one commit in the same second must not share a container name.
+    let run_id = format!("{}-{}", super::now_compact().to_lowercase(), std::process::id());
     let config = &ctx.config.runs;
     let plan = plan(&entry.commit, variant, config, &ctx.images, &ctx.workspace, &run_id)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -32,11 +33,11 @@ pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<E
         let (_cancel_tx, cancel) = watch::channel(false);
         let redactor = Redactor::from_env();
         let env = RunEnv {
-            engine: &engine,
-            workspace: &ctx.workspace,
-            vllm_repo: config.vllm_repo.as_deref(),
-            redactor: &redactor,
-            classifier: &ctx.classifier,
+            engine: engine.clone(),
+            workspace: ctx.workspace.clone(),
+            vllm_repo: config.vllm_repo.clone(),
+            redactor: redactor.clone(),
+            classifier: std::sync::Arc::new(ctx.classifier.clone()),
             events: events_tx,
             cancel,
         };

@@ -21,9 +21,10 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     state.images = ctx.images;
     state.log_ring = log_ring;
     state.now = super::now_rfc3339();
+    state.session = format!("p{}-", std::process::id());
     state.warnings = ctx.warnings;
     state.message = startup_message(&state, &workspace.report.messages, read_only);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut term = terminal::enter()?;
     let size = term.size()?;
     state.size = (size.width, size.height);
@@ -31,8 +32,20 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     let saver = Saver::spawn(workspace.store, tx.clone());
     let tx_loop = tx.clone();
     events::spawn(tx);
-    let mut io = Io { saver: &saver, logs: &mut logs, classifier: &classifier, tx: tx_loop };
-    let result = runtime.block_on(event_loop(&mut term, &mut state, &theme, &mut io, rx));
+    let commits: Vec<_> = state.entries.iter().map(|e| e.commit.clone()).collect();
+    let mut runs = super::runs::RunService::new(
+        ctx.workspace.clone(),
+        ctx.config.runs.clone(),
+        state.images.clone(),
+        std::sync::Arc::new(classifier.clone()),
+        commits,
+        tx_loop.clone(),
+    );
+    let mut io = Io { saver: &saver, runs: &mut runs, logs: &mut logs, classifier: &classifier, tx: tx_loop };
+    let result = runtime.block_on(async {
+        io.runs.connect_forever();
+        event_loop(&mut term, &mut state, &theme, &mut io, rx).await
+    });
     terminal::leave();
     saver.finish();
     result
@@ -54,6 +67,7 @@ fn startup_message(state: &AppState, store_messages: &[String], read_only: bool)
 /// What effects are carried out with.
 struct Io<'a> {
     saver: &'a Saver,
+    runs: &'a mut super::runs::RunService,
     logs: &'a mut super::logs::Logs,
     classifier: &'a crate::classify::Classifier,
     tx: mpsc::UnboundedSender<Msg>,
@@ -74,6 +88,14 @@ impl Io<'_> {
                 vec![self.logs.read(&key, first, count, self.classifier)]
             }
             Effect::SaveLog { key } => vec![self.logs.save(&key)],
+            Effect::StartRun { run_id, short, variant } => {
+                self.runs.start(&run_id, &short, variant);
+                Vec::new()
+            }
+            Effect::CancelRun { run_id } => {
+                self.runs.cancel(&run_id);
+                Vec::new()
+            }
             Effect::ExpandLines { key, lines } => self.logs.expand(&key, &lines, self.classifier),
             Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto, self.tx.clone()),
             Effect::Quit => return false,
@@ -112,6 +134,9 @@ async fn event_loop(
             batch.push(more);
         }
         for msg in batch {
+            if let Msg::RunFinished { run_id, .. } = &msg {
+                io.runs.finished(run_id);
+            }
             let quiet = matches!(msg, Msg::Tick(_));
             for effect in update(state, msg) {
                 if !io.run(effect) {

@@ -17,18 +17,21 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         widgets::too_small::render(frame, area, theme);
         return;
     }
-    let areas = layout::split(area, state.detail_open || state.log.is_some());
+    let areas = layout::split(area, state.detail_open || state.log_focused());
     widgets::header::render(frame, areas.header, state, theme);
     widgets::board::render(frame, areas.board, state, theme);
-    match (areas.detail, &state.log) {
-        (Some(pane), Some(_)) => widgets::log_pane::render(frame, pane, state, theme),
-        (Some(pane), None) => widgets::detail::render(frame, pane, state, theme),
-        (None, _) => {}
+    if let Some(pane) = areas.detail {
+        match (&state.focus_run, &state.log) {
+            (Some((id, focused)), _) => widgets::run_panes::render(frame, pane, state, id, *focused, theme),
+            (None, Some(view)) => widgets::log_pane::render(frame, pane, view, state.log_rows(), true, theme),
+            (None, None) => widgets::detail::render(frame, pane, state, theme),
+        }
     }
     widgets::footer::render(frame, areas.footer, state, theme);
     match &state.mode {
         Mode::Help => widgets::help::render(frame, area, state, theme),
         Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, theme),
+        Mode::Choose(short) => widgets::chooser::render(frame, area, short, theme),
         Mode::Normal | Mode::Prompt(_) => {}
     }
 }

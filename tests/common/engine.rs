@@ -117,7 +117,8 @@ pub fn vllm_repo(dir: &Path) -> (PathBuf, String, String) {
         for script in ["benchmark_serving.py", "benchmark_latency.py", "benchmark_throughput.py"] {
             std::fs::write(repo.join("benchmarks").join(script), format!("# {message} {i}\n")).unwrap();
         }
-        std::fs::write(repo.join("README"), message).unwrap();
+        // The directory name makes each checkout's hashes its own, even within one second.
+        std::fs::write(repo.join("README"), format!("{message} {}", dir.display())).unwrap();
         git(&["add", "-A"]);
         git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message]);
     }

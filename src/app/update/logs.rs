@@ -5,12 +5,19 @@ use crate::app::{Action, AppState, Effect, Level, LogKey, LogView, Mode, Prompt,
 use crate::dataset::{RunStatus, Variant};
 use crate::logs::{self, Line};
 
-/// `L`: open the log of the selected commit's deciding variant, or close the open one.
+/// `L`: close the open log; else open the selected commit's latest run panes, else the recorded
+/// output of its deciding variant.
 pub fn toggle(state: &mut AppState) -> Vec<Effect> {
-    if state.log.take().is_some() {
+    if state.log.take().is_some() | state.focus_run.take().is_some() {
         return Vec::new();
     }
     let Some(index) = state.selected_entry() else { return Vec::new() };
+    let short = state.entries[index].commit.short.clone();
+    if let Some(run) = state.runs.iter().rev().find(|r| r.short == short) {
+        state.focus_run = Some((run.run_id.clone(), crate::runs::Pane::Server));
+        state.detail_open = false;
+        return Vec::new();
+    }
     let entry = &state.entries[index];
     let variant = Variant::ALL
         .into_iter()
@@ -51,7 +58,17 @@ pub fn top(view: &LogView, rows: usize) -> usize {
 
 pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
     let rows = state.log_rows();
-    let view = state.log.as_mut()?;
+    if action == Action::OtherPane {
+        if let Some((_, pane)) = &mut state.focus_run {
+            *pane = match pane {
+                crate::runs::Pane::Server => crate::runs::Pane::Benchmark,
+                crate::runs::Pane::Benchmark => crate::runs::Pane::Server,
+            };
+        }
+        return Some(Vec::new());
+    }
+    let last_query = state.last_log_query.clone();
+    let view = state.focused_log_mut()?;
     let current = top(view, rows);
     let last_top = view.ring.total().saturating_sub(rows);
     let jump = |view: &mut LogView, to: usize| {
@@ -87,7 +104,7 @@ pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
             });
         }
         Action::Filter => {
-            let text = view.search.as_ref().map_or(state.last_log_query.clone(), |s| s.query.clone());
+            let text = view.search.as_ref().map_or(last_query, |s| s.query.clone());
             state.mode =
                 Mode::Prompt(Prompt { purpose: PromptPurpose::LogSearch, short: String::new(), text });
             return Some(Vec::new());
@@ -95,13 +112,14 @@ pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
         Action::ClearFilter => {
             if view.search.take().is_none() {
                 state.log = None;
+                state.focus_run = None;
             }
             return Some(Vec::new());
         }
         Action::OpenLog => return Some(toggle(state)),
         _ => return None,
     }
-    let view = state.log.as_ref()?;
+    let view = state.focused_log_mut()?;
     Some(fetch_if_needed(view, rows))
 }
 
@@ -172,7 +190,7 @@ fn next_level(level: Option<logs::Level>) -> Option<logs::Level> {
 
 /// Live-update the log search while typing: the ring only.
 pub fn search(state: &mut AppState, query: &str) {
-    let Some(view) = state.log.as_mut() else { return };
+    let Some(view) = state.focused_log_mut() else { return };
     match view.set_search(query) {
         Ok(()) => {}
         Err(note) => state.message = Some((Level::Warn, note)),
@@ -185,7 +203,7 @@ pub fn search(state: &mut AppState, query: &str) {
 /// Submit the search: the ring at once, and the older spooled lines in the background.
 pub fn submit_search(state: &mut AppState, query: &str) -> Vec<Effect> {
     search(state, query);
-    let Some(view) = state.log.as_ref() else { return Vec::new() };
+    let Some(view) = state.focused_log_mut() else { return Vec::new() };
     match &view.search {
         Some(s) if !s.spool_done => {
             vec![Effect::SearchLog {

@@ -3,6 +3,7 @@
 mod board;
 pub mod logs;
 mod prompt;
+pub mod runs;
 mod triage;
 
 use super::{Action, AppState, Effect, Level, Mode, Msg};
@@ -10,9 +11,10 @@ use super::{Action, AppState, Effect, Level, Mode, Msg};
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => match &state.mode {
+            Mode::Choose(_) => runs::chooser_key(state, key),
             Mode::Normal => {
                 let action =
-                    if state.log.is_some() { state.keymap.log_action(key) } else { state.keymap.action(key) };
+                    if state.log_focused() { state.keymap.log_action(key) } else { state.keymap.action(key) };
                 match action {
                     Some(action) => act(state, action),
                     None => Vec::new(),
@@ -33,6 +35,28 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick(now) => {
             state.now = now;
+            state.ticks += 1;
+            runs::refresh_live_cells(state);
+            Vec::new()
+        }
+        Msg::Docker(status) => {
+            state.docker = status;
+            Vec::new()
+        }
+        Msg::RunPhase { run_id, phase } => {
+            runs::phase(state, &run_id, phase);
+            Vec::new()
+        }
+        Msg::RunLines { run_id, pane, lines } => {
+            runs::lines(state, &run_id, pane, lines);
+            Vec::new()
+        }
+        Msg::RunFinished { run_id, outcome, verdict } => {
+            runs::finished(state, &run_id, outcome, verdict);
+            Vec::new()
+        }
+        Msg::RunFound { run_id, short, variant } => {
+            runs::found(state, &run_id, &short, variant);
             Vec::new()
         }
         Msg::Saved(Ok(())) => {
@@ -71,13 +95,15 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
 /// Run an action in normal mode.
 pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     state.message = None;
-    if state.log.is_some()
+    if state.log_focused()
         && let Some(effects) = logs::act(state, action)
     {
         return effects;
     }
     match action {
         Action::OpenLog => logs::toggle(state),
+        Action::StartRun => runs::open_chooser(state),
+        Action::CancelRun => runs::ask_cancel(state),
         Action::Quit => {
             state.quitting = true;
             vec![Effect::Quit]

@@ -1,6 +1,8 @@
 //! Text prompts (filter, unfixable reason, note) and the confirm dialog. The filter applies live.
 
-use crate::app::{Action, AppState, Confirm, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose};
+use crate::app::{
+    Action, AppState, Confirm, ConfirmAction, Effect, Key, KeyCode, Level, Mode, Prompt, PromptPurpose,
+};
 
 pub fn open_filter(state: &mut AppState) -> Vec<Effect> {
     let text = state.query.text.clone();
@@ -101,8 +103,12 @@ fn submit(state: &mut AppState) -> Vec<Effect> {
                 "The change is appended to its triage history and saved now.".into(),
             ];
             let title = format!("Mark {} unfixable?", prompt.short);
-            state.mode =
-                Mode::Confirm(Confirm { title, preview, short: prompt.short, reason, yes_focused: false });
+            state.mode = Mode::Confirm(Confirm {
+                title,
+                preview,
+                action: ConfirmAction::MarkUnfixable { short: prompt.short, reason },
+                yes_focused: false,
+            });
             Vec::new()
         }
     }
@@ -134,5 +140,14 @@ pub fn confirm_key(state: &mut AppState, key: Key) -> Vec<Effect> {
         state.message = Some((Level::Info, "cancelled".into()));
         return Vec::new();
     }
-    super::triage::record_unfixable(state, &confirm.short, confirm.reason)
+    match confirm.action {
+        ConfirmAction::MarkUnfixable { short, reason } => {
+            super::triage::record_unfixable(state, &short, reason)
+        }
+        ConfirmAction::StartRuns { short, variants } => super::runs::start(state, &short, &variants),
+        ConfirmAction::CancelRun { run_id } => {
+            state.message = Some((Level::Info, format!("cancelling run {run_id}…")));
+            vec![Effect::CancelRun { run_id }]
+        }
+    }
 }

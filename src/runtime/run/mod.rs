@@ -10,7 +10,8 @@ pub use result::{RunOutcome, write_result};
 use crate::docker::{DockerError, Engine};
 use crate::logs::{Line, LogStore, Stream};
 use crate::runs::{Pane, Redactor, RunPhase, RunPlan};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 /// What a run reports while it goes.
@@ -20,13 +21,13 @@ pub enum RunEvent {
     Lines { pane: Pane, lines: Vec<Line> },
 }
 
-/// Where a run writes, and who hears about it.
-pub struct RunEnv<'a> {
-    pub engine: &'a Engine,
-    pub workspace: &'a Path,
-    pub vllm_repo: Option<&'a Path>,
-    pub redactor: &'a Redactor,
-    pub classifier: &'a crate::classify::Classifier,
+/// Where a run writes, and who hears about it. Owned, so a run can be its own task.
+pub struct RunEnv {
+    pub engine: Engine,
+    pub workspace: PathBuf,
+    pub vllm_repo: Option<PathBuf>,
+    pub redactor: Redactor,
+    pub classifier: Arc<crate::classify::Classifier>,
     pub events: mpsc::UnboundedSender<RunEvent>,
     pub cancel: watch::Receiver<bool>,
 }
@@ -44,7 +45,7 @@ pub(super) struct PaneLog<'a> {
 const TEXT_CAP: usize = 8 << 20;
 
 impl<'a> PaneLog<'a> {
-    fn create(env: &RunEnv<'a>, plan: &RunPlan, pane: Pane) -> std::io::Result<PaneLog<'a>> {
+    fn create(env: &'a RunEnv, plan: &RunPlan, pane: Pane) -> std::io::Result<PaneLog<'a>> {
         let name = match pane {
             Pane::Server => "server",
             Pane::Benchmark => "benchmark",
@@ -56,7 +57,7 @@ impl<'a> PaneLog<'a> {
             .join(plan.variant.name())
             .join(format!("{}-{name}.log", plan.run_id));
         let store = LogStore::create(&path, crate::logs::DEFAULT_RING)?;
-        let live = crate::classify::LiveClassifier::new(env.classifier);
+        let live = crate::classify::LiveClassifier::new(&env.classifier);
         Ok(PaneLog { pane, store, seen: 0, text: String::new(), path, live })
     }
 
@@ -95,7 +96,7 @@ fn phase(env: &RunEnv, phase: RunPhase) {
 }
 
 /// Run the plan to its end; the container is gone when this returns.
-pub async fn execute(plan: &RunPlan, mut env: RunEnv<'_>) -> RunOutcome {
+pub async fn execute(plan: &RunPlan, env: RunEnv) -> RunOutcome {
     let started = std::time::Instant::now();
     let mut outcome = RunOutcome::new(plan);
     let mut server = match PaneLog::create(&env, plan, Pane::Server) {
@@ -118,9 +119,8 @@ pub async fn execute(plan: &RunPlan, mut env: RunEnv<'_>) -> RunOutcome {
     let _ = env.engine.remove(&plan.container.name).await;
     server.finish(&env);
     bench.finish(&env);
-    env.cancel = cancel;
     match result {
-        Ok(()) => outcome.finish(&bench.text, &server.text, env.classifier, started),
+        Ok(()) => outcome.finish(&bench.text, &server.text, &env.classifier, started),
         Err((category, message)) => {
             let verdict = env.classifier.classify(&format!("{}\n{}", bench.text, server.text));
             outcome.verdict = verdict;

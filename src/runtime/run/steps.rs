@@ -16,12 +16,12 @@ const GO_FILE: &str = "/tmp/perftriage-go";
 
 pub(super) async fn run_steps(
     plan: &RunPlan,
-    env: &RunEnv<'_>,
+    env: &RunEnv,
     server: &mut PaneLog<'_>,
     bench: &mut PaneLog<'_>,
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
-    let engine = env.engine;
+    let engine = &env.engine;
     if !engine.has_image(&plan.image).await {
         phase(env, RunPhase::Pulling { done: 0, layers: 0, bytes: 0, total: 0 });
         engine
@@ -51,7 +51,7 @@ pub(super) async fn run_steps(
     outcome.container = Some(id.clone());
     outcome.image_digest = engine.image_digest(&plan.image).await;
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
-    if let Some(repo) = env.vllm_repo {
+    if let Some(repo) = &env.vllm_repo {
         upload_scripts(env, &id, repo, &plan.scripts_commit).await?;
     }
     if let Some(patch) = &plan.patch {
@@ -106,7 +106,7 @@ fn follow_server(env: &RunEnv, id: &str, tx: mpsc::UnboundedSender<Chunk>) {
 
 async fn wait_ready(
     plan: &RunPlan,
-    env: &RunEnv<'_>,
+    env: &RunEnv,
     id: &str,
     server: &mut PaneLog<'_>,
     rx: &mut mpsc::UnboundedReceiver<Chunk>,
@@ -145,7 +145,7 @@ async fn wait_ready(
 }
 
 /// Run a small command, keeping its output.
-async fn exec_quiet(env: &RunEnv<'_>, id: &str, cmd: Vec<String>) -> Result<(i64, String), Failure> {
+async fn exec_quiet(env: &RunEnv, id: &str, cmd: Vec<String>) -> Result<(i64, String), Failure> {
     let mut out = Vec::new();
     let done = env
         .engine
@@ -157,12 +157,7 @@ async fn exec_quiet(env: &RunEnv<'_>, id: &str, cmd: Vec<String>) -> Result<(i64
 
 /// `git archive <commit> benchmarks` from the operator's vLLM checkout into /opt/perftriage
 /// (the archive carries the whole path, so no directory has to exist first).
-async fn upload_scripts(
-    env: &RunEnv<'_>,
-    id: &str,
-    repo: &std::path::Path,
-    commit: &str,
-) -> Result<(), Failure> {
+async fn upload_scripts(env: &RunEnv, id: &str, repo: &std::path::Path, commit: &str) -> Result<(), Failure> {
     let output = tokio::process::Command::new("git")
         .arg("-C")
         .arg(repo)
@@ -181,7 +176,7 @@ async fn upload_scripts(
 
 /// Dry-run first; any rejected hunk or fuzz is `patch_fail`, never "applied with fallback".
 async fn apply_patch(
-    env: &RunEnv<'_>,
+    env: &RunEnv,
     id: &str,
     patch: &std::path::Path,
     bench: &mut PaneLog<'_>,
@@ -233,7 +228,7 @@ fn first_problem(text: &str) -> String {
 }
 
 /// The directory a patch's `a/vllm/…` paths are relative to.
-async fn vllm_root(env: &RunEnv<'_>, id: &str) -> Result<String, Failure> {
+async fn vllm_root(env: &RunEnv, id: &str) -> Result<String, Failure> {
     let probe = "import vllm, os; print(os.path.dirname(vllm.__file__))";
     let (code, out) = exec_quiet(env, id, vec!["python3".into(), "-c".into(), probe.into()]).await?;
     let dir = out.lines().last().unwrap_or("").trim().to_string();

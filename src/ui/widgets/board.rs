@@ -63,7 +63,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
         Column::Gpus => text(&row.gpus, theme.dim),
         Column::Baseline | Column::Human | Column::Agent => {
             let c = &row.cells[column as usize - Column::Baseline as usize];
-            text(&c.text, status_style(c.status, theme))
+            text(&c.text, if c.live { theme.accent } else { status_style(c.status, theme) })
         }
         Column::Category => {
             let style = match row.disposition {

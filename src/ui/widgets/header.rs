@@ -20,6 +20,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         spans.push(Span::styled(format!("  filter:{}", state.query.text), theme.accent));
         spans.push(Span::styled(format!(" ({} shown)", state.visible.len()), theme.dim));
     }
+    let docker = match &state.docker {
+        crate::app::DockerStatus::Connecting => Span::styled("  Docker: connecting…", theme.dim),
+        crate::app::DockerStatus::Connected(d) => {
+            Span::styled(format!("  Docker: connected ({d})"), theme.dim)
+        }
+        crate::app::DockerStatus::Unreachable(why) => {
+            Span::styled(format!("  Docker: unreachable: {why}"), theme.warn)
+        }
+    };
+    spans.push(docker);
     if state.read_only {
         spans.push(Span::styled("  READ-ONLY", theme.warn));
     }

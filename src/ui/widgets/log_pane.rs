@@ -1,8 +1,8 @@
 //! The log pane: the lines on screen only (any log size draws in the same time), container SGR
 //! colours as styles, noise dimmed, search matches highlighted, follow/paused state in the title.
 
+use crate::app::LogView;
 use crate::app::update::logs::top;
-use crate::app::{AppState, LogView};
 use crate::logs::{CellStyle, Color as LogColor, DISPLAY_CAP, Line as LogLine};
 use crate::ui::Theme;
 use ratatui::Frame;
@@ -11,12 +11,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let Some(view) = &state.log else { return };
+/// Draw `view`; `page_rows` is the scroll page the update uses, `focused` highlights the border.
+pub fn render(frame: &mut Frame, area: Rect, view: &LogView, page_rows: usize, focused: bool, theme: &Theme) {
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
-    let numbers = view.visible(rows, top(view, state.log_rows()));
+    let numbers = view.visible(rows, top(view, page_rows));
     let lines: Vec<Line> = numbers.iter().map(|&n| render_line(view, n, theme)).collect();
-    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(title(view, theme));
+    let border = if focused { theme.accent } else { theme.border };
+    let block = Block::default().borders(Borders::ALL).border_style(border).title(title(view, theme));
     let mut paragraph = Paragraph::new(lines).block(block);
     if view.wrap {
         paragraph = paragraph.wrap(Wrap { trim: false });

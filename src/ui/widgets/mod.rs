@@ -1,12 +1,14 @@
 //! One widget per file; each takes the state (or a small part of it) and the theme.
 
 pub mod board;
+pub mod chooser;
 pub mod confirm;
 pub mod detail;
 pub mod footer;
 pub mod header;
 pub mod help;
 pub mod log_pane;
+pub mod run_panes;
 pub mod too_small;
 
 use crate::dataset::RunStatus;
