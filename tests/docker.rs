@@ -243,3 +243,54 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
     assert_eq!(outcome.category.as_deref(), Some("cancelled"));
     no_containers_left(&rt, &engine, &s);
 }
+
+#[test]
+fn a_restarted_board_reattaches_to_a_running_container_of_ours() {
+    use perftriage::app::Msg;
+    let Some((rt, engine)) = ready() else { return };
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().display().to_string();
+    let spec = perftriage::runs::ContainerSpec {
+        name: format!("perftriage-reattach-{}", std::process::id()),
+        image: "perftriage-test/vllm:ok".into(),
+        cmd: ["sh", "-c", "echo server still talking; sleep 60"].map(String::from).to_vec(),
+        env: Vec::new(),
+        labels: [
+            (perftriage::runs::LABEL_COMMIT, "7c01f706"),
+            (perftriage::runs::LABEL_VARIANT, "baseline"),
+            (perftriage::runs::LABEL_RUN, "before-restart"),
+            (perftriage::runs::LABEL_WORKSPACE, workspace.as_str()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        publish: None,
+        gpus: perftriage::runs::GpuRequest::None,
+        shm_bytes: 64 << 20,
+        binds: Vec::new(),
+    };
+    let id = rt.block_on(engine.start(&spec)).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (found, said) = rt.block_on(async {
+        perftriage::runtime::runs::reattach(&engine, &workspace, &tx).await;
+        let mut found = None;
+        let mut said = String::new();
+        while let Ok(Some(msg)) = tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv()).await {
+            match msg {
+                Msg::RunFound { run_id, short, variant } => found = Some((run_id, short, variant)),
+                Msg::RunLines { lines, .. } => {
+                    said.extend(lines.iter().map(|l| l.text().to_string()));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        (found, said)
+    });
+    rt.block_on(engine.remove(&id)).unwrap();
+    assert_eq!(
+        found,
+        Some(("before-restart".into(), "7c01f706".into(), perftriage::dataset::Variant::Baseline))
+    );
+    assert!(said.contains("server still talking"), "{said}");
+}

@@ -53,6 +53,9 @@ impl RunView {
     pub fn cell_text(&self, ticks: u64) -> String {
         let elapsed = ticks.saturating_sub(self.started_tick);
         match &self.phase {
+            RunPhase::Pulling { bytes, total, .. } if *total > 0 => {
+                format!("▶ pull {}%", bytes * 100 / total)
+            }
             RunPhase::Pulling { layers, done, .. } if *layers > 0 => format!("▶ pull {done}/{layers}"),
             phase => format!("▶ {} {elapsed}s", phase.word()),
         }

@@ -9,7 +9,7 @@ pub mod inspect;
 pub mod logs;
 pub mod run;
 pub mod run_cli;
-mod runs;
+pub mod runs;
 mod saver;
 mod terminal;
 mod tui;

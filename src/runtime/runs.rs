@@ -229,7 +229,7 @@ fn finish(tx: &UnboundedSender<Msg>, run_id: &str, outcome: RunOutcome, written:
 }
 
 /// Containers of ours still running: show them as runs and follow their server output.
-async fn reattach(engine: &Engine, workspace: &str, tx: &UnboundedSender<Msg>) {
+pub async fn reattach(engine: &Engine, workspace: &str, tx: &UnboundedSender<Msg>) {
     use futures_util::StreamExt;
     for c in engine.ours(workspace).await.unwrap_or_default().into_iter().filter(|c| c.running) {
         let (Some(run_id), Some(short)) =
