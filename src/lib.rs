@@ -8,6 +8,7 @@ pub mod classify;
 pub mod config;
 pub mod dataset;
 pub mod docker;
+pub mod fixes;
 pub mod logs;
 pub mod metrics;
 pub mod report;

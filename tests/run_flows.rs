@@ -65,6 +65,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
         source: Some("ws/results/x.json".into()),
         error: None,
         metrics,
+        fixes: Vec::new(),
     };
     update(&mut s, Msg::RunFinished { run_id, outcome, verdict: None });
     assert_eq!(cell(&s, "7c01f706", Variant::Human), "✓ 1.25 ms");
@@ -98,6 +99,7 @@ fn all_three_queue_in_order_and_cancel_needs_a_confirm() {
         source: None,
         error: Some("cancelled".into()),
         metrics: Metrics::new(),
+        fixes: Vec::new(),
     };
     update(&mut s, Msg::RunFinished { run_id: run_id.clone(), outcome: error, verdict: None });
     let after = &s.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome;

@@ -94,11 +94,14 @@ pub struct Outcome {
     pub error: Option<String>,
     #[serde(default)]
     pub metrics: Metrics,
+    /// Fix recipes applied to the environment these numbers were measured in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<String>,
 }
 
 impl Outcome {
     pub fn not_run() -> Outcome {
-        Outcome { status: RunStatus::NotRun, source: None, error: None, metrics: Metrics::new() }
+        Outcome { status: RunStatus::NotRun, source: None, error: None, metrics: Metrics::new(), fixes: Vec::new() }
     }
 }
 

@@ -71,6 +71,8 @@ pub struct RunPlan {
     pub run_timeout_s: u64,
     /// The command as finally run, for the result file.
     pub final_command: String,
+    /// Fix recipes applied to this variant's environment (recorded in the triage state).
+    pub fixes: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -150,7 +152,18 @@ pub fn plan(
         ready_timeout_s: config.ready_timeout_s,
         run_timeout_s: config.run_timeout_s,
         final_command,
+        fixes: Vec::new(),
     })
+}
+
+impl RunPlan {
+    /// Run in a fixed image (from a fix), with the recipes that made it.
+    pub fn with_fixed_image(mut self, image: String, fixes: Vec<String>) -> RunPlan {
+        self.container.image = image.clone();
+        self.image = image;
+        self.fixes = fixes;
+        self
+    }
 }
 
 fn model_of(command: &str) -> Option<String> {

@@ -216,6 +216,7 @@ fn finish(tx: &UnboundedSender<Msg>, run_id: &str, outcome: RunOutcome, written:
     };
     let _ = tx.send(Msg::RunPhase { run_id: run_id.into(), phase });
     let result = Outcome {
+        fixes: outcome.plan.fixes.clone(),
         status: outcome.status,
         source,
         error: outcome.error.clone(),

@@ -17,6 +17,16 @@ pub enum Change {
     Skip,
     Clear,
     Note { text: String },
+    /// A fix recipe applied to a variant's environment; `image` when it was committed as a fixed image.
+    Fix { variant: String, recipe: String, outcome: FixOutcome, image: Option<String> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixOutcome {
+    Verified,
+    AlreadyApplied,
+    Failed,
 }
 
 impl Change {
@@ -26,6 +36,15 @@ impl Change {
             Change::Skip => "marked skip".into(),
             Change::Clear => "mark cleared".into(),
             Change::Note { text } => format!("note: {text}"),
+            Change::Fix { variant, recipe, outcome, image } => {
+                let how = match outcome {
+                    FixOutcome::Verified => "verified",
+                    FixOutcome::AlreadyApplied => "already applied",
+                    FixOutcome::Failed => "FAILED verify",
+                };
+                let image = image.as_deref().map(|i| format!(", image {i}")).unwrap_or_default();
+                format!("fix {recipe} on {variant}: {how}{image}")
+            }
         }
     }
 }
@@ -99,8 +118,34 @@ impl TriageBook {
             Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
             Change::Skip => Some(Some(Mark::Skip)),
             Change::Clear => Some(None),
-            Change::Note { .. } => None,
+            Change::Note { .. } | Change::Fix { .. } => None,
         })?
+    }
+
+    /// Verified fixes of a variant's environment, oldest first (each recipe once).
+    pub fn fixes(&self, short: &str, variant: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for h in self.history(short) {
+            if let Change::Fix { variant: v, recipe, outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied, .. } = &h.change
+                && v == variant
+                && !out.contains(recipe)
+            {
+                out.push(recipe.clone());
+            }
+        }
+        out
+    }
+
+    /// The fixed image a variant now runs in, if one was committed.
+    pub fn fixed_image(&self, short: &str, variant: &str) -> Option<String> {
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Fix { variant: v, image: Some(image), outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied, .. }
+                if v == variant =>
+            {
+                Some(image.clone())
+            }
+            _ => None,
+        })
     }
 
     pub fn notes(&self, short: &str) -> impl Iterator<Item = &HistoryEntry> {

@@ -102,6 +102,15 @@ fn metrics_of(obj: &Obj) -> Metrics {
     all.into_iter().filter(|(k, _)| metrics::definition(k).is_some()).collect()
 }
 
+/// `perftriage.fixes` of a result file we wrote: the numbers come from a modified environment.
+fn fixes_of(obj: &Obj) -> Vec<String> {
+    obj.get("perftriage")
+        .and_then(|p| p.get("fixes"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
 fn role_record(short: &str, variant: Variant, obj: &Obj, source: &str) -> ResultRecord {
     let mut status = RunStatus::from_upstream(&text(obj, "status").unwrap_or_default());
     let error =
@@ -123,7 +132,7 @@ fn role_record(short: &str, variant: Variant, obj: &Obj, source: &str) -> Result
     ResultRecord {
         short: short.to_string(),
         variant,
-        outcome: Outcome { status, source: Some(source), error, metrics },
+        outcome: Outcome { status, source: Some(source), error, metrics, fixes: fixes_of(obj) },
         timestamp: text(obj, "timestamp"),
         text: gather_text(obj),
     }
@@ -174,7 +183,7 @@ fn modal(short: &str, r: &Obj, source: &str, timestamp: Option<String>) -> Resul
         ResultRecord {
             short: short.to_string(),
             variant,
-            outcome: Outcome { status, source: Some(source.to_string()), error, metrics },
+            outcome: Outcome { status, source: Some(source.to_string()), error, metrics, fixes: Vec::new() },
             timestamp: timestamp.clone(),
             text: body.join("\n"),
         }

@@ -147,7 +147,7 @@ pub fn write_result(
             "image": plan.image,
             "image_digest": outcome.image_digest,
             "final_command": redactor.text(&plan.final_command),
-            "fixes": [],
+            "fixes": plan.fixes,
             "patch": outcome.patch,
             "logs": { "server": logs.first(), "benchmark": logs.get(1) },
             "tool_version": env!("CARGO_PKG_VERSION"),

@@ -14,6 +14,15 @@ pub fn code(code: &str) -> ExitCode {
         eprintln!("ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'");
         return ExitCode::from(1);
     }
+    if code.contains("configs.ovis") {
+        let ovis = format!("{VLLM_DIR}/transformers_utils/configs/ovis.py");
+        let text = std::fs::read_to_string(&ovis).unwrap_or_default();
+        if text.contains("AutoConfig.register(\"aimv2\", AIMv2Config)") && !text.contains("exist_ok=True") {
+            eprintln!("ValueError: 'aimv2' is already used by a Transformers config, pick another name.");
+            return ExitCode::from(1);
+        }
+        return ExitCode::SUCCESS;
+    }
     if code.contains("import vllm") {
         if code.contains("__file__") {
             println!("{VLLM_DIR}");

@@ -1,0 +1,79 @@
+//! Whether a recipe applies to a container, from facts the runtime probed.
+
+use super::{Recipe, Vars};
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    pub vars: Vars,
+    pub vllm_version: Option<String>,
+    pub has_mllama: bool,
+}
+
+/// `Ok` when every check holds, else why not.
+pub fn applicable(recipe: &Recipe, facts: &Facts, exists: impl Fn(&str) -> bool) -> Result<(), String> {
+    let c = &recipe.check;
+    if !c.file_exists.is_empty() {
+        let paths: Vec<String> = c.file_exists.iter().map(|p| facts.vars.render(p)).collect();
+        if !paths.iter().any(|p| exists(p)) {
+            return Err(format!("none of {} exists", paths.join(", ")));
+        }
+    }
+    for path in c.file_absent.iter().map(|p| facts.vars.render(p)) {
+        if exists(&path) {
+            return Err(format!("{path} exists"));
+        }
+    }
+    if let Some(want) = c.mllama
+        && want != facts.has_mllama
+    {
+        return Err(format!("this vLLM {} mllama", if facts.has_mllama { "has" } else { "has no" }));
+    }
+    if let Some(range) = &c.vllm_version {
+        let version = facts.vllm_version.as_deref().unwrap_or("");
+        if !version_in_range(version, range) {
+            return Err(format!("vLLM {version} is outside {range}"));
+        }
+    }
+    Ok(())
+}
+
+fn numbers(v: &str) -> Vec<u64> {
+    v.split(['.', '+', '-']).map_while(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()).collect()
+}
+
+/// `">=0.4,<0.9"` against `0.5.3.post1`; an unknown version is in no range.
+pub fn version_in_range(version: &str, range: &str) -> bool {
+    let v = numbers(version);
+    if v.is_empty() {
+        return false;
+    }
+    range.split(',').map(str::trim).all(|bound| {
+        let (op, rest) = ["<=", ">=", "==", "<", ">"]
+            .iter()
+            .find_map(|op| bound.strip_prefix(op).map(|r| (*op, r)))
+            .unwrap_or(("==", bound));
+        let b = numbers(rest);
+        let ord = v.iter().chain(std::iter::repeat(&0)).take(b.len().max(v.len())).cmp(b.iter().chain(std::iter::repeat(&0)).take(b.len().max(v.len())));
+        match op {
+            "<" => ord.is_lt(),
+            "<=" => ord.is_le(),
+            ">" => ord.is_gt(),
+            ">=" => ord.is_ge(),
+            _ => ord.is_eq(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert!(version_in_range("0.5.3.post1", ">=0.4,<0.9"));
+        assert!(!version_in_range("0.9.2rc2.dev58+ga6d795d59", "<0.9"));
+        assert!(version_in_range("0.8.5.dev42+g3cd91dc95", "<0.9"));
+        assert!(!version_in_range("", "<0.9"));
+        assert!(version_in_range("0.10.1", ">0.9"));
+    }
+}
