@@ -66,6 +66,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Known fixes: list them (for a commit: the ones its failures suggest) or apply one.
+    #[command(subcommand)]
+    Fix(FixCommand),
     /// Record a triage decision for a commit.
     Mark(MarkArgs),
     /// Write a synthetic vLLM log of N lines (benchmarks).
@@ -93,6 +96,23 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         files_per_commit: usize,
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum FixCommand {
+    /// All recipes, or the ones a commit's failures suggest.
+    List { short: Option<String> },
+    /// Apply a recipe in a container from the variant's image, verify it, then re-run the variant
+    /// there (or, with --commit-image, save it as the variant's fixed image).
+    Apply {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        recipe: String,
+        #[arg(long)]
+        commit_image: bool,
     },
 }
 
@@ -166,6 +186,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
+        Some(Command::Fix(FixCommand::List { short })) => {
+            perftriage::runtime::fix_cli::list(&ctx, short.as_deref())
+        }
+        Some(Command::Fix(FixCommand::Apply { short, variant, recipe, commit_image })) => {
+            let variant =
+                perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
+            perftriage::runtime::fix_cli::apply_cli(&ctx, &short, variant, &recipe, commit_image)
+        }
         Some(Command::Run { short, variant, json }) => {
             let variant =
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
@@ -192,7 +220,11 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
             println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
             ExitCode::SUCCESS
         }
-        Command::Status { .. } | Command::Report { .. } | Command::Mark(_) | Command::Run { .. } => {
+        Command::Status { .. }
+        | Command::Report { .. }
+        | Command::Mark(_)
+        | Command::Run { .. }
+        | Command::Fix(_) => {
             return Ok(None);
         }
     }))

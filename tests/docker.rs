@@ -4,69 +4,10 @@
 
 mod common;
 
-use common::engine::{engine, ensure_images, vllm_repo};
+use common::engine::{Setup, engine, ensure_images, result, run, runtime, setup};
 use perftriage::docker::Engine;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-struct Setup {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    short: String,
-    config: PathBuf,
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
-/// A workspace, a one-commit dataset backed by a real git checkout, and a config.
-fn setup(image: &str, command: &str, extra: &str) -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_path_buf();
-    let (repo, parent, human) = vllm_repo(&root);
-    let short = human[..8].to_string();
-    let mut row: serde_json::Value =
-        serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
-    row["short"] = short.clone().into();
-    row["full"] = human.clone().into();
-    row["parent"] = parent.into();
-    row["item_id"] = "vllm_core-9999".into();
-    row["perf_command"] = serde_json::json!({ "dataset": command, "executed": null });
-    row["gpu"] = serde_json::Value::Null;
-    row["images"] = serde_json::json!({ "human_override": null });
-    row["outcomes"] = serde_json::json!({});
-    std::fs::write(root.join("dataset.jsonl"), format!("{row}\n")).unwrap();
-    let config = root.join("config.toml");
-    let text = format!(
-        "dataset = \"{ds}\"\n[images]\nhuman = \"perftriage-test/vllm:ok\"\nbaseline = \"perftriage-test/vllm:ok\"\n\
-         [runs]\ngpus = \"none\"\nvllm_repo = \"{repo}\"\nready_timeout_s = 60\nrun_timeout_s = 180\npatches = \"{patches}\"\n{extra}\n\
-         [runs.image_overrides]\n\"{short}\" = \"{image}\"\n",
-        ds = root.join("dataset.jsonl").display(),
-        repo = repo.display(),
-        patches = root.join("patches").display(),
-    );
-    std::fs::write(&config, text).unwrap();
-    std::fs::create_dir_all(root.join("patches")).unwrap();
-    Setup { _dir: dir, root, short, config }
-}
-
-fn run(setup: &Setup, variant: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--config")
-        .arg(&setup.config)
-        .arg("--workspace")
-        .arg(setup.root.join("ws"))
-        .args(["run", &setup.short, "--variant", variant])
-        .env("HF_TOKEN", "hf_test_secret_token_value")
-        .output()
-        .unwrap()
-}
-
-fn result(setup: &Setup, variant: &str) -> serde_json::Value {
-    let path = setup.root.join("ws/results").join(format!("{}_{variant}_result.json", setup.short));
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
+use std::path::Path;
+use std::process::Command;
 
 fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &Engine, setup: &Setup) {
     let ours = rt.block_on(engine.ours(&setup.root.join("ws").display().to_string())).unwrap();

@@ -22,6 +22,10 @@ pub struct Config {
     pub images: ImageTemplates,
     /// Runs: server template, GPUs, timeouts, vLLM checkout, patches (see `runs::RunConfig`).
     pub runs: crate::runs::RunConfig,
+    /// More fix recipes (same schema as src/fixes/recipes.toml); a recipe with an existing id replaces it.
+    pub recipes: Option<PathBuf>,
+    /// Repository for fixed images committed by `fix apply --commit-image` (default `perftriage-fixed`).
+    pub fixed_repo: Option<String>,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
     pub log_ring: Option<usize>,
     /// Action name → keys; replaces that action's default keys.

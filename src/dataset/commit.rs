@@ -101,7 +101,13 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn not_run() -> Outcome {
-        Outcome { status: RunStatus::NotRun, source: None, error: None, metrics: Metrics::new(), fixes: Vec::new() }
+        Outcome {
+            status: RunStatus::NotRun,
+            source: None,
+            error: None,
+            metrics: Metrics::new(),
+            fixes: Vec::new(),
+        }
     }
 }
 

@@ -39,9 +39,15 @@ impl Engine {
             GpuRequest::All => Some(vec![gpu_request(-1)]),
             GpuRequest::Count(n) => Some(vec![gpu_request(i64::from(n))]),
         };
+        // The first word is the entrypoint, so an image's own ENTRYPOINT (vLLM images have one) never wraps ours.
+        let (entrypoint, cmd) = match spec.cmd.split_first() {
+            Some((first, rest)) => (Some(vec![first.clone()]), Some(rest.to_vec())),
+            None => (None, None),
+        };
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
-            cmd: Some(spec.cmd.clone()),
+            entrypoint,
+            cmd,
             env: Some(spec.env.clone()),
             labels: Some(spec.labels.clone()),
             exposed_ports: exposed,

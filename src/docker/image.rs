@@ -1,7 +1,9 @@
 //! Images: is it here, pull it with progress, build one from a tar context (test images).
 
 use super::{DockerError, Engine};
-use bollard::query_parameters::{BuildImageOptionsBuilder, CreateImageOptionsBuilder};
+use bollard::query_parameters::{
+    BuildImageOptionsBuilder, CommitContainerOptionsBuilder, CreateImageOptionsBuilder,
+};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 
@@ -55,6 +57,27 @@ impl Engine {
             });
         }
         Ok(())
+    }
+
+    /// Save a container's filesystem as `repo:tag`.
+    pub async fn commit(
+        &self,
+        id: &str,
+        repo: &str,
+        tag: &str,
+        comment: &str,
+    ) -> Result<String, DockerError> {
+        let options = CommitContainerOptionsBuilder::default()
+            .container(id)
+            .repo(repo)
+            .tag(tag)
+            .comment(comment)
+            .build();
+        self.raw()
+            .commit_container(options, bollard::models::ContainerConfig::default())
+            .await
+            .map_err(|e| DockerError::api("commit container", e))?;
+        Ok(format!("{repo}:{tag}"))
     }
 
     /// Build `tag` from an in-memory tar context holding a Dockerfile.

@@ -38,7 +38,9 @@ pub fn applicable(recipe: &Recipe, facts: &Facts, exists: impl Fn(&str) -> bool)
 }
 
 fn numbers(v: &str) -> Vec<u64> {
-    v.split(['.', '+', '-']).map_while(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()).collect()
+    v.split(['.', '+', '-'])
+        .map_while(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok())
+        .collect()
 }
 
 /// `">=0.4,<0.9"` against `0.5.3.post1`; an unknown version is in no range.
@@ -53,7 +55,11 @@ pub fn version_in_range(version: &str, range: &str) -> bool {
             .find_map(|op| bound.strip_prefix(op).map(|r| (*op, r)))
             .unwrap_or(("==", bound));
         let b = numbers(rest);
-        let ord = v.iter().chain(std::iter::repeat(&0)).take(b.len().max(v.len())).cmp(b.iter().chain(std::iter::repeat(&0)).take(b.len().max(v.len())));
+        let ord = v
+            .iter()
+            .chain(std::iter::repeat(&0))
+            .take(b.len().max(v.len()))
+            .cmp(b.iter().chain(std::iter::repeat(&0)).take(b.len().max(v.len())));
         match op {
             "<" => ord.is_lt(),
             "<=" => ord.is_le(),

@@ -66,7 +66,8 @@ impl RecipeBook {
     /// The embedded recipes plus an operator's file (same id replaces).
     pub fn with_file(path: &Path) -> Result<RecipeBook, RecipeError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| RecipeError { origin: origin.clone(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| RecipeError { origin: origin.clone(), message: e.to_string() })?;
         let mut book = RecipeBook::embedded()?;
         for recipe in RecipeBook::parse(&text, &origin)?.recipes {
             book.recipes.retain(|r| r.id != recipe.id);
@@ -81,18 +82,34 @@ impl RecipeBook {
         let mut seen = std::collections::HashSet::new();
         for r in &file.recipe {
             if !seen.insert(r.id.clone()) {
-                return Err(error(format!("line {}: recipe `{}` is defined twice", line_of(text, &r.id), r.id)));
+                return Err(error(format!(
+                    "line {}: recipe `{}` is defined twice",
+                    line_of(text, &r.id),
+                    r.id
+                )));
             }
-            let templates = r.steps.iter().flatten().chain(&r.verify).chain(&r.check.file_exists).chain(&r.check.file_absent);
+            let templates = r
+                .steps
+                .iter()
+                .flatten()
+                .chain(&r.verify)
+                .chain(&r.check.file_exists)
+                .chain(&r.check.file_absent);
             let inject = r.inject.iter().flat_map(|i| [&i.to]);
             for t in templates.chain(inject) {
-                super::template::validate(t).map_err(|m| error(format!("line {}: recipe `{}`: {m}", line_of(text, &r.id), r.id)))?;
+                super::template::validate(t)
+                    .map_err(|m| error(format!("line {}: recipe `{}`: {m}", line_of(text, &r.id), r.id)))?;
             }
             if let Some(re) = &r.args_from_evidence {
-                regex::Regex::new(re).map_err(|e| error(format!("recipe `{}` field args_from_evidence: {e}", r.id)))?;
+                regex::Regex::new(re)
+                    .map_err(|e| error(format!("recipe `{}` field args_from_evidence: {e}", r.id)))?;
             }
             if r.verify.is_empty() {
-                return Err(error(format!("line {}: recipe `{}`: verify must not be empty", line_of(text, &r.id), r.id)));
+                return Err(error(format!(
+                    "line {}: recipe `{}`: verify must not be empty",
+                    line_of(text, &r.id),
+                    r.id
+                )));
             }
         }
         Ok(RecipeBook { recipes: file.recipe })
@@ -115,7 +132,11 @@ fn line_of(text: &str, id: &str) -> usize {
 
 fn describe(text: &str, e: &toml::de::Error) -> String {
     match e.span() {
-        Some(span) => format!("line {}: {}", text[..span.start.min(text.len())].matches('\n').count() + 1, e.message().trim()),
+        Some(span) => format!(
+            "line {}: {}",
+            text[..span.start.min(text.len())].matches('\n').count() + 1,
+            e.message().trim()
+        ),
         None => e.message().trim().to_string(),
     }
 }

@@ -21,7 +21,10 @@ pub fn validate(template: &str) -> Result<(), String> {
         let name = &after[..close];
         let is_identifier = !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_');
         if is_identifier && !ALLOWED_VARIABLES.contains(&name) {
-            return Err(format!("unknown template variable {{{name}}} (allowed: {})", ALLOWED_VARIABLES.join(", ")));
+            return Err(format!(
+                "unknown template variable {{{name}}} (allowed: {})",
+                ALLOWED_VARIABLES.join(", ")
+            ));
         }
         rest = &after[close + 1..];
     }

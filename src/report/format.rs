@@ -55,6 +55,17 @@ fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "| {band} | {} | {} | {} |", o.human_wins, o.agent_wins, o.tie);
     }
     let _ = writeln!(out, "\n{} commits have no human and agent value to compare.\n", r.not_comparable);
+    if !r.modified.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Measured in modified environments ({})\n\nThese numbers come from images changed by fixes; compare them with care.\n\n| commit | variant | fixes |\n|---|---|---|",
+            r.modified.len()
+        );
+        for (short, variant, fixes) in &r.modified {
+            let _ = writeln!(out, "| {short} | {variant} | {} |", fixes.join(", "));
+        }
+        out.push('\n');
+    }
     let _ = writeln!(out, "## Unfixable ({})\n\n| commit | reason |\n|---|---|", r.unfixable.len());
     for (short, reason) in &r.unfixable {
         let _ = writeln!(out, "| {short} | {} |", reason.replace('|', "\\|"));
@@ -86,6 +97,9 @@ fn csv(r: &Report) -> String {
     push("three_way", "not_comparable", r.not_comparable.to_string());
     for (short, reason) in &r.unfixable {
         push("unfixable", short, reason.clone());
+    }
+    for (short, variant, fixes) in &r.modified {
+        push("modified", &format!("{short}/{variant}"), fixes.join(" "));
     }
     out
 }

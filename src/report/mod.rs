@@ -39,6 +39,8 @@ pub struct Report {
     pub not_comparable: usize,
     pub unfixable: Vec<(String, String)>,
     pub skipped: Vec<String>,
+    /// (commit, variant, fixes): numbers measured in a modified environment.
+    pub modified: Vec<(String, String, Vec<String>)>,
 }
 
 pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
@@ -53,6 +55,10 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         *r.by_kind.entry(c.kind().name().into()).or_default() += 1;
         *r.by_gpu.entry(c.gpu.clone().unwrap_or_else(|| "unknown".into())).or_default() += 1;
         for v in Variant::ALL {
+            let fixes = &entry.variant(v).outcome.fixes;
+            if !fixes.is_empty() {
+                r.modified.push((c.short.clone(), v.name().into(), fixes.clone()));
+            }
             let word = entry.variant(v).outcome.status.word();
             *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;
         }

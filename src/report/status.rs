@@ -18,6 +18,8 @@ pub struct VariantRecord {
     pub evidence: Option<String>,
     pub image: Option<String>,
     pub metrics: Metrics,
+    /// Fix recipes applied to the environment these numbers come from.
+    pub fixes: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,6 +59,7 @@ pub fn status_record(entry: &Entry, book: &TriageBook, images: &ImageTemplates) 
                 evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
                 image: images.image_for(c, v),
                 metrics: state.outcome.metrics.clone(),
+                fixes: state.outcome.fixes.clone(),
             };
             (v.name(), record)
         })

@@ -4,6 +4,8 @@
 mod clock;
 mod context;
 mod events;
+pub mod fix;
+pub mod fix_cli;
 pub mod headless;
 pub mod inspect;
 pub mod logs;

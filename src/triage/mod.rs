@@ -13,12 +13,24 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Change {
-    Unfixable { reason: String },
+    Unfixable {
+        reason: String,
+    },
     Skip,
     Clear,
-    Note { text: String },
+    Note {
+        text: String,
+    },
     /// A fix recipe applied to a variant's environment; `image` when it was committed as a fixed image.
-    Fix { variant: String, recipe: String, outcome: FixOutcome, image: Option<String> },
+    Fix {
+        variant: String,
+        recipe: String,
+        outcome: FixOutcome,
+        image: Option<String>,
+        /// The fix's full output, kept in the workspace.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        log: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +48,7 @@ impl Change {
             Change::Skip => "marked skip".into(),
             Change::Clear => "mark cleared".into(),
             Change::Note { text } => format!("note: {text}"),
-            Change::Fix { variant, recipe, outcome, image } => {
+            Change::Fix { variant, recipe, outcome, image, .. } => {
                 let how = match outcome {
                     FixOutcome::Verified => "verified",
                     FixOutcome::AlreadyApplied => "already applied",
@@ -126,7 +138,12 @@ impl TriageBook {
     pub fn fixes(&self, short: &str, variant: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for h in self.history(short) {
-            if let Change::Fix { variant: v, recipe, outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied, .. } = &h.change
+            if let Change::Fix {
+                variant: v,
+                recipe,
+                outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied,
+                ..
+            } = &h.change
                 && v == variant
                 && !out.contains(recipe)
             {
@@ -139,11 +156,12 @@ impl TriageBook {
     /// The fixed image a variant now runs in, if one was committed.
     pub fn fixed_image(&self, short: &str, variant: &str) -> Option<String> {
         self.history(short).iter().rev().find_map(|h| match &h.change {
-            Change::Fix { variant: v, image: Some(image), outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied, .. }
-                if v == variant =>
-            {
-                Some(image.clone())
-            }
+            Change::Fix {
+                variant: v,
+                image: Some(image),
+                outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied,
+                ..
+            } if v == variant => Some(image.clone()),
             _ => None,
         })
     }

@@ -124,6 +124,7 @@ pub async fn execute(plan: &RunPlan, env: RunEnv) -> RunOutcome {
         Err((category, message)) => {
             let verdict = env.classifier.classify(&format!("{}\n{}", bench.text, server.text));
             outcome.verdict = verdict;
+            outcome.raw_tail = result::tail(&format!("{}\n{}", server.text, bench.text), 10_000);
             outcome.failed(&category, &message, started)
         }
     }

@@ -95,7 +95,7 @@ impl RunOutcome {
     }
 }
 
-fn tail(text: &str, chars: usize) -> String {
+pub(super) fn tail(text: &str, chars: usize) -> String {
     let count = text.chars().count();
     text.chars().skip(count.saturating_sub(chars)).collect()
 }

@@ -1,0 +1,137 @@
+//! Fix recipes against the real engine: each failure image fails with its signature, the matching
+//! recipe is suggested, applied and verified, and the re-run succeeds with the fix recorded.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{engine, ensure_images, result, run, runtime, setup};
+use perftriage::fixes::RecipeBook;
+use std::process::{Command, Output};
+
+const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
+
+fn perftriage(s: &common::engine::Setup, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--config")
+        .arg(&s.config)
+        .arg("--workspace")
+        .arg(s.root.join("ws"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn embedded_recipes_load_and_bad_files_are_named() {
+    let book = RecipeBook::embedded().unwrap();
+    for id in [
+        "aimv2_exist_ok",
+        "numpy_lt_2",
+        "fa_utils_inject",
+        "transformers_4_44_2",
+        "lm_format_enforcer_upgrade",
+        "transformers_pin_lt_4_46",
+        "pyairports_git",
+        "outlines_pin",
+        "transformers_cleanup",
+        "tokenizers_range",
+    ] {
+        assert!(book.get(id).is_some(), "{id}");
+    }
+    let bad = "[[recipe]]\nid = \"x\"\ntitle = \"t\"\nanswers = []\nsteps = [[\"rm\", \"{home}\"]]\nverify = [\"true\"]\n";
+    let err = RecipeBook::parse(bad, "mine.toml").unwrap_err().to_string();
+    assert!(err.contains("mine.toml") && err.contains("line 2") && err.contains("{home}"), "{err}");
+    let typo = "[[recipe]]\nid = \"x\"\ntitle = \"t\"\nanswerz = []\nsteps = []\nverify = [\"true\"]\n";
+    let err = RecipeBook::parse(typo, "mine.toml").unwrap_err().to_string();
+    assert!(err.contains("line 4") && err.contains("answerz"), "{err}");
+}
+
+#[test]
+fn each_failure_image_is_fixed_verified_and_rerun_with_the_fix_recorded() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    for (image, category, recipe) in [
+        ("aimv2", "aimv2", "aimv2_exist_ok"),
+        ("numpy2", "numpy2", "numpy_lt_2"),
+        ("fa_utils", "fa_utils", "fa_utils_inject"),
+    ] {
+        let s = setup(&format!("perftriage-test/vllm:{image}"), SERVING, "");
+        assert_eq!(run(&s, "human").status.code(), Some(3), "{image} fails first");
+        let listed = text(&perftriage(&s, &["fix", "list", &s.short]));
+        assert!(listed.contains(category) && listed.contains(recipe), "{image}: {listed}");
+        let out = perftriage(&s, &["fix", "apply", &s.short, "--variant", "human", "--recipe", recipe]);
+        assert_eq!(out.status.code(), Some(0), "{image}: {}", text(&out));
+        assert!(text(&out).contains(&format!("{recipe}: verified")), "{image}: {}", text(&out));
+        let r = result(&s, "human");
+        assert_eq!(r["status"], "success", "{image}: {r:#}");
+        assert_eq!(r["perftriage"]["fixes"], serde_json::json!([recipe]), "{image}");
+        let status = perftriage(&s, &["status", "--json"]);
+        let rec: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        assert_eq!(rec["variants"]["human"]["fixes"], serde_json::json!([recipe]), "status carries the fix");
+        let report = text(&perftriage(&s, &["report"]));
+        assert!(
+            report.contains("Measured in modified environments")
+                && report.contains(&format!("| human | {recipe} |")),
+            "{report}"
+        );
+    }
+}
+
+#[test]
+fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let out = perftriage(
+        &s,
+        &["fix", "apply", &s.short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let full = serde_json::from_str::<serde_json::Value>(
+        std::fs::read_to_string(s.root.join("dataset.jsonl")).unwrap().trim(),
+    )
+    .unwrap()["full"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fixed = format!("perftriage-fixed:{full}");
+    assert!(rt.block_on(engine.has_image(&fixed)), "{fixed} committed");
+    // A fresh container of the fixed image: the run uses it from now on and runs clean.
+    let out = run(&s, "human");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = result(&s, "human");
+    assert_eq!(r["perftriage"]["image"], fixed.as_str());
+    assert_eq!(r["perftriage"]["fixes"], serde_json::json!(["aimv2_exist_ok"]));
+    let again = perftriage(
+        &s,
+        &["fix", "apply", &s.short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"],
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert!(text(&again).contains("already applied"), "{}", text(&again));
+}
+
+#[test]
+fn a_failing_verify_is_reported_and_recorded() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:numpy2", SERVING, "");
+    let recipes = s.root.join("my-recipes.toml");
+    std::fs::write(&recipes, "[[recipe]]\nid = \"noop\"\ntitle = \"does nothing\"\nanswers = [\"numpy2\"]\nsteps = [[\"echo\", \"trying\"]]\nverify = [\"{python}\", \"-c\", \"import numpy\"]\n").unwrap();
+    let config = std::fs::read_to_string(&s.config).unwrap();
+    std::fs::write(&s.config, format!("recipes = \"{}\"\n{config}", recipes.display())).unwrap();
+    let out = perftriage(&s, &["fix", "apply", &s.short, "--variant", "human", "--recipe", "noop"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("verify FAILED") && text(&out).contains("NumPy 2.2.6"), "{}", text(&out));
+    let triage: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(s.root.join("ws/triage.json")).unwrap()).unwrap();
+    let entry = &triage["commits"][&s.short][0];
+    assert_eq!(entry["outcome"], "failed");
+    assert!(std::path::Path::new(entry["log"].as_str().unwrap()).exists(), "the output is kept");
+}
