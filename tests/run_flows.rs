@@ -38,7 +38,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
     press(&mut s, Key::ch('r'));
     press(&mut s, Key::ch('h'));
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { run_id, short, variant }] = effects.as_slice() else { panic!("{effects:?}") };
+    let [Effect::StartRun { run_id, short, variant, .. }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!((short.as_str(), *variant), ("7c01f706", Variant::Human));
     assert!(cell(&s, "7c01f706", Variant::Human).starts_with("▶ queued"));
     let run_id = run_id.clone();

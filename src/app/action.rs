@@ -30,6 +30,9 @@ pub enum Action {
     OpenLog,
     StartRun,
     CancelRun,
+    FixMenu,
+    Pick,
+    BulkFix,
     OtherPane,
     SearchNext,
     SearchPrev,
@@ -43,7 +46,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 34] = [
+    pub const ALL: [Action; 37] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -68,6 +71,9 @@ impl Action {
         Action::OpenLog,
         Action::StartRun,
         Action::CancelRun,
+        Action::FixMenu,
+        Action::Pick,
+        Action::BulkFix,
         Action::OtherPane,
         Action::SearchNext,
         Action::SearchPrev,
@@ -108,6 +114,11 @@ impl Action {
             }
             Action::StartRun => "run baseline / human / agent / all three (choose, then confirm)",
             Action::CancelRun => "cancel the commit's live run (confirm); its container is removed",
+            Action::FixMenu => {
+                "fix menu for the failing variant (suggested fixes first; w: why others are hidden)"
+            }
+            Action::Pick => "pick / unpick the commit for a bulk fix",
+            Action::BulkFix => "bulk fix: picked commits, else every commit the filter shows",
             Action::OtherPane => "log: switch between a run's server and benchmark panes",
             Action::SearchNext => "log: next match",
             Action::SearchPrev => "log: previous match",
@@ -152,6 +163,7 @@ impl Action {
             Action::Help => Some("help"),
             Action::OpenLog => Some("log"),
             Action::StartRun => Some("run"),
+            Action::FixMenu => Some("fix"),
             _ => None,
         }
     }

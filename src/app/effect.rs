@@ -33,10 +33,32 @@ pub enum Effect {
     SaveLog {
         key: LogKey,
     },
+    /// `image`/`fixes`: run in a fixed image, with the recipes that made it.
     StartRun {
         run_id: String,
         short: String,
         variant: crate::dataset::Variant,
+        image: Option<String>,
+        fixes: Vec<String>,
+    },
+    /// Probe the variant's image (its fixed image, if any) for applicable fixes.
+    ProbeFixes {
+        short: String,
+        variant: crate::dataset::Variant,
+        image: Option<String>,
+        category: String,
+        evidence: Option<String>,
+    },
+    /// Apply a recipe; then re-run the variant in the fixed environment, or commit it as the variant's image.
+    /// Its output streams to the log pane `log`; `evidence` feeds recipes that take `{args}`.
+    ApplyFix {
+        short: String,
+        variant: crate::dataset::Variant,
+        recipe: String,
+        commit_image: bool,
+        image: Option<String>,
+        evidence: Option<String>,
+        log: LogKey,
     },
     CancelRun {
         run_id: String,

@@ -3,6 +3,7 @@
 mod action;
 mod effect;
 pub mod filter;
+pub mod fixmenu;
 mod input;
 pub mod logview;
 mod msg;
@@ -14,6 +15,7 @@ pub mod update;
 
 pub use action::Action;
 pub use effect::Effect;
+pub use fixmenu::{FixMenu, FixOffer};
 pub use input::{Key, KeyCode};
 pub use logview::{LogKey, LogView};
 pub use msg::Msg;

@@ -62,6 +62,21 @@ pub enum Msg {
         short: String,
         variant: crate::dataset::Variant,
     },
+    FixOffers {
+        short: String,
+        variant: crate::dataset::Variant,
+        offers: Result<Vec<super::FixOffer>, String>,
+    },
+    /// A fix ended: record it, and re-run if asked.
+    FixDone {
+        short: String,
+        variant: crate::dataset::Variant,
+        recipe: String,
+        outcome: crate::triage::FixOutcome,
+        image: Option<String>,
+        log: Option<String>,
+        commit_image: bool,
+    },
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
 }

@@ -66,6 +66,8 @@ pub enum ConfirmAction {
     MarkUnfixable { short: String, reason: String },
     StartRuns { short: String, variants: Vec<crate::dataset::Variant> },
     CancelRun { run_id: String },
+    ApplyFix { short: String, variant: crate::dataset::Variant, recipe: String, commit_image: bool },
+    BulkFix { shorts: Vec<String>, recipe: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +87,13 @@ pub enum Mode {
     Confirm(Confirm),
     /// Choosing which variants of this commit to run.
     Choose(String),
+    Fix(super::FixMenu),
+    /// Choosing the recipe to apply to several commits.
+    BulkFix {
+        shorts: Vec<String>,
+        recipes: Vec<(String, String)>,
+        selected: usize,
+    },
     Help,
 }
 
@@ -135,6 +144,10 @@ pub struct AppState {
     pub focus_run: Option<(String, crate::runs::Pane)>,
     /// Set by the runtime (the process id), so run ids never clash across boards.
     pub session: String,
+    /// Commits picked with Space for a bulk fix.
+    pub picked: std::collections::BTreeSet<String>,
+    /// The recipe book as data: (id, title, the categories it answers); set by the runtime.
+    pub recipes: Vec<(String, String, Vec<String>)>,
 }
 
 impl AppState {
@@ -173,6 +186,8 @@ impl AppState {
             ticks: 0,
             focus_run: None,
             session: String::new(),
+            picked: Default::default(),
+            recipes: Vec::new(),
         };
         state.resort();
         state

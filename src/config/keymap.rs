@@ -44,6 +44,9 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("L", Action::OpenLog),
     ("r", Action::StartRun),
     ("x", Action::CancelRun),
+    ("f", Action::FixMenu),
+    ("space", Action::Pick),
+    ("F", Action::BulkFix),
 ];
 
 const LOG_DEFAULTS: &[(&str, Action)] = &[

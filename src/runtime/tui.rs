@@ -12,6 +12,7 @@ const TICK: Duration = Duration::from_secs(1);
 
 pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     let workspace = ctx.open_workspace(true)?;
+    let recipes = super::fix_cli::recipes(&ctx)?;
     let read_only = workspace.store.is_read_only();
     let log_ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
     let mut logs = super::logs::Logs::new(&ctx.workspace, log_ring);
@@ -33,14 +34,17 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
     let tx_loop = tx.clone();
     events::spawn(tx);
     let commits: Vec<_> = state.entries.iter().map(|e| e.commit.clone()).collect();
-    let mut runs = super::runs::RunService::new(
-        ctx.workspace.clone(),
-        ctx.config.runs.clone(),
-        state.images.clone(),
-        std::sync::Arc::new(classifier.clone()),
-        commits,
-        tx_loop.clone(),
-    );
+    state.recipes =
+        recipes.recipes.iter().map(|r| (r.id.clone(), r.title.clone(), r.answers.clone())).collect();
+    let setup = super::runs::RunSetup {
+        workspace: ctx.workspace.clone(),
+        config: ctx.config.runs.clone(),
+        images: state.images.clone(),
+        classifier: std::sync::Arc::new(classifier.clone()),
+        recipes,
+        fixed_repo: ctx.config.fixed_repo.clone().unwrap_or_else(|| "perftriage-fixed".into()),
+    };
+    let mut runs = super::runs::RunService::new(setup, commits, tx_loop.clone());
     let mut io = Io { saver: &saver, runs: &mut runs, logs: &mut logs, classifier: &classifier, tx: tx_loop };
     let result = runtime.block_on(async {
         io.runs.connect_forever();
@@ -88,8 +92,18 @@ impl Io<'_> {
                 vec![self.logs.read(&key, first, count, self.classifier)]
             }
             Effect::SaveLog { key } => vec![self.logs.save(&key)],
-            Effect::StartRun { run_id, short, variant } => {
-                self.runs.start(&run_id, &short, variant);
+            Effect::StartRun { run_id, short, variant, image, fixes } => {
+                self.runs.start(&run_id, &short, variant, image, fixes);
+                Vec::new()
+            }
+            Effect::ProbeFixes { short, variant, image, category, evidence } => {
+                let req = super::runs::FixRequest { short, variant, image, evidence, commit_image: false };
+                self.runs.probe_fixes(req, category);
+                Vec::new()
+            }
+            Effect::ApplyFix { short, variant, recipe, commit_image, image, evidence, log } => {
+                let req = super::runs::FixRequest { short, variant, image, evidence, commit_image };
+                self.runs.apply_fix(req, recipe, log);
                 Vec::new()
             }
             Effect::CancelRun { run_id } => {

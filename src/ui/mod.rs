@@ -32,6 +32,10 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Mode::Help => widgets::help::render(frame, area, state, theme),
         Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, theme),
         Mode::Choose(short) => widgets::chooser::render(frame, area, short, theme),
+        Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, theme),
+        Mode::BulkFix { shorts, recipes, selected } => {
+            widgets::fix_menu::render_bulk(frame, area, shorts, recipes, *selected, theme)
+        }
         Mode::Normal | Mode::Prompt(_) => {}
     }
 }

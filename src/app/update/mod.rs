@@ -1,6 +1,7 @@
 //! `update(state, msg) -> effects`: the only place state changes. One file per area.
 
 mod board;
+pub mod fixes;
 pub mod logs;
 mod prompt;
 pub mod runs;
@@ -12,6 +13,8 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => match &state.mode {
             Mode::Choose(_) => runs::chooser_key(state, key),
+            Mode::Fix(_) => fixes::menu_key(state, key),
+            Mode::BulkFix { .. } => fixes::bulk_key(state, key),
             Mode::Normal => {
                 let action =
                     if state.log_focused() { state.keymap.log_action(key) } else { state.keymap.action(key) };
@@ -85,6 +88,14 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             logs::search_hits(state, &key, &query, hits, done);
             Vec::new()
         }
+        Msg::FixOffers { short, variant, offers } => {
+            fixes::offers(state, &short, variant, offers);
+            Vec::new()
+        }
+        Msg::FixDone { short, variant, recipe, outcome, image, log, commit_image } => fixes::done(
+            state,
+            fixes::FixDoneArgs { short, variant, recipe, outcome, image, log, commit_image },
+        ),
         Msg::Notice(level, text) => {
             state.message = Some((level, text));
             Vec::new()
@@ -104,6 +115,12 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::OpenLog => logs::toggle(state),
         Action::StartRun => runs::open_chooser(state),
         Action::CancelRun => runs::ask_cancel(state),
+        Action::FixMenu => fixes::open(state),
+        Action::Pick => fixes::pick(state),
+        Action::BulkFix => {
+            let recipes = state.recipes.clone();
+            fixes::open_bulk(state, &recipes)
+        }
         Action::Quit => {
             state.quitting = true;
             vec![Effect::Quit]

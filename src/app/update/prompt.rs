@@ -10,6 +10,25 @@ pub fn open_filter(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The unfixable prompt for a commit, the reason prefilled from its failure's explanation.
+pub fn open_unfixable(state: &mut AppState, short: &str, category: &str) -> Vec<Effect> {
+    if state.read_only {
+        state.message = Some((Level::Warn, "read-only board: another perftriage holds the workspace".into()));
+        return Vec::new();
+    }
+    let explain = state
+        .entry_index(short)
+        .and_then(|i| state.entries[i].verdict().map(|v| v.explain.clone()))
+        .filter(|e| !e.is_empty());
+    let text = match explain {
+        Some(e) => format!("{category}: {e}"),
+        None => category.to_string(),
+    };
+    state.mode =
+        Mode::Prompt(Prompt { purpose: PromptPurpose::UnfixableReason, short: short.to_string(), text });
+    Vec::new()
+}
+
 pub fn open_for_selected(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Some(short) = state.selected_short().map(str::to_string) else {
         return Vec::new();
@@ -145,6 +164,10 @@ pub fn confirm_key(state: &mut AppState, key: Key) -> Vec<Effect> {
             super::triage::record_unfixable(state, &short, reason)
         }
         ConfirmAction::StartRuns { short, variants } => super::runs::start(state, &short, &variants),
+        ConfirmAction::ApplyFix { short, variant, recipe, commit_image } => {
+            super::fixes::apply(state, &short, variant, &recipe, commit_image)
+        }
+        ConfirmAction::BulkFix { shorts, recipe } => super::fixes::apply_bulk(state, &shorts, &recipe),
         ConfirmAction::CancelRun { run_id } => {
             state.message = Some((Level::Info, format!("cancelling run {run_id}…")));
             vec![Effect::CancelRun { run_id }]

@@ -50,14 +50,31 @@ pub fn chooser_key(state: &mut AppState, key: Key) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Confirmed: queue the runs (they start in the order given).
+/// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
 pub fn start(state: &mut AppState, short: &str, variants: &[Variant]) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for v in variants {
+        let image = state.book.fixed_image(short, v.name());
+        let fixes = if image.is_some() { state.book.fixes(short, v.name()) } else { Vec::new() };
+        effects.extend(start_with(state, short, &[*v], image, fixes));
+    }
+    effects
+}
+
+pub fn start_with(
+    state: &mut AppState,
+    short: &str,
+    variants: &[Variant],
+    image: Option<String>,
+    fixes: Vec<String>,
+) -> Vec<Effect> {
     let mut effects = Vec::new();
     for variant in variants {
         state.run_counter += 1;
         let run_id = format!("{}{}{}", state.now_compact(), state.session, state.run_counter);
         state.runs.push(RunView::new(&run_id, short, *variant, state.ticks, state.log_ring));
-        effects.push(Effect::StartRun { run_id, short: short.to_string(), variant: *variant });
+        let (image, fixes) = (image.clone(), fixes.clone());
+        effects.push(Effect::StartRun { run_id, short: short.to_string(), variant: *variant, image, fixes });
     }
     refresh_live_cells(state);
     effects

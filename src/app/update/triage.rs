@@ -8,18 +8,18 @@ pub fn quick_mark(state: &mut AppState, action: Action) -> Vec<Effect> {
         return Vec::new();
     };
     let change = if action == Action::MarkSkip { Change::Skip } else { Change::Clear };
-    record(state, &short, change)
+    record_change(state, &short, change)
 }
 
 pub fn record_note(state: &mut AppState, short: &str, text: String) -> Vec<Effect> {
-    record(state, short, Change::Note { text: text.trim().to_string() })
+    record_change(state, short, Change::Note { text: text.trim().to_string() })
 }
 
 pub fn record_unfixable(state: &mut AppState, short: &str, reason: String) -> Vec<Effect> {
-    record(state, short, Change::Unfixable { reason })
+    record_change(state, short, Change::Unfixable { reason })
 }
 
-fn record(state: &mut AppState, short: &str, change: Change) -> Vec<Effect> {
+pub fn record_change(state: &mut AppState, short: &str, change: Change) -> Vec<Effect> {
     if state.read_only {
         state.message = Some((Level::Warn, "read-only board: another perftriage holds the workspace".into()));
         return Vec::new();

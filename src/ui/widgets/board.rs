@@ -57,6 +57,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
     let text = |s: &'a str, style: Style| Cell::from(Span::styled(s, style));
     match column {
         Column::Commit => text(&row.short, theme.accent),
+        // (picked commits are marked in `render`, which knows the selection set)
         Column::Subject => text(&row.subject, theme.text),
         Column::Model => text(&row.model, theme.text),
         Column::Kind => text(row.kind, theme.dim),
@@ -99,7 +100,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let narrow_mark = area.width < 110;
     let rows = state.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
         let row = &state.rows[i];
-        let cells: Vec<Cell> = cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, theme)).collect();
+        let mut cells: Vec<Cell> = cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, theme)).collect();
+        if state.picked.contains(&row.short) {
+            cells[0] = Cell::from(Span::styled(format!("•{}", &row.short[..7]), theme.warn));
+        }
         let table_row = Row::new(cells);
         if pos == state.selected { table_row.style(theme.selected) } else { table_row }
     });

@@ -4,6 +4,7 @@ pub mod board;
 pub mod chooser;
 pub mod confirm;
 pub mod detail;
+pub mod fix_menu;
 pub mod footer;
 pub mod header;
 pub mod help;

@@ -1,0 +1,153 @@
+//! The fix menu, applying from the board, recording and bulk fixes, over `update` alone.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{chars, enter, press, state};
+use perftriage::app::{AppState, Effect, FixOffer, Key, KeyCode, Mode, Msg, update};
+use perftriage::dataset::Variant;
+use perftriage::triage::FixOutcome;
+
+fn select(s: &mut AppState, short: &str) {
+    press(s, Key::ch('/'));
+    chars(s, short);
+    press(s, enter());
+}
+
+fn offer(id: &str, suggested: bool, why_not: Option<&str>) -> FixOffer {
+    FixOffer {
+        id: id.into(),
+        title: format!("{id} title"),
+        suggested,
+        why_not: why_not.map(str::to_string),
+        steps: vec![format!("python3 -m pip install {id}"), "verify: python3 -c ...".into()],
+    }
+}
+
+#[test]
+fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
+    let mut s = state();
+    select(&mut s, "7c01f706");
+    let effects = press(&mut s, Key::ch('f'));
+    let [Effect::ProbeFixes { short, variant, category, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!((short.as_str(), *variant, category.as_str()), ("7c01f706", Variant::Human, "rope_llama3"));
+    let offers =
+        vec![offer("numpy_lt_2", true, None), offer("fa_utils_inject", false, Some("none of … exists"))];
+    update(&mut s, Msg::FixOffers { short: "7c01f706".into(), variant: Variant::Human, offers: Ok(offers) });
+    let Mode::Fix(menu) = &s.mode else { panic!() };
+    assert_eq!(menu.shown().len(), 1, "recipes that do not apply are hidden");
+    press(&mut s, Key::ch('w'));
+    let Mode::Fix(menu) = &s.mode else { panic!() };
+    assert_eq!(menu.shown().len(), 2, "…and one key away");
+    press(&mut s, Key::ch('w'));
+    press(&mut s, enter());
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(confirm.preview.iter().any(|l| l.contains("python3 -m pip install numpy_lt_2")), "exact steps");
+    assert!(press(&mut s, enter()).is_empty(), "Cancel is the default");
+    press(&mut s, Key::ch('f'));
+    update(
+        &mut s,
+        Msg::FixOffers {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            offers: Ok(vec![offer("numpy_lt_2", true, None)]),
+        },
+    );
+    press(&mut s, enter());
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::ApplyFix { recipe, commit_image, log, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!((recipe.as_str(), *commit_image), ("numpy_lt_2", false));
+    assert_eq!(s.log.as_ref().unwrap().key, *log, "the fix's output streams into the log pane");
+
+    // Verified without a committed image: recorded, then the variant is re-run with the fix named.
+    let done = Msg::FixDone {
+        short: "7c01f706".into(),
+        variant: Variant::Human,
+        recipe: "numpy_lt_2".into(),
+        outcome: FixOutcome::Verified,
+        image: Some("perftriage-fixed-local:7c01f706-human".into()),
+        log: Some("ws/fixes/x.log".into()),
+        commit_image: false,
+    };
+    let effects = update(&mut s, done);
+    assert!(
+        matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
+    );
+    let Effect::StartRun { image, fixes, .. } = &effects[1] else { panic!("{effects:?}") };
+    assert_eq!(image.as_deref(), Some("perftriage-fixed-local:7c01f706-human"));
+    assert_eq!(fixes, &vec!["numpy_lt_2".to_string()]);
+}
+
+#[test]
+fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
+    let mut s = state();
+    let done = |outcome, image: Option<&str>| Msg::FixDone {
+        short: "7c01f706".into(),
+        variant: Variant::Human,
+        recipe: "aimv2_exist_ok".into(),
+        outcome,
+        image: image.map(str::to_string),
+        log: Some("ws/fixes/y.log".into()),
+        commit_image: true,
+    };
+    update(&mut s, done(FixOutcome::Failed, None));
+    assert!(s.message.as_ref().unwrap().1.contains("FAILED its verify"));
+    assert_eq!(s.book.fixed_image("7c01f706", "human"), None);
+    update(&mut s, done(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { image, fixes, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"));
+    assert_eq!(fixes, &vec!["aimv2_exist_ok".to_string()]);
+}
+
+#[test]
+fn unfixable_from_the_menu_is_prefilled_from_the_failure() {
+    let mut s = state();
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('f'));
+    press(&mut s, Key::ch('u'));
+    let Mode::Prompt(p) = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(p.text, "rope_llama3: Unknown RoPE scaling type llama3: vLLM <= 0.5 cannot run Llama-3.1");
+}
+
+#[test]
+fn bulk_fix_over_picked_commits_or_the_filter() {
+    let mut s = state();
+    s.recipes = vec![
+        ("numpy_lt_2".into(), "numpy".into(), vec!["numpy2".into()]),
+        ("rope".into(), "nothing real".into(), vec!["rope_llama3".into()]),
+    ];
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "cat:rope");
+    press(&mut s, enter());
+    press(&mut s, Key::ch('F'));
+    let Mode::BulkFix { shorts, recipes, .. } = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(shorts.len(), 7, "everything the filter shows");
+    assert_eq!(
+        recipes.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["rope"],
+        "only what answers their failures"
+    );
+    press(&mut s, Key::plain(KeyCode::Esc));
+    press(&mut s, Key::ch('g'));
+    press(&mut s, Key::ch(' '));
+    press(&mut s, Key::ch(' '));
+    assert_eq!(s.picked.len(), 2);
+    press(&mut s, Key::ch('F'));
+    press(&mut s, enter());
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects.len(), 2);
+    assert!(
+        effects
+            .iter()
+            .all(|e| matches!(e, Effect::ApplyFix { commit_image: true, recipe, .. } if recipe == "rope"))
+    );
+    assert!(s.picked.is_empty());
+}
