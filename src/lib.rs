@@ -9,6 +9,7 @@ pub mod config;
 pub mod dataset;
 pub mod docker;
 pub mod fixes;
+pub mod gpu;
 pub mod logs;
 pub mod metrics;
 pub mod report;

@@ -25,6 +25,9 @@ struct Cli {
     /// Workspace directory for triage state (default: the platform data dir).
     #[arg(long, global = true)]
     workspace: Option<PathBuf>,
+    /// Recorded GPU samples (JSON lines) to use instead of NVML, for demos and tests.
+    #[arg(long, global = true)]
+    gpu_replay: Option<PathBuf>,
     /// Theme: default, light, monochrome, or a path to a theme TOML file.
     #[arg(long, global = true)]
     theme: Option<String>,
@@ -65,6 +68,15 @@ enum Command {
         variant: String,
         #[arg(long)]
         json: bool,
+    },
+    /// GPU telemetry (NVML, else nvidia-smi, else --gpu-replay). Exit 1 when no GPU can be read.
+    Gpu {
+        #[arg(long)]
+        once: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 1000)]
+        interval: u64,
     },
     /// Known fixes: list them (for a commit: the ones its failures suggest) or apply one.
     #[command(subcommand)]
@@ -180,12 +192,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         results: cli.results,
         workspace: cli.workspace,
         theme: cli.theme,
+        gpu_replay: cli.gpu_replay,
     };
     let ctx = Context::load(&options)?;
     match cli.command {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
+        Some(Command::Gpu { once, json, interval }) => perftriage::runtime::gpu::gpu_cli(
+            options.gpu_replay.as_deref(),
+            &ctx.workspace,
+            once,
+            json,
+            interval,
+        ),
         Some(Command::Fix(FixCommand::List { short })) => {
             perftriage::runtime::fix_cli::list(&ctx, short.as_deref())
         }
@@ -199,7 +219,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
             perftriage::runtime::run_cli::run(&ctx, &short, variant, json)
         }
-        Some(_) | None => board(ctx, options.theme),
+        Some(_) | None => board(ctx, options.theme, options.gpu_replay),
     }
 }
 
@@ -224,13 +244,14 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
         | Command::Report { .. }
         | Command::Mark(_)
         | Command::Run { .. }
-        | Command::Fix(_) => {
+        | Command::Fix(_)
+        | Command::Gpu { .. } => {
             return Ok(None);
         }
     }))
 }
 
-fn board(ctx: Context, theme_arg: Option<String>) -> anyhow::Result<ExitCode> {
+fn board(ctx: Context, theme_arg: Option<String>, gpu_replay: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         eprintln!(
             "perftriage: the board needs a terminal; for scripts use `perftriage status [--json]` or `perftriage report`"
@@ -242,6 +263,6 @@ fn board(ctx: Context, theme_arg: Option<String>) -> anyhow::Result<ExitCode> {
         .or_else(|| ctx.config.theme.clone())
         .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
     let theme = Theme::load(&name).map_err(anyhow::Error::msg)?;
-    runtime::run_tui(ctx, theme)?;
+    runtime::run_tui(ctx, theme, gpu_replay)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -33,6 +33,10 @@ pub enum Action {
     FixMenu,
     Pick,
     BulkFix,
+    GpuPane,
+    GpuWindow,
+    GpuFaster,
+    GpuSlower,
     OtherPane,
     SearchNext,
     SearchPrev,
@@ -46,7 +50,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 37] = [
+    pub const ALL: [Action; 41] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -74,6 +78,10 @@ impl Action {
         Action::FixMenu,
         Action::Pick,
         Action::BulkFix,
+        Action::GpuPane,
+        Action::GpuWindow,
+        Action::GpuFaster,
+        Action::GpuSlower,
         Action::OtherPane,
         Action::SearchNext,
         Action::SearchPrev,
@@ -119,6 +127,10 @@ impl Action {
             }
             Action::Pick => "pick / unpick the commit for a bulk fix",
             Action::BulkFix => "bulk fix: picked commits, else every commit the filter shows",
+            Action::GpuPane => "show/hide the GPU pane",
+            Action::GpuWindow => "GPU history window: 60 s, 10 min, the run's lifetime",
+            Action::GpuFaster => "sample GPUs more often (floor 250 ms)",
+            Action::GpuSlower => "sample GPUs less often",
             Action::OtherPane => "log: switch between a run's server and benchmark panes",
             Action::SearchNext => "log: next match",
             Action::SearchPrev => "log: previous match",
@@ -164,6 +176,7 @@ impl Action {
             Action::OpenLog => Some("log"),
             Action::StartRun => Some("run"),
             Action::FixMenu => Some("fix"),
+            Action::GpuPane => Some("gpu"),
             _ => None,
         }
     }

@@ -63,5 +63,7 @@ pub enum Effect {
     CancelRun {
         run_id: String,
     },
+    /// Sample GPUs every this many milliseconds (the floor is 250).
+    GpuInterval(u64),
     Quit,
 }

@@ -4,6 +4,7 @@ mod action;
 mod effect;
 pub mod filter;
 pub mod fixmenu;
+pub mod gpu;
 mod input;
 pub mod logview;
 mod msg;

@@ -77,6 +77,8 @@ pub enum Msg {
         log: Option<String>,
         commit_image: bool,
     },
+    /// A GPU sample (attributed to our runs) and its source, or why no GPU can be read.
+    Gpu(Result<(String, crate::gpu::GpuSample), String>),
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
 }

@@ -148,6 +148,7 @@ pub struct AppState {
     pub picked: std::collections::BTreeSet<String>,
     /// The recipe book as data: (id, title, the categories it answers); set by the runtime.
     pub recipes: Vec<(String, String, Vec<String>)>,
+    pub gpu: super::gpu::GpuState,
 }
 
 impl AppState {
@@ -188,6 +189,7 @@ impl AppState {
             session: String::new(),
             picked: Default::default(),
             recipes: Vec::new(),
+            gpu: Default::default(),
         };
         state.resort();
         state

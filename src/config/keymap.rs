@@ -47,6 +47,10 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("f", Action::FixMenu),
     ("space", Action::Pick),
     ("F", Action::BulkFix),
+    ("p", Action::GpuPane),
+    ("P", Action::GpuWindow),
+    ("+", Action::GpuFaster),
+    ("-", Action::GpuSlower),
 ];
 
 const LOG_DEFAULTS: &[(&str, Action)] = &[

@@ -14,6 +14,7 @@ pub struct Options {
     pub results: Vec<PathBuf>,
     pub workspace: Option<PathBuf>,
     pub theme: Option<String>,
+    pub gpu_replay: Option<PathBuf>,
 }
 
 pub struct Context {

@@ -6,6 +6,7 @@ mod context;
 mod events;
 pub mod fix;
 pub mod fix_cli;
+pub mod gpu;
 pub mod headless;
 pub mod inspect;
 pub mod logs;

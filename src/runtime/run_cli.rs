@@ -59,7 +59,7 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool) -> Result<ExitCo
     });
     let outcome = execute(&plan, env).await;
     let _ = printer.await;
-    let path = write_result(&outcome, &ctx.workspace, &redactor, &super::now_rfc3339())?;
+    let path = write_result(&outcome, &ctx.workspace, &redactor, &super::now_rfc3339(), None)?;
     let summary = match outcome.status {
         RunStatus::Success => format!("done: {} metrics", outcome.metrics.len()),
         _ => format!(

@@ -32,6 +32,10 @@ pub struct RunService {
     tx: UnboundedSender<Msg>,
     recipes: Arc<RecipeBook>,
     fixed_repo: String,
+    /// Our containers' owners, refreshed while Docker is connected; GPU processes are attributed with it.
+    pub owners: Arc<RwLock<super::gpu::Owners>>,
+    /// Per-run GPU accounting for result files.
+    pub ledger: Arc<std::sync::Mutex<HashMap<String, super::gpu::GpuSummary>>>,
     /// Fixes run one at a time.
     fix_lock: Arc<tokio::sync::Mutex<()>>,
 }
@@ -76,6 +80,8 @@ impl RunService {
             recipes: Arc::new(recipes),
             fixed_repo,
             fix_lock: Arc::default(),
+            owners: Arc::default(),
+            ledger: Arc::default(),
         }
     }
 
@@ -83,6 +89,7 @@ impl RunService {
     pub fn connect_forever(&self) {
         let (slot, tx, workspace) =
             (self.engine.clone(), self.tx.clone(), self.workspace.display().to_string());
+        let owners = self.owners.clone();
         tokio::spawn(async move {
             let mut backoff = Duration::from_secs(1);
             loop {
@@ -95,7 +102,11 @@ impl RunService {
                             *s = Some(engine.clone());
                         }
                         while engine.raw().ping().await.is_ok() {
-                            tokio::time::sleep(Duration::from_secs(5)).await;
+                            let found = super::gpu::owners(&engine, &workspace).await;
+                            if let Ok(mut o) = owners.write() {
+                                *o = found;
+                            }
+                            tokio::time::sleep(Duration::from_secs(2)).await;
                         }
                         if let Ok(mut s) = slot.write() {
                             *s = None;
@@ -328,6 +339,7 @@ impl RunService {
         };
         let (tx, run_id, workspace, redactor) =
             (self.tx.clone(), plan.run_id.clone(), self.workspace.clone(), self.redactor.clone());
+        let ledger = self.ledger.clone();
         let forward = tx.clone();
         let id = run_id.clone();
         tokio::spawn(async move {
@@ -345,7 +357,8 @@ impl RunService {
             let written = if outcome.category.as_deref() == Some("cancelled") {
                 Err(std::io::Error::other("cancelled"))
             } else {
-                write_result(&outcome, &workspace, &redactor, &super::now_rfc3339())
+                let gpu = ledger.lock().ok().and_then(|l| l.get(&run_id).map(|s| s.json()));
+                write_result(&outcome, &workspace, &redactor, &super::now_rfc3339(), gpu)
             };
             finish(&tx, &run_id, outcome, written);
         });

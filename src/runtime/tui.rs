@@ -10,7 +10,29 @@ use tokio::sync::mpsc;
 const FRAME: Duration = Duration::from_millis(33);
 const TICK: Duration = Duration::from_secs(1);
 
-pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
+/// The GPU sampler thread, its samples attributed to our runs.
+fn spawn_gpu(
+    replay: Option<std::path::PathBuf>,
+    interval: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    runs: &super::runs::RunService,
+    tx: mpsc::UnboundedSender<Msg>,
+) {
+    let (owners, ledger) = (runs.owners.clone(), runs.ledger.clone());
+    crate::gpu::spawn(replay, interval, move |result| {
+        let msg = match result {
+            Ok((kind, mut sample)) => {
+                if let (Ok(owners), Ok(mut ledger)) = (owners.read(), ledger.lock()) {
+                    super::gpu::attribute(&mut sample, &owners, &mut ledger);
+                }
+                Msg::Gpu(Ok((format!("{kind:?}").to_lowercase(), sample)))
+            }
+            Err(why) => Msg::Gpu(Err(why)),
+        };
+        tx.send(msg).is_ok()
+    });
+}
+
+pub fn run_tui(ctx: Context, theme: Theme, gpu_replay: Option<std::path::PathBuf>) -> Result<()> {
     let workspace = ctx.open_workspace(true)?;
     let recipes = super::fix_cli::recipes(&ctx)?;
     let read_only = workspace.store.is_read_only();
@@ -45,7 +67,16 @@ pub fn run_tui(ctx: Context, theme: Theme) -> Result<()> {
         fixed_repo: ctx.config.fixed_repo.clone().unwrap_or_else(|| "perftriage-fixed".into()),
     };
     let mut runs = super::runs::RunService::new(setup, commits, tx_loop.clone());
-    let mut io = Io { saver: &saver, runs: &mut runs, logs: &mut logs, classifier: &classifier, tx: tx_loop };
+    let gpu_interval = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1000));
+    spawn_gpu(gpu_replay, gpu_interval.clone(), &runs, tx_loop.clone());
+    let mut io = Io {
+        saver: &saver,
+        gpu_interval,
+        runs: &mut runs,
+        logs: &mut logs,
+        classifier: &classifier,
+        tx: tx_loop,
+    };
     let result = runtime.block_on(async {
         io.runs.connect_forever();
         event_loop(&mut term, &mut state, &theme, &mut io, rx).await
@@ -71,6 +102,7 @@ fn startup_message(state: &AppState, store_messages: &[String], read_only: bool)
 /// What effects are carried out with.
 struct Io<'a> {
     saver: &'a Saver,
+    gpu_interval: std::sync::Arc<std::sync::atomic::AtomicU64>,
     runs: &'a mut super::runs::RunService,
     logs: &'a mut super::logs::Logs,
     classifier: &'a crate::classify::Classifier,
@@ -92,6 +124,10 @@ impl Io<'_> {
                 vec![self.logs.read(&key, first, count, self.classifier)]
             }
             Effect::SaveLog { key } => vec![self.logs.save(&key)],
+            Effect::GpuInterval(ms) => {
+                self.gpu_interval.store(ms, std::sync::atomic::Ordering::Relaxed);
+                Vec::new()
+            }
             Effect::StartRun { run_id, short, variant, image, fixes } => {
                 self.runs.start(&run_id, &short, variant, image, fixes);
                 Vec::new()
@@ -119,6 +155,10 @@ impl Io<'_> {
         }
         true
     }
+}
+
+fn io_live(state: &AppState) -> bool {
+    state.runs.iter().any(|r| !r.phase.is_finished())
 }
 
 async fn event_loop(
@@ -151,7 +191,14 @@ async fn event_loop(
             if let Msg::RunFinished { run_id, .. } = &msg {
                 io.runs.finished(run_id);
             }
-            let quiet = matches!(msg, Msg::Tick(_));
+            // Idle means idle: ticks, and GPU samples nobody is looking at, do not redraw.
+            let live = io_live(state);
+            let quiet = match &msg {
+                Msg::Tick(_) => true,
+                Msg::Gpu(Ok(_)) => !state.gpu.visible && !live && state.gpu.unavailable.is_none(),
+                Msg::Gpu(Err(why)) => state.gpu.unavailable.as_deref() == Some(why.as_str()),
+                _ => false,
+            };
             for effect in update(state, msg) {
                 if !io.run(effect) {
                     return Ok(());

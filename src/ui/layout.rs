@@ -10,14 +10,23 @@ pub struct Areas {
     pub header: Rect,
     pub board: Rect,
     pub detail: Option<Rect>,
+    pub gpu: Option<Rect>,
     pub footer: Rect,
 }
 
-pub fn split(area: Rect, detail_open: bool) -> Areas {
-    let [header, body, footer] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(area);
+/// `gpu_rows`: height of the GPU pane above the footer (0 hides it).
+pub fn split(area: Rect, detail_open: bool, gpu_rows: u16) -> Areas {
+    let gpu_rows = gpu_rows.min(area.height / 2);
+    let [header, body, gpu, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(gpu_rows),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let gpu = (gpu_rows > 0).then_some(gpu);
     if !detail_open {
-        return Areas { header, board: body, detail: None, footer };
+        return Areas { header, board: body, detail: None, gpu, footer };
     }
     let (direction, split) = if area.width >= SIDE_BY_SIDE_WIDTH {
         (Direction::Horizontal, [Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -25,5 +34,5 @@ pub fn split(area: Rect, detail_open: bool) -> Areas {
         (Direction::Vertical, [Constraint::Percentage(50), Constraint::Percentage(50)])
     };
     let parts = Layout::default().direction(direction).constraints(split).split(body);
-    Areas { header, board: parts[0], detail: Some(parts[1]), footer }
+    Areas { header, board: parts[0], detail: Some(parts[1]), gpu, footer }
 }

@@ -17,7 +17,11 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         widgets::too_small::render(frame, area, theme);
         return;
     }
-    let areas = layout::split(area, state.detail_open || state.log_focused());
+    let gpu_rows = if state.gpu.visible { widgets::gpu_pane::height(state) } else { 0 };
+    let areas = layout::split(area, state.detail_open || state.log_focused(), gpu_rows);
+    if let Some(gpu) = areas.gpu {
+        widgets::gpu_pane::render(frame, gpu, state, theme);
+    }
     widgets::header::render(frame, areas.header, state, theme);
     widgets::board::render(frame, areas.board, state, theme);
     if let Some(pane) = areas.detail {

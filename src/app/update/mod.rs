@@ -96,6 +96,15 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state,
             fixes::FixDoneArgs { short, variant, recipe, outcome, image, log, commit_image },
         ),
+        Msg::Gpu(Ok((source, sample))) => {
+            state.gpu.record(sample, source, state.ticks);
+            runs::refresh_live_cells(state);
+            Vec::new()
+        }
+        Msg::Gpu(Err(why)) => {
+            state.gpu.unavailable = Some(why);
+            Vec::new()
+        }
         Msg::Notice(level, text) => {
             state.message = Some((level, text));
             Vec::new()
@@ -116,6 +125,25 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::StartRun => runs::open_chooser(state),
         Action::CancelRun => runs::ask_cancel(state),
         Action::FixMenu => fixes::open(state),
+        Action::GpuPane => {
+            state.gpu.visible = !state.gpu.visible;
+            Vec::new()
+        }
+        Action::GpuWindow => {
+            state.gpu.window = state.gpu.window.next();
+            Vec::new()
+        }
+        Action::GpuFaster | Action::GpuSlower => {
+            let ms = state.gpu.interval_ms;
+            let next = if action == Action::GpuFaster {
+                (ms / 2).max(crate::gpu::FLOOR_MS)
+            } else {
+                (ms * 2).min(60_000)
+            };
+            state.gpu.interval_ms = next;
+            state.message = Some((Level::Info, format!("GPU sampling every {next} ms")));
+            vec![Effect::GpuInterval(next)]
+        }
         Action::Pick => fixes::pick(state),
         Action::BulkFix => {
             let recipes = state.recipes.clone();

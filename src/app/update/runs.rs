@@ -144,17 +144,21 @@ pub fn finished(
 
 /// Live runs show their phase and elapsed time in their board cell.
 pub fn refresh_live_cells(state: &mut AppState) {
-    let live: Vec<(String, Variant, String)> = state
+    let live: Vec<(String, Variant, String, u64)> = state
         .runs
         .iter()
         .filter(|r| !r.phase.is_finished())
-        .map(|r| (r.short.clone(), r.variant, r.cell_text(state.ticks)))
+        .map(|r| (r.short.clone(), r.variant, r.cell_text(state.ticks), state.gpu.run_memory_mib(&r.run_id)))
         .collect();
-    for (short, variant, text) in live {
+    for (short, variant, text, gpu_mib) in live {
         if let Some(index) = state.entry_index(&short) {
-            let cell = &mut state.rows[index].cells[variant as usize];
-            cell.text = text;
-            cell.live = true;
+            let row = &mut state.rows[index];
+            row.cells[variant as usize].text = text;
+            row.cells[variant as usize].live = true;
+            // While a run holds GPU memory, the GPU column shows how much.
+            if gpu_mib > 0 {
+                row.gpus = format!("{:.1}G", gpu_mib as f64 / 1024.0);
+            }
         }
     }
 }

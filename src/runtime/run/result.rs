@@ -119,6 +119,7 @@ pub fn write_result(
     workspace: &Path,
     redactor: &Redactor,
     now: &str,
+    gpu: Option<Value>,
 ) -> std::io::Result<PathBuf> {
     let plan = &outcome.plan;
     let metrics: serde_json::Map<String, Value> =
@@ -151,6 +152,7 @@ pub fn write_result(
             "patch": outcome.patch,
             "logs": { "server": logs.first(), "benchmark": logs.get(1) },
             "tool_version": env!("CARGO_PKG_VERSION"),
+            "gpu": gpu,
             "timings": { "ready_after_s": outcome.ready_after_s, "duration_s": outcome.duration_s, "finished_at": now },
             "classification": outcome.verdict.as_ref().map(|v| json!({
                 "category": outcome.category, "disposition": v.disposition.name(), "evidence": redactor.text(&v.evidence),

@@ -30,6 +30,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         }
     };
     spans.push(docker);
+    if let Some(why) = &state.gpu.unavailable {
+        let short: String = why.chars().take(60).collect();
+        spans.push(Span::styled(format!("  GPU: unavailable — {short}"), theme.dim));
+    }
     if state.read_only {
         spans.push(Span::styled("  READ-ONLY", theme.warn));
     }

@@ -6,6 +6,7 @@ pub mod confirm;
 pub mod detail;
 pub mod fix_menu;
 pub mod footer;
+pub mod gpu_pane;
 pub mod header;
 pub mod help;
 pub mod log_pane;
