@@ -188,8 +188,10 @@ async fn event_loop(
             batch.push(more);
         }
         for msg in batch {
-            if let Msg::RunFinished { run_id, .. } = &msg {
-                io.runs.finished(run_id);
+            match &msg {
+                Msg::RunFinished { run_id, .. } => io.runs.finished(run_id),
+                Msg::Docker(crate::app::DockerStatus::Connected(_)) => io.runs.resume(),
+                _ => {}
             }
             // Idle means idle: ticks, and GPU samples nobody is looking at, do not redraw.
             let live = io_live(state);
