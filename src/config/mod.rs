@@ -11,6 +11,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Where fixed images go unless the config says `fixed_repo`.
+pub const DEFAULT_FIXED_REPO: &str = "perftriage-fixed";
+
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -66,6 +69,11 @@ impl Config {
             .keymap()
             .map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), message: format!("[keys] {e}") })?;
         Ok(config)
+    }
+
+    /// The repository fixed images are committed to.
+    pub fn fixed_repo(&self) -> String {
+        self.fixed_repo.clone().unwrap_or_else(|| DEFAULT_FIXED_REPO.into())
     }
 
     pub fn keymap(&self) -> Result<KeyMap, BadKey> {

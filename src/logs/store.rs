@@ -54,6 +54,13 @@ impl LogStore {
         Ok(n)
     }
 
+    /// Copies of the lines added since `*seen` (an absolute line number), advancing it.
+    pub fn lines_since(&self, seen: &mut usize) -> Vec<Line> {
+        let lines = self.ring.iter_from(*seen).map(|(_, l)| l.clone()).collect();
+        *seen = self.ring.total();
+        lines
+    }
+
     pub fn ring(&self) -> &Ring {
         &self.ring
     }
@@ -62,13 +69,5 @@ impl LogStore {
     pub fn reader(&mut self) -> std::io::Result<SpoolReader> {
         self.spool.flush()?;
         Ok(self.spool.reader())
-    }
-
-    /// A line by absolute number: from memory, else from the spool.
-    pub fn line(&mut self, absolute: usize) -> std::io::Result<Option<Line>> {
-        if let Some(line) = self.ring.get(absolute) {
-            return Ok(Some(line.clone()));
-        }
-        Ok(self.reader()?.read(absolute, 1, Stream::Stdout)?.pop())
     }
 }

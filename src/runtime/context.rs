@@ -62,6 +62,15 @@ impl Context {
         Ok(Context { config, keymap, entries, warnings, images, workspace, classifier })
     }
 
+    /// A commit by short or full hash; when there is none, says so on stderr (the caller exits 2).
+    pub fn find(&self, short: &str) -> Option<&Entry> {
+        let found = self.entries.iter().find(|e| e.commit.short == short || e.commit.full == short);
+        if found.is_none() {
+            eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
+        }
+        found
+    }
+
     /// Open the workspace for writing, or read-only when `allow_read_only` and another instance holds it.
     pub fn open_workspace(&self, allow_read_only: bool) -> Result<Workspace, StoreError> {
         let store = match TriageStore::open(&self.workspace) {

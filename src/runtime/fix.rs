@@ -25,6 +25,49 @@ pub struct FixJob {
     pub workspace: String,
 }
 
+impl FixJob {
+    /// The job for a commit's variant in `image`. `fixed_repo`: commit the result as the variant's fixed
+    /// image (`{repo}:{full}`, or `baseline-{parent12}` for baseline/agent); `None`: a local tag for a re-run.
+    pub fn new(
+        commit: &crate::dataset::Commit,
+        variant: crate::dataset::Variant,
+        image: String,
+        evidence: Option<String>,
+        fixed_repo: Option<&str>,
+        workspace: &Path,
+    ) -> FixJob {
+        use crate::dataset::Variant;
+        let parent = commit.parent.clone().unwrap_or_default();
+        let commit_to = match (fixed_repo, variant) {
+            (Some(repo), Variant::Human) => (repo.to_string(), commit.full.clone()),
+            (Some(repo), _) => {
+                (repo.to_string(), format!("baseline-{}", parent.get(..12).unwrap_or(&parent)))
+            }
+            (None, _) => ("perftriage-fixed-local".into(), format!("{}-{}", commit.short, variant.name())),
+        };
+        FixJob {
+            short: commit.short.clone(),
+            variant,
+            image,
+            source_commit: if variant == Variant::Human { commit.full.clone() } else { parent.clone() },
+            full: commit.full.clone(),
+            parent,
+            evidence,
+            commit_to,
+            workspace: workspace.display().to_string(),
+        }
+    }
+
+    /// Keep a fix's output in `<workspace>/fixes/`; the path, when it could be written.
+    pub fn save_output(&self, recipe: &str, output: &str) -> Option<String> {
+        let dir = Path::new(&self.workspace).join("fixes");
+        let name = format!("{}-{}-{recipe}-{}.log", self.short, self.variant.name(), super::now_compact());
+        let path = dir.join(name);
+        std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, output)).ok()?;
+        Some(path.display().to_string())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FixReport {
     pub outcome: FixOutcome,

@@ -25,7 +25,7 @@ pub fn list(ctx: &Context, short: Option<&str>) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let Some(entry) = find(ctx, short) else { return Ok(ExitCode::from(2)) };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     for v in Variant::ALL {
         let state = entry.variant(v);
         let Some(verdict) =
@@ -40,38 +40,15 @@ pub fn list(ctx: &Context, short: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn find<'a>(ctx: &'a Context, short: &str) -> Option<&'a Entry> {
-    let found = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short);
-    if found.is_none() {
-        eprintln!("perftriage: no commit `{short}` in the dataset");
-    }
-    found
-}
-
 /// The job for a variant: its current image (a fixed one if committed before), where a fixed image goes.
 pub fn job(ctx: &Context, entry: &Entry, variant: Variant, commit_image: bool) -> Result<FixJob> {
     let c = &entry.commit;
     let book = ctx.read_workspace().book;
     let planned = crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, "fix")?;
     let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
-    let parent = c.parent.clone().unwrap_or_default();
-    let repo = ctx.config.fixed_repo.clone().unwrap_or_else(|| "perftriage-fixed".into());
-    let commit_to = match (commit_image, variant) {
-        (true, Variant::Human) => (repo, c.full.clone()),
-        (true, _) => (repo, format!("baseline-{}", parent.get(..12).unwrap_or(&parent))),
-        (false, _) => ("perftriage-fixed-local".into(), format!("{}-{}", c.short, variant.name())),
-    };
-    Ok(FixJob {
-        short: c.short.clone(),
-        variant,
-        image,
-        source_commit: if variant == Variant::Human { c.full.clone() } else { parent.clone() },
-        full: c.full.clone(),
-        parent,
-        evidence: entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone()),
-        commit_to,
-        workspace: ctx.workspace.display().to_string(),
-    })
+    let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
+    let repo = commit_image.then(|| ctx.config.fixed_repo());
+    Ok(FixJob::new(c, variant, image, evidence, repo.as_deref(), &ctx.workspace))
 }
 
 pub fn apply_cli(
@@ -86,7 +63,7 @@ pub fn apply_cli(
         eprintln!("perftriage: no recipe `{recipe_id}` (see `perftriage fix list`)");
         return Ok(ExitCode::from(2));
     };
-    let Some(entry) = find(ctx, short) else { return Ok(ExitCode::from(2)) };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let job = job(ctx, entry, variant, commit_image)?;
     let mut workspace = ctx.open_workspace(false)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -102,7 +79,7 @@ pub fn apply_cli(
                 return Ok(ExitCode::from(3));
             }
         };
-        let log = save_output(ctx, &job, recipe_id, &report.output);
+        let log = job.save_output(recipe_id, &report.output);
         let recorded_image = if commit_image { report.image.clone() } else { None };
         let change = Change::Fix {
             variant: variant.name().into(),
@@ -153,12 +130,4 @@ pub fn apply_cli(
         )?;
         super::run_cli::run_plan(ctx, plan.with_fixed_image(image, fixes), false).await
     })
-}
-
-fn save_output(ctx: &Context, job: &FixJob, recipe: &str, output: &str) -> Option<String> {
-    let dir = ctx.workspace.join("fixes");
-    let path =
-        dir.join(format!("{}-{}-{recipe}-{}.log", job.short, job.variant.name(), super::now_compact()));
-    std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, output)).ok()?;
-    Some(path.display().to_string())
 }

@@ -63,10 +63,7 @@ pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
 }
 
 pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
-    let Some(entry) = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short) else {
-        eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
-        return Ok(ExitCode::from(2));
-    };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let short = entry.commit.short.clone();
     let mut workspace = match ctx.open_workspace(false) {
         Ok(w) => w,

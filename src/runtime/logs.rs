@@ -174,9 +174,7 @@ impl Logs {
 
 /// Lines the store took in since the last call (the ring never holds fewer than a chunk's worth).
 fn new_lines(store: &LogStore, seen: &mut usize, classifier: &Classifier) -> Vec<Line> {
-    let ring = store.ring();
-    let mut lines: Vec<Line> = ring.iter_from(*seen).map(|(_, l)| l.clone()).collect();
-    *seen = ring.total();
+    let mut lines = store.lines_since(seen);
     mark_noise(&mut lines, classifier);
     lines
 }

@@ -11,10 +11,7 @@ use std::process::ExitCode;
 use tokio::sync::{mpsc, watch};
 
 pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<ExitCode> {
-    let Some(entry) = ctx.entries.iter().find(|e| e.commit.short == short || e.commit.full == short) else {
-        eprintln!("perftriage: no commit `{short}` in the dataset");
-        return Ok(ExitCode::from(2));
-    };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let book = ctx.read_workspace().book;
     let mut plan = plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id())?;
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {

@@ -64,7 +64,7 @@ pub fn run_tui(ctx: Context, theme: Theme, gpu_replay: Option<std::path::PathBuf
         images: state.images.clone(),
         classifier: std::sync::Arc::new(classifier.clone()),
         recipes,
-        fixed_repo: ctx.config.fixed_repo.clone().unwrap_or_else(|| "perftriage-fixed".into()),
+        fixed_repo: ctx.config.fixed_repo(),
     };
     let mut runs = super::runs::RunService::new(setup, commits, tx_loop.clone());
     let gpu_interval = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1000));

@@ -39,9 +39,9 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::OpenLog { key, source, text }]
 }
 
-pub fn lines(state: &mut AppState, key: &LogKey, mut lines: Vec<Line>, finished: bool) {
+pub fn lines(state: &mut AppState, key: &LogKey, lines: Vec<Line>, finished: bool) {
     let Some(view) = state.log.as_mut().filter(|v| &v.key == key) else { return };
-    view.append(std::mem::take(&mut lines));
+    view.append(lines);
     view.finished |= finished;
 }
 

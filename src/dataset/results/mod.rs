@@ -41,7 +41,7 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
-    fn absorb(&mut self, other: ResultSet) {
+    pub(super) fn absorb(&mut self, other: ResultSet) {
         self.records.extend(other.records);
         self.notes.extend(other.notes);
         self.warnings.extend(other.warnings);

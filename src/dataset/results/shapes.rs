@@ -154,19 +154,13 @@ fn progress_log(entries: &[Value], source: &str, timestamp: Option<String>) -> R
     let mut set = ResultSet::default();
     for entry in entries {
         match entry.as_object().and_then(|e| Some((short_of(e)?, e))) {
-            Some((short, e)) => set.absorb_records(modal(&short, e, source, timestamp.clone())),
+            Some((short, e)) => set.absorb(modal(&short, e, source, timestamp.clone())),
             None => set
                 .warnings
                 .push(LoadWarning { path: source.into(), message: "progress entry without a commit".into() }),
         }
     }
     set
-}
-
-impl ResultSet {
-    fn absorb_records(&mut self, other: ResultSet) {
-        self.records.extend(other.records);
-    }
 }
 
 /// A Modal result speaks for all three variants; attribute its status to the phases it covers.

@@ -74,9 +74,7 @@ impl<'a> PaneLog<'a> {
     }
 
     fn forward(&mut self, env: &RunEnv) {
-        let ring = self.store.ring();
-        let mut lines: Vec<Line> = ring.iter_from(self.seen).map(|(_, l)| l.clone()).collect();
-        self.seen = ring.total();
+        let mut lines = self.store.lines_since(&mut self.seen);
         for line in &mut lines {
             line.noise = env.classifier.is_noise(line.text());
             self.live.feed(line.text());

@@ -3,7 +3,6 @@
 
 use super::{FixRequest, RunService};
 use crate::app::{FixOffer, Level, Msg};
-use crate::dataset::Variant;
 use crate::runtime::fix::FixJob;
 
 impl RunService {
@@ -14,25 +13,8 @@ impl RunService {
             Some(image) => image.clone(),
             None => self.plan("fix", &req.short, req.variant)?.image,
         };
-        let parent = c.parent.clone().unwrap_or_default();
-        let commit_to = match (req.commit_image, req.variant) {
-            (true, Variant::Human) => (self.fixed_repo.clone(), c.full.clone()),
-            (true, _) => {
-                (self.fixed_repo.clone(), format!("baseline-{}", parent.get(..12).unwrap_or(&parent)))
-            }
-            (false, _) => ("perftriage-fixed-local".into(), format!("{}-{}", c.short, req.variant.name())),
-        };
-        Ok(FixJob {
-            short: c.short.clone(),
-            variant: req.variant,
-            image,
-            source_commit: if req.variant == Variant::Human { c.full.clone() } else { parent.clone() },
-            full: c.full.clone(),
-            parent,
-            evidence: req.evidence.clone(),
-            commit_to,
-            workspace: self.workspace.display().to_string(),
-        })
+        let repo = req.commit_image.then_some(self.fixed_repo.as_str());
+        Ok(FixJob::new(c, req.variant, image, req.evidence.clone(), repo, &self.workspace))
     }
 
     pub fn probe_fixes(&self, req: FixRequest, category: String) {
@@ -72,8 +54,7 @@ impl RunService {
             (Err(why), _) => return notice(why),
             (_, None) => return notice("Docker is not connected".into()),
         };
-        let (lock, repo, workspace) =
-            (self.fix_lock.clone(), self.config.vllm_repo.clone(), self.workspace.clone());
+        let (lock, repo) = (self.fix_lock.clone(), self.config.vllm_repo.clone());
         let commit_image = req.commit_image;
         tokio::spawn(async move {
             let _one_at_a_time = lock.lock().await;
@@ -97,17 +78,7 @@ impl RunService {
             });
             match report {
                 Ok(report) => {
-                    let dir = workspace.join("fixes");
-                    let path = dir.join(format!(
-                        "{}-{}-{recipe_id}-{}.log",
-                        job.short,
-                        job.variant.name(),
-                        crate::runtime::now_compact()
-                    ));
-                    let log = std::fs::create_dir_all(&dir)
-                        .and_then(|_| std::fs::write(&path, &report.output))
-                        .ok()
-                        .map(|_| path.display().to_string());
+                    let log = job.save_output(&recipe_id, &report.output);
                     let _ = tx.send(Msg::FixDone {
                         short: job.short.clone(),
                         variant: job.variant,

@@ -307,9 +307,9 @@ pub async fn reattach(engine: &Engine, workspace: &str, tx: &UnboundedSender<Msg
             tokio::pin!(logs);
             while let Some(Ok((stream, bytes))) = logs.next().await {
                 if let Ok(store) = decoders.as_mut() {
-                    let before = store.ring().total();
+                    let mut seen = store.ring().total();
                     if store.ingest(stream, &bytes).is_ok() {
-                        let lines: Vec<_> = store.ring().iter_from(before).map(|(_, l)| l.clone()).collect();
+                        let lines = store.lines_since(&mut seen);
                         let _ = tx.send(Msg::RunLines { run_id: run_id.clone(), pane: Pane::Server, lines });
                     }
                 }

@@ -57,7 +57,6 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
     let text = |s: &'a str, style: Style| Cell::from(Span::styled(s, style));
     match column {
         Column::Commit => text(&row.short, theme.accent),
-        // (picked commits are marked in `render`, which knows the selection set)
         Column::Subject => text(&row.subject, theme.text),
         Column::Model => text(&row.model, theme.text),
         Column::Kind => text(row.kind, theme.dim),
