@@ -2,8 +2,10 @@
 //! 1 runtime error, 2 usage.
 
 use clap::{Args, Parser, Subcommand};
+use perftriage::cli::{headless, inspect};
 use perftriage::report::ReportFormat;
-use perftriage::runtime::{self, Context, Options, headless, inspect};
+use perftriage::runtime;
+use perftriage::session::{Context, Options};
 use perftriage::triage::Change;
 use perftriage::ui::Theme;
 use std::io::IsTerminal;
@@ -28,6 +30,9 @@ struct Cli {
     /// Recorded GPU samples (JSON lines) to use instead of NVML, for demos and tests.
     #[arg(long, global = true)]
     gpu_replay: Option<PathBuf>,
+    /// Print every load warning, not one line per kind.
+    #[arg(long, global = true)]
+    verbose: bool,
     /// Theme: default, light, monochrome, or a path to a theme TOML file.
     #[arg(long, global = true)]
     theme: Option<String>,
@@ -174,7 +179,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("perftriage: error: {e:#}");
+            perftriage::cli::out::err(&format!("perftriage: error: {e:#}"));
             ExitCode::from(1)
         }
     }
@@ -193,31 +198,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         workspace: cli.workspace,
         theme: cli.theme,
         gpu_replay: cli.gpu_replay,
+        verbose: cli.verbose,
     };
     let ctx = Context::load(&options)?;
     match cli.command {
         Some(Command::Status { json }) => headless::status(&ctx, json),
         Some(Command::Report { format }) => headless::report(&ctx, format),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
-        Some(Command::Gpu { once, json, interval }) => perftriage::runtime::gpu::gpu_cli(
-            options.gpu_replay.as_deref(),
-            &ctx.workspace,
-            once,
-            json,
-            interval,
-        ),
-        Some(Command::Fix(FixCommand::List { short })) => {
-            perftriage::runtime::fix_cli::list(&ctx, short.as_deref())
+        Some(Command::Gpu { once, json, interval }) => {
+            perftriage::cli::gpu::gpu_cli(options.gpu_replay.as_deref(), &ctx.workspace, once, json, interval)
         }
+        Some(Command::Fix(FixCommand::List { short })) => perftriage::cli::fix::list(&ctx, short.as_deref()),
         Some(Command::Fix(FixCommand::Apply { short, variant, recipe, commit_image })) => {
             let variant =
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
-            perftriage::runtime::fix_cli::apply_cli(&ctx, &short, variant, &recipe, commit_image)
+            perftriage::cli::fix::apply_cli(&ctx, &short, variant, &recipe, commit_image)
         }
         Some(Command::Run { short, variant, json }) => {
             let variant =
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
-            perftriage::runtime::run_cli::run(&ctx, &short, variant, json)
+            perftriage::cli::run::run(&ctx, &short, variant, json)
         }
         Some(_) | None => board(ctx, options.theme, options.gpu_replay),
     }
@@ -226,9 +226,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Commands that need no dataset or workspace; `None` for the others.
 fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
     Ok(Some(match command {
-        Command::Classify { files, json } => {
-            inspect::classify(&perftriage::classify::Classifier::embedded()?, files, *json)?
-        }
+        Command::Classify { files, json } => inspect::classify(
+            &std::sync::Arc::new(perftriage::classify::Classifier::embedded()?),
+            files,
+            *json,
+        )?,
         Command::Metrics { files, json } => inspect::metrics(files, *json)?,
         Command::Ingest { file, spool, search } => inspect::ingest(file, spool, search.as_deref())?,
         Command::SynthLog { lines, out } => {
@@ -262,7 +264,7 @@ fn board(ctx: Context, theme_arg: Option<String>, gpu_replay: Option<PathBuf>) -
     let name = theme_arg
         .or_else(|| ctx.config.theme.clone())
         .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
-    let theme = Theme::load(&name).map_err(anyhow::Error::msg)?;
-    runtime::run_tui(ctx, theme, gpu_replay)?;
+    let theme = Theme::load(&name)?;
+    runtime::run_tui(ctx, &theme, gpu_replay)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,7 @@ const FAILURE_TAILS: &[&str] = &[
 
 /// `n` commits cloned round-robin from the embedded dataset, each under a fresh hash.
 pub fn commits(n: usize) -> Result<Vec<Commit>, dataset::DatasetError> {
-    let base = dataset::load_embedded()?;
+    let base = dataset::load_embedded()?.commits;
     Ok((0..n)
         .map(|i| {
             let mut commit = base[i % base.len()].clone();

@@ -1,18 +1,16 @@
 //! The binary as scripts use it: exit codes, JSON lines, marks that survive restarts, and the
 //! TUI refusing a non-terminal.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
-use std::process::{Command, Output};
+mod common;
 
-fn run(workspace: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--workspace")
-        .arg(workspace)
-        .args(args)
-        .env("XDG_CONFIG_HOME", workspace.join("no-config"))
-        .output()
-        .unwrap()
-}
+use common::cli as run;
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -1,8 +1,14 @@
 //! Config and themes: partial overrides, and errors that name file, line and field.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
-use perftriage::app::{Action, Key};
+use perftriage::app::{Action, Key, KeyMode};
 use perftriage::config::Config;
+use perftriage::session::keymap;
 use perftriage::ui::Theme;
 use std::path::Path;
 
@@ -16,11 +22,16 @@ fn keys_images_and_theme_override_defaults() {
         config.images.baseline, "anonymous/vllm-baseline:baseline-{parent12}",
         "unset fields keep defaults"
     );
-    let keymap = config.keymap().unwrap();
-    assert_eq!(keymap.action(Key::ch('x')), Some(Action::MarkSkip));
-    assert_eq!(keymap.action(Key::ctrl('k')), Some(Action::MarkSkip));
-    assert_eq!(keymap.action(Key::ch('z')), None);
-    assert_eq!(keymap.action(Key::ch('j')), Some(Action::Down), "other actions keep theirs");
+    let keymap = keymap(&config, None).unwrap();
+    assert_eq!(keymap.action(KeyMode::Board, Key::ch('x')), Some(Action::MarkSkip));
+    assert_eq!(keymap.action(KeyMode::Board, Key::ctrl('k')), Some(Action::MarkSkip));
+    assert_eq!(keymap.action(KeyMode::Board, Key::ch('z')), None);
+    assert_eq!(keymap.action(KeyMode::Board, Key::ch('j')), Some(Action::Down), "other actions keep theirs");
+    assert!(
+        keymap.warnings.iter().any(|w| w.contains("`x`") && w.contains("cancel_run")),
+        "{:?}",
+        keymap.warnings
+    );
 }
 
 #[test]
@@ -33,11 +44,16 @@ fn an_unknown_field_names_file_line_and_field() {
 
 #[test]
 fn an_unknown_action_or_key_is_named() {
-    let err =
-        Config::parse("[keys]\nmark_unfixabel = [\"u\"]\n", Path::new("k.toml")).unwrap_err().to_string();
-    assert!(err.contains("line 2") && err.contains("mark_unfixabel"), "{err}");
-    let err = Config::parse("[keys]\nquit = [\"hyper-q\"]\n", Path::new("k.toml")).unwrap_err().to_string();
+    let bad = |text: &str| {
+        let path = Path::new("k.toml");
+        keymap(&Config::parse(text, path).unwrap(), Some(path)).unwrap_err().to_string()
+    };
+    let err = bad("[keys]\nmark_unfixabel = [\"u\"]\n");
+    assert!(err.contains("k.toml") && err.contains("line 2") && err.contains("mark_unfixabel"), "{err}");
+    let err = bad("[keys]\nquit = [\"hyper-q\"]\n");
     assert!(err.contains("hyper-q") && err.contains("quit"), "{err}");
+    let err = bad("[keys.confirm]\nmark_skip = [\"s\"]\n");
+    assert!(err.contains("mark_skip") && err.contains("confirm"), "{err}");
 }
 
 #[test]
@@ -47,7 +63,7 @@ fn every_embedded_theme_loads_and_a_bad_colour_is_named() {
     }
     let bad =
         std::fs::read_to_string("themes/default.toml").unwrap().replace("fg = \"green\"", "fg = \"grean\"");
-    let err = Theme::parse(&bad, "mine.toml").unwrap_err();
+    let err = Theme::parse(&bad, "mine.toml").unwrap_err().to_string();
     assert!(err.contains("mine.toml") && err.contains("roles.ok") && err.contains("grean"), "{err}");
-    assert!(Theme::load("no-such-theme").unwrap_err().contains("default, light, monochrome"));
+    assert!(Theme::load("no-such-theme").unwrap_err().to_string().contains("default, light, monochrome"));
 }

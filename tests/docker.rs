@@ -1,6 +1,11 @@
 //! Runs against the real Docker engine with locally built `FROM scratch` images (no registry).
 //! Skipped with a notice when no engine is reachable and CI is unset; under CI=true they fail instead.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
@@ -107,7 +112,7 @@ fn patch(old: &str, new: &str) -> String {
 }
 
 #[test]
-fn agent_patches_apply_cleanly_or_fail_as_patch_fail() {
+fn agent_patches_apply_cleanly_or_fail_as_patch_fail_and_an_empty_patch_is_not_applied() {
     let Some((rt, engine)) = ready() else { return };
     let latency = "python benchmarks/benchmark_latency.py --model facebook/opt-125m --batch-size 8";
     let s = setup("perftriage-test/vllm:ok", latency, "");
@@ -131,28 +136,35 @@ fn agent_patches_apply_cleanly_or_fail_as_patch_fail() {
     assert_eq!(out.status.code(), Some(3));
     let r = result(&s, "agent");
     assert_eq!(r["perftriage"]["classification"]["category"], "patch_fail", "{r:#}");
+    for garbage in ["", "just some words\n"] {
+        std::fs::write(s.root.join("patches").join(format!("{}.patch", s.short)), garbage).unwrap();
+        let out = run(&s, "agent");
+        assert_eq!(out.status.code(), Some(3), "{garbage:?} must not count as applied");
+        let r = result(&s, "agent");
+        assert_eq!(r["perftriage"]["classification"]["category"], "patch_fail", "{r:#}");
+    }
     no_containers_left(&rt, &engine, &s);
+}
+
+/// The plan of the setup's human run under `run_id`, and the config it came from.
+fn human_plan(s: &Setup, run_id: &str) -> (perftriage::runs::RunPlan, perftriage::config::Config) {
+    let commits = perftriage::dataset::load_jsonl(&s.root.join("dataset.jsonl")).unwrap().commits;
+    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
+    let (runs, images, ws) = (&config.runs, &config.images, s.root.join("ws"));
+    let plan =
+        perftriage::runs::plan(&commits[0], perftriage::dataset::Variant::Human, runs, images, &ws, run_id);
+    (plan.unwrap(), config)
 }
 
 #[test]
 fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
-    use perftriage::runtime::run::{RunEnv, RunEvent, execute};
+    use perftriage::jobs::run::{RunEnv, RunEvent, execute};
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
     let ws = s.root.join("ws");
-    let commits = perftriage::dataset::load_jsonl(&s.root.join("dataset.jsonl")).unwrap();
-    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
-    let plan = perftriage::runs::plan(
-        &commits[0],
-        perftriage::dataset::Variant::Human,
-        &config.runs,
-        &config.images,
-        &ws,
-        "cancel1",
-    )
-    .unwrap();
+    let (plan, config) = human_plan(&s, "cancel1");
     let classifier = perftriage::classify::Classifier::embedded().unwrap();
-    let redactor = perftriage::runs::Redactor::default();
+    let redactor = perftriage::logs::Redactor::default();
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
     let outcome = rt.block_on(async {
@@ -181,20 +193,20 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
         let (outcome, _) = tokio::join!(execute(&plan, env), watcher);
         outcome
     });
-    assert_eq!(outcome.category.as_deref(), Some("cancelled"));
+    assert_eq!(outcome.category, Some(perftriage::runs::FailureKind::Cancelled));
     no_containers_left(&rt, &engine, &s);
 }
 
 #[test]
-fn a_restarted_board_reattaches_to_a_running_container_of_ours() {
-    use perftriage::app::Msg;
+fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
+    use perftriage::app::{Msg, RunMsg};
     let Some((rt, engine)) = ready() else { return };
     let ws = tempfile::tempdir().unwrap();
     let workspace = ws.path().display().to_string();
     let spec = perftriage::runs::ContainerSpec {
         name: format!("perftriage-reattach-{}", std::process::id()),
         image: "perftriage-test/vllm:ok".into(),
-        cmd: ["sh", "-c", "echo server still talking; sleep 60"].map(String::from).to_vec(),
+        cmd: ["sh", "-c", "sleep 60"].map(String::from).to_vec(),
         env: Vec::new(),
         labels: [
             (perftriage::runs::LABEL_COMMIT, "7c01f706"),
@@ -212,26 +224,228 @@ fn a_restarted_board_reattaches_to_a_running_container_of_ours() {
     };
     let id = rt.block_on(engine.start(&spec)).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (found, said) = rt.block_on(async {
-        perftriage::runtime::runs::reattach(&engine, &workspace, &tx).await;
-        let mut found = None;
-        let mut said = String::new();
-        while let Ok(Some(msg)) = tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv()).await {
-            match msg {
-                Msg::RunFound { run_id, short, variant } => found = Some((run_id, short, variant)),
-                Msg::RunLines { lines, .. } => {
-                    said.extend(lines.iter().map(|l| l.text().to_string()));
-                    break;
-                }
-                _ => {}
+    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx));
+    rt.block_on(engine.remove(&id)).unwrap();
+    let Ok(Msg::Run(RunMsg::Found { run_id, short, variant, container, created })) = rx.try_recv() else {
+        panic!("no run found")
+    };
+    assert_eq!(
+        (run_id.as_str(), short.as_str(), variant),
+        ("before-restart", "7c01f706", perftriage::dataset::Variant::Baseline)
+    );
+    assert_eq!(container, id);
+    assert!(created > 0);
+}
+
+#[test]
+fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() {
+    use perftriage::jobs::run::{RunEnv, RunEvent, Start, run};
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let ws = s.root.join("ws");
+    let (plan, config) = human_plan(&s, "crash1");
+    let classifier = std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap());
+    let env = |events| RunEnv {
+        engine: engine.clone(),
+        workspace: ws.clone(),
+        vllm_repo: config.runs.vllm_repo.clone(),
+        redactor: perftriage::logs::Redactor::default(),
+        classifier: classifier.clone(),
+        events,
+        cancel: tokio::sync::watch::channel(false).1,
+    };
+    // The first perftriage dies once its server is up: nothing removes the container.
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let first = rt.spawn({
+        let (plan, env) = (plan.clone(), env(tx));
+        async move { run(&plan, env, Start::Fresh).await }
+    });
+    rt.block_on(async {
+        while let Some(event) = events.recv().await {
+            if matches!(event, RunEvent::Phase(perftriage::runs::RunPhase::Ready { .. })) {
+                break;
             }
         }
-        (found, said)
     });
-    rt.block_on(engine.remove(&id)).unwrap();
-    assert_eq!(
-        found,
-        Some(("before-restart".into(), "7c01f706".into(), perftriage::dataset::Variant::Baseline))
-    );
-    assert!(said.contains("server still talking"), "{said}");
+    first.abort();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
+    assert_eq!(left.len(), 1, "the crash left the container running");
+    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
+    let start = Start::Resume { container: left[0].id.clone(), created_unix: left[0].created };
+    let outcome = rt.block_on(run(&plan, env(tx), start));
+    assert_eq!(outcome.status, perftriage::dataset::RunStatus::Success, "{:?}", outcome.error);
+    assert!(outcome.metrics.contains_key("ttft_mean"), "{:?}", outcome.metrics);
+    no_containers_left(&rt, &engine, &s);
+}
+
+#[test]
+fn a_headless_run_removes_its_container_on_sigint_sigterm_and_sighup() {
+    let Some((rt, engine)) = ready() else { return };
+    for signal in ["INT", "TERM", "HUP"] {
+        // A server that never becomes ready: the run is still waiting when the signal comes.
+        let s = setup("perftriage-test/vllm:ok", SERVING, "server = \"sleep 100000\"");
+        let ws = s.root.join("ws").display().to_string();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .args(["--config", s.config.to_str().unwrap(), "--workspace", &ws])
+            .args(["run", &s.short, "--variant", "human"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while rt.block_on(engine.ours(&ws)).unwrap().is_empty() {
+            assert!(std::time::Instant::now() < deadline, "{signal}: the run never started a container");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let sent =
+            Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(!status.success() && err.contains(&format!("SIG{signal}")), "{signal}: {status:?} {err}");
+        no_containers_left(&rt, &engine, &s);
+    }
+}
+
+#[test]
+fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_others() {
+    let Some((rt, engine)) = ready() else { return };
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().display().to_string();
+    // A live "perftriage" process (bash sets its argv[0]) and a dead one.
+    let mut owner = Command::new("bash").args(["-c", "exec -a perftriage sleep 60"]).spawn().unwrap();
+    let dead = Command::new("true").spawn().unwrap().id();
+    let start = |name: &str, pid: u32, cmd: &str| {
+        let spec = perftriage::runs::ContainerSpec {
+            name: format!("{name}-{}", std::process::id()),
+            image: "perftriage-test/vllm:ok".into(),
+            cmd: ["sh", "-c", cmd].map(String::from).to_vec(),
+            env: Vec::new(),
+            labels: [
+                (perftriage::runs::LABEL_WORKSPACE, workspace.clone()),
+                (perftriage::runs::LABEL_PID, pid.to_string()),
+                (perftriage::runs::LABEL_RUN, name.to_string()),
+                (perftriage::runs::LABEL_COMMIT, "7c01f706".to_string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+            publish: None,
+            gpus: perftriage::runs::GpuRequest::None,
+            shm_bytes: 64 << 20,
+            binds: Vec::new(),
+        };
+        rt.block_on(engine.start(&spec)).unwrap()
+    };
+    // Owned and stopped, gone and running (picked up as a run instead), gone and stopped.
+    let ids = [
+        start("kept", owner.id(), "true"),
+        start("resumed", dead, "sleep 60"),
+        start("orphaned", dead, "true"),
+    ];
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let found = rt.block_on(perftriage::jobs::orphans::find(&engine, &workspace));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx));
+    for id in &ids {
+        rt.block_on(engine.remove(id)).unwrap();
+    }
+    let Ok(perftriage::app::Msg::Run(perftriage::app::RunMsg::Found { run_id, .. })) = rx.try_recv() else {
+        panic!()
+    };
+    assert_eq!(run_id, "resumed", "only the running container whose perftriage is gone is picked up");
+    assert!(rx.try_recv().is_err());
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let runs: Vec<&str> = found.iter().map(|o| o.run_id.as_str()).collect();
+    assert_eq!(runs, ["orphaned"], "only the container whose perftriage is gone");
+}
+
+/// A socat proxy to the engine on a socket of its own; killed as a group (its forked children too).
+fn proxy(sock: &Path) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new("socat")
+        .arg(format!("UNIX-LISTEN:{},fork,unlink-early", sock.display()))
+        .arg("UNIX-CONNECT:/var/run/docker.sock")
+        .process_group(0)
+        .spawn()
+        .expect("socat (the tests install it through .ci/run)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !sock.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+fn cut(mut proxy: std::process::Child) {
+    // `--`: without it, `kill -KILL -PGID` can be read as `kill -1`, every process there is.
+    Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", proxy.id())]).status().unwrap();
+    proxy.wait().unwrap();
+}
+
+/// `perftriage run` of the setup's human variant, talking to Docker through the socket `sock`.
+fn run_through(s: &Setup, sock: &Path) -> std::process::Child {
+    let ws = s.root.join("ws").display().to_string();
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--config", s.config.to_str().unwrap(), "--workspace", &ws])
+        .args(["run", &s.short, "--variant", "human"])
+        .env("DOCKER_HOST", format!("unix://{}", sock.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_for_a_container(rt: &tokio::runtime::Runtime, engine: &Engine, ws: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while rt.block_on(engine.ours(ws)).unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the run never started a container");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_run_that_loses_the_docker_connection_removes_its_container_when_it_is_back() {
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "server = \"sleep 100000\"");
+    let sock = s.root.join("docker.sock");
+    let first = proxy(&sock);
+    let ws = s.root.join("ws").display().to_string();
+    let child = run_through(&s, &sock);
+    wait_for_a_container(&rt, &engine, &ws);
+    cut(first);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(rt.block_on(engine.ours(&ws)).unwrap().len(), 1, "the container outlives the connection");
+    let second = proxy(&sock);
+    let out = child.wait_with_output().unwrap();
+    cut(second);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("connection lost"), "{err}");
+    no_containers_left(&rt, &engine, &s);
+}
+
+#[test]
+fn a_run_whose_connection_drops_while_the_server_starts_goes_on_when_it_is_back() {
+    let Some((rt, engine)) = ready() else { return };
+    let server = "server = \"env MOCK_STARTUP_MS=6000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"";
+    let s = setup("perftriage-test/vllm:ok", SERVING, server);
+    let sock = s.root.join("docker.sock");
+    let first = proxy(&sock);
+    let ws = s.root.join("ws").display().to_string();
+    let child = run_through(&s, &sock);
+    wait_for_a_container(&rt, &engine, &ws);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    cut(first);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let second = proxy(&sock);
+    let out = child.wait_with_output().unwrap();
+    cut(second);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("connection lost"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "the run went on and measured: {err}");
+    assert_eq!(result(&s, "human")["status"], "success");
+    no_containers_left(&rt, &engine, &s);
 }

@@ -1,10 +1,17 @@
 //! The fix menu, applying from the board, recording and bulk fixes, over `update` alone.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
-use common::{chars, enter, press, state};
-use perftriage::app::{AppState, Effect, FixOffer, Key, KeyCode, Mode, Msg, update};
+use common::{chars, docker_up, enter, press, state};
+use perftriage::app::{
+    AppState, BulkPicker, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, Mode, Msg, RecipeInfo, update,
+};
 use perftriage::dataset::Variant;
 use perftriage::triage::FixOutcome;
 
@@ -35,7 +42,10 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     assert_eq!((short.as_str(), *variant, category.as_str()), ("7c01f706", Variant::Human, "rope_llama3"));
     let offers =
         vec![offer("numpy_lt_2", true, None), offer("fa_utils_inject", false, Some("none of … exists"))];
-    update(&mut s, Msg::FixOffers { short: "7c01f706".into(), variant: Variant::Human, offers: Ok(offers) });
+    update(
+        &mut s,
+        Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers: Ok(offers) }),
+    );
     let Mode::Fix(menu) = &s.mode else { panic!() };
     assert_eq!(menu.shown().len(), 1, "recipes that do not apply are hidden");
     press(&mut s, Key::ch('w'));
@@ -49,22 +59,21 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     press(&mut s, Key::ch('f'));
     update(
         &mut s,
-        Msg::FixOffers {
+        Msg::Fix(FixMsg::Offers {
             short: "7c01f706".into(),
             variant: Variant::Human,
             offers: Ok(vec![offer("numpy_lt_2", true, None)]),
-        },
+        }),
     );
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::ApplyFix { recipe, commit_image, log, .. }] = effects.as_slice() else {
-        panic!("{effects:?}")
-    };
-    assert_eq!((recipe.as_str(), *commit_image), ("numpy_lt_2", false));
-    assert_eq!(s.log.as_ref().unwrap().key, *log, "the fix's output streams into the log pane");
+    let [Effect::ApplyFix(req)] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((req.recipe.as_str(), req.commit_image), ("numpy_lt_2", false));
+    assert_eq!(s.logs.recorded.as_ref().unwrap().key, req.log, "the fix's output streams into the log pane");
+    docker_up(&mut s);
 
     // Verified without a committed image: recorded, then the variant is re-run with the fix named.
-    let done = Msg::FixDone {
+    let done = Msg::Fix(FixMsg::Done(FixDone {
         short: "7c01f706".into(),
         variant: Variant::Human,
         recipe: "numpy_lt_2".into(),
@@ -72,7 +81,7 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
         image: Some("perftriage-fixed-local:7c01f706-human".into()),
         log: Some("ws/fixes/x.log".into()),
         commit_image: false,
-    };
+    }));
     let effects = update(&mut s, done);
     assert!(
         matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
@@ -85,18 +94,21 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
 #[test]
 fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
     let mut s = state();
-    let done = |outcome, image: Option<&str>| Msg::FixDone {
-        short: "7c01f706".into(),
-        variant: Variant::Human,
-        recipe: "aimv2_exist_ok".into(),
-        outcome,
-        image: image.map(str::to_string),
-        log: Some("ws/fixes/y.log".into()),
-        commit_image: true,
+    let done = |outcome, image: Option<&str>| {
+        Msg::Fix(FixMsg::Done(FixDone {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            recipe: "aimv2_exist_ok".into(),
+            outcome,
+            image: image.map(str::to_string),
+            log: Some("ws/fixes/y.log".into()),
+            commit_image: true,
+        }))
     };
+    docker_up(&mut s);
     update(&mut s, done(FixOutcome::Failed, None));
-    assert!(s.message.as_ref().unwrap().1.contains("FAILED its verify"));
-    assert_eq!(s.book.fixed_image("7c01f706", "human"), None);
+    assert!(s.session.message.as_ref().unwrap().1.contains("FAILED its verify"));
+    assert_eq!(s.board.book.fixed_image("7c01f706", "human"), None);
     update(&mut s, done(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('r'));
@@ -120,15 +132,18 @@ fn unfixable_from_the_menu_is_prefilled_from_the_failure() {
 #[test]
 fn bulk_fix_over_picked_commits_or_the_filter() {
     let mut s = state();
-    s.recipes = vec![
-        ("numpy_lt_2".into(), "numpy".into(), vec!["numpy2".into()]),
-        ("rope".into(), "nothing real".into(), vec!["rope_llama3".into()]),
-    ];
+    let recipe = |id: &str, title: &str, answers: &str| RecipeInfo {
+        id: id.into(),
+        title: title.into(),
+        answers: vec![answers.into()],
+    };
+    s.session.recipes =
+        vec![recipe("numpy_lt_2", "numpy", "numpy2"), recipe("rope", "nothing real", "rope_llama3")];
     press(&mut s, Key::ch('/'));
     chars(&mut s, "cat:rope");
     press(&mut s, enter());
     press(&mut s, Key::ch('F'));
-    let Mode::BulkFix { shorts, recipes, .. } = &s.mode else { panic!("{:?}", s.mode) };
+    let Mode::BulkFix(BulkPicker { shorts, recipes, .. }) = &s.mode else { panic!("{:?}", s.mode) };
     assert_eq!(shorts.len(), 7, "everything the filter shows");
     assert_eq!(
         recipes.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
@@ -139,15 +154,11 @@ fn bulk_fix_over_picked_commits_or_the_filter() {
     press(&mut s, Key::ch('g'));
     press(&mut s, Key::ch(' '));
     press(&mut s, Key::ch(' '));
-    assert_eq!(s.picked.len(), 2);
+    assert_eq!(s.board.picked.len(), 2);
     press(&mut s, Key::ch('F'));
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
     assert_eq!(effects.len(), 2);
-    assert!(
-        effects
-            .iter()
-            .all(|e| matches!(e, Effect::ApplyFix { commit_image: true, recipe, .. } if recipe == "rope"))
-    );
-    assert!(s.picked.is_empty());
+    assert!(effects.iter().all(|e| matches!(e, Effect::ApplyFix(r) if r.commit_image && r.recipe == "rope")));
+    assert!(s.board.picked.is_empty());
 }

@@ -1,6 +1,11 @@
 //! Fix recipes against the real engine: each failure image fails with its signature, the matching
 //! recipe is suggested, applied and verified, and the re-run succeeds with the fix recorded.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 

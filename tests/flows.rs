@@ -1,5 +1,10 @@
 //! Pure update flows: messages in, state and effects out. No terminal, no disk.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
@@ -9,23 +14,23 @@ use perftriage::app::{Effect, Key, KeyCode, Mode, Msg, View, update};
 use perftriage::triage::Mark;
 
 fn shown(s: &perftriage::app::AppState) -> Vec<String> {
-    s.visible.iter().map(|&i| s.entries[i].commit.short.clone()).collect()
+    s.board.visible.iter().map(|&i| s.board.entries[i].commit.short.clone()).collect()
 }
 
 #[test]
 fn filter_applies_live_and_field_terms_combine() {
     let mut s = state();
-    assert_eq!(s.visible.len(), 96);
+    assert_eq!(s.board.visible.len(), 96);
     press(&mut s, Key::ch('/'));
     chars(&mut s, "cat:rope");
-    assert_eq!(s.visible.len(), 7, "live while typing");
+    assert_eq!(s.board.visible.len(), 7, "live while typing");
     chars(&mut s, " status:failed model:llama");
-    assert_eq!(s.visible.len(), 7);
+    assert_eq!(s.board.visible.len(), 7);
     press(&mut s, enter());
     assert_eq!(s.mode, Mode::Normal);
-    assert_eq!(s.query.text, "cat:rope status:failed model:llama");
+    assert_eq!(s.board.query.text, "cat:rope status:failed model:llama");
     press(&mut s, esc());
-    assert_eq!(s.visible.len(), 96, "Esc clears the filter");
+    assert_eq!(s.board.visible.len(), 96, "Esc clears the filter");
 }
 
 #[test]
@@ -35,9 +40,9 @@ fn negated_terms_and_plain_words() {
     chars(&mut s, "kind:latency !status:done");
     let latency_not_done = shown(&s);
     assert!(!latency_not_done.is_empty());
-    for &i in &s.visible {
-        assert_eq!(s.rows[i].kind, "latency");
-        assert_ne!(s.rows[i].status, "done");
+    for &i in &s.board.visible {
+        assert_eq!(s.board.rows[i].kind.name(), "latency");
+        assert_ne!(s.board.rows[i].status.name(), "done");
     }
     press(&mut s, Key::plain(KeyCode::Esc));
     press(&mut s, Key::ch('/'));
@@ -48,16 +53,16 @@ fn negated_terms_and_plain_words() {
 #[test]
 fn views_filter_by_status_and_marks() {
     let mut s = state();
-    let counts = s.view_counts;
+    let counts = s.board.view_counts;
     assert_eq!(counts[0], 96);
     press(&mut s, Key::plain(KeyCode::Tab));
-    assert_eq!(s.view, View::Failed);
-    assert_eq!(s.visible.len(), counts[1]);
-    assert!(s.visible.iter().all(|&i| s.rows[i].status == "failed"));
+    assert_eq!(s.board.view, View::Failed);
+    assert_eq!(s.board.visible.len(), counts[1]);
+    assert!(s.board.visible.iter().all(|&i| s.board.rows[i].status.name() == "failed"));
     press(&mut s, Key::plain(KeyCode::BackTab));
     press(&mut s, Key::plain(KeyCode::BackTab));
-    assert_eq!(s.view, View::Done);
-    assert!(s.visible.iter().all(|&i| s.rows[i].status == "done"));
+    assert_eq!(s.board.view, View::Done);
+    assert!(s.board.visible.iter().all(|&i| s.board.rows[i].status.name() == "done"));
 }
 
 #[test]
@@ -70,8 +75,8 @@ fn sorting_cycles_columns_and_reverses() {
     for _ in 0..8 {
         press(&mut s, Key::ch('s'));
     }
-    assert_eq!(s.sort, Column::Category);
-    let cats: Vec<&str> = s.visible.iter().map(|&i| s.rows[i].category.as_str()).collect();
+    assert_eq!(s.board.sort, Column::Category);
+    let cats: Vec<&str> = s.board.visible.iter().map(|&i| s.board.rows[i].category.as_str()).collect();
     assert!(cats.windows(2).all(|w| w[0] <= w[1]), "sorted by category");
 }
 
@@ -80,18 +85,18 @@ fn navigation_clamps_and_keeps_the_selection_through_filters() {
     let mut s = state();
     update(&mut s, Msg::Resize(80, 24));
     press(&mut s, Key::ch('G'));
-    assert_eq!(s.selected, 95);
+    assert_eq!(s.board.selected, 95);
     press(&mut s, Key::ch('j'));
-    assert_eq!(s.selected, 95);
+    assert_eq!(s.board.selected, 95);
     press(&mut s, Key::ch('g'));
     press(&mut s, Key::plain(KeyCode::PageDown));
-    assert_eq!(s.selected, s.page_rows());
+    assert_eq!(s.board.selected, s.page_rows());
     update(&mut s, Msg::ScrollUp);
-    assert_eq!(s.selected, s.page_rows() - 3);
-    let before = s.selected_short().unwrap().to_string();
+    assert_eq!(s.board.selected, s.page_rows() - 3);
+    let before = s.board.selected_short().unwrap().to_string();
     press(&mut s, Key::ch('/'));
     chars(&mut s, &before);
-    assert_eq!(s.selected_short(), Some(before.as_str()));
+    assert_eq!(s.board.selected_short(), Some(before.as_str()));
 }
 
 #[test]
@@ -110,7 +115,7 @@ fn mark_unfixable_needs_a_reason_and_confirm_defaults_to_cancel() {
     assert!(press(&mut s, enter()).is_empty());
     assert!(matches!(s.mode, Mode::Confirm(_)));
     assert!(press(&mut s, enter()).is_empty(), "Enter on the default button cancels");
-    assert_eq!(s.book.mark("7c01f706"), None);
+    assert_eq!(s.board.book.mark("7c01f706"), None);
 
     press(&mut s, Key::ch('u'));
     press(&mut s, Key { code: KeyCode::Char('u'), ctrl: true });
@@ -122,31 +127,36 @@ fn mark_unfixable_needs_a_reason_and_confirm_defaults_to_cancel() {
     let expected = Some(Mark::Unfixable { reason: "RoPE llama3 on vLLM 0.5".into() });
     assert_eq!(book.mark("7c01f706"), expected);
     assert_eq!(book.history("7c01f706")[0].at, NOW);
-    assert!(s.unsaved);
-    let row = s.rows.iter().find(|r| r.short == "7c01f706").unwrap();
+    assert!(s.session.unsaved);
+    let row = s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap();
     assert!(row.mark_text.contains("unfixable"));
     update(&mut s, Msg::Saved(Ok(())));
-    assert!(!s.unsaved);
+    assert!(!s.session.unsaved);
 }
 
 #[test]
 fn unfixable_commits_leave_fixable_and_join_unfixable_view() {
     let mut s = state();
-    let fixable_before = s.view_counts[2];
+    let fixable_before = s.board.view_counts[2];
     let fixable_short = s
+        .board
         .order
         .iter()
-        .find(|&&i| View::Fixable.admits(&s.entries[i], &s.rows[i]))
-        .map(|&i| s.entries[i].commit.short.clone())
+        .find(|&&i| View::Fixable.admits(&s.board.entries[i], &s.board.rows[i]))
+        .map(|&i| s.board.entries[i].commit.short.clone())
         .unwrap();
     press(&mut s, Key::ch('/'));
     chars(&mut s, &fixable_short);
     press(&mut s, enter());
     press(&mut s, Key::ch('z'));
-    assert_eq!(s.view_counts[2], fixable_before - 1, "a skipped commit is no longer offered as fixable");
+    assert_eq!(
+        s.board.view_counts[2],
+        fixable_before - 1,
+        "a skipped commit is no longer offered as fixable"
+    );
     press(&mut s, Key::ch('c'));
-    assert_eq!(s.view_counts[2], fixable_before);
-    assert_eq!(s.book.history(&fixable_short).len(), 2);
+    assert_eq!(s.board.view_counts[2], fixable_before);
+    assert_eq!(s.board.book.history(&fixable_short).len(), 2);
 }
 
 #[test]
@@ -156,43 +166,66 @@ fn notes_are_appended_and_read_only_boards_refuse_changes() {
     chars(&mut s, "checked the image");
     let effects = press(&mut s, enter());
     assert!(matches!(effects.as_slice(), [Effect::SaveTriage(_)]));
-    let short = s.selected_short().unwrap().to_string();
-    assert_eq!(s.book.notes(&short).count(), 1);
+    let short = s.board.selected_short().unwrap().to_string();
+    assert_eq!(s.board.book.notes(&short).count(), 1);
 
-    s.read_only = true;
+    s.session.read_only = true;
     assert!(press(&mut s, Key::ch('z')).is_empty());
     assert!(press(&mut s, Key::ch('u')).is_empty());
     assert_eq!(s.mode, Mode::Normal);
-    assert!(s.message.as_ref().unwrap().1.contains("read-only"));
+    assert!(s.session.message.as_ref().unwrap().1.contains("read-only"));
 }
 
 #[test]
 fn failed_saves_are_shown_and_ticks_only_move_the_clock() {
     let mut s = state();
     update(&mut s, Msg::Saved(Err("disk full".into())));
-    assert!(s.message.as_ref().unwrap().1.contains("NOT SAVED: disk full"));
-    let before = s.visible.clone();
+    assert!(s.session.message.as_ref().unwrap().1.contains("NOT SAVED: disk full"));
+    let before = s.board.visible.clone();
     assert!(update(&mut s, Msg::Tick("2026-11-22T03:00:00Z".into())).is_empty());
-    assert_eq!(s.now, "2026-11-22T03:00:00Z");
-    assert_eq!(s.visible, before);
+    assert_eq!(s.session.now, "2026-11-22T03:00:00Z");
+    assert_eq!(s.board.visible, before);
 }
 
 #[test]
-fn help_opens_and_any_key_closes_it_and_quit_is_an_effect() {
+fn help_scrolls_with_its_own_keys_closes_with_esc_and_quit_is_an_effect() {
     let mut s = state();
     press(&mut s, Key::ch('?'));
     assert_eq!(s.mode, Mode::Help);
-    press(&mut s, Key::ch('x'));
+    press(&mut s, Key::ch('j'));
+    press(&mut s, Key::ch('j'));
+    assert_eq!(s.session.help_scroll, 2);
+    assert!(press(&mut s, Key::ch('x')).is_empty(), "keys the help does not have do nothing");
+    assert_eq!(s.mode, Mode::Help);
+    press(&mut s, Key::plain(KeyCode::Esc));
     assert_eq!(s.mode, Mode::Normal);
     assert_eq!(press(&mut s, Key::ch('q')), vec![Effect::Quit]);
 }
 
 #[test]
 fn remapped_keys_drive_the_same_actions() {
-    let overrides = [(perftriage::app::Action::MarkSkip, vec!["x".to_string()])].into_iter().collect();
-    let keymap = perftriage::config::KeyMap::with_overrides(&overrides).unwrap();
+    let keys = [("mark_skip".to_string(), perftriage::config::KeyEntry::Keys(vec!["x".to_string()]))];
+    let keymap = perftriage::app::KeyMap::from_config(&keys.into_iter().collect()).unwrap();
     let mut s = perftriage::app::AppState::new(common::entries(), Default::default(), keymap);
-    s.book = perftriage::triage::TriageBook::new();
+    s.board.book = perftriage::triage::TriageBook::new();
     assert!(press(&mut s, Key::ch('z')).is_empty(), "old key unbound");
     assert!(matches!(press(&mut s, Key::ch('x')).as_slice(), [Effect::SaveTriage(_)]));
+}
+
+#[test]
+fn a_read_only_board_asks_for_the_lock_and_takes_over_with_what_the_other_wrote() {
+    let mut s = state();
+    s.session.read_only = true;
+    let asked: Vec<Effect> = (0..2).flat_map(|_| update(&mut s, Msg::Tick(NOW.into()))).collect();
+    assert_eq!(asked, vec![Effect::TryTakeOver]);
+    let mut theirs = perftriage::triage::TriageBook::new();
+    theirs.apply("7c01f706", perftriage::triage::Change::Skip, NOW.into()).unwrap();
+    update(&mut s, Msg::TookOver { book: theirs, messages: Vec::new() });
+    assert!(!s.session.read_only);
+    assert!(s.session.message.as_ref().unwrap().1.contains("now holds the workspace"));
+    let row = s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap();
+    assert_eq!(row.mark, Some(Mark::Skip), "what the other board wrote is on the rows");
+    assert!(
+        update(&mut s, Msg::Tick(NOW.into())).is_empty() && update(&mut s, Msg::Tick(NOW.into())).is_empty()
+    );
 }

@@ -1,13 +1,18 @@
 //! GPU telemetry without a GPU: cgroup parsing over fixture /proc trees, the nvidia-smi CSV
 //! parser, replay-driven panes, attribution of processes to our runs, and the headless command.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
 use common::{chars, enter, press, state};
-use perftriage::app::{Key, Msg, update};
+use perftriage::app::{DockerMsg, GpuMsg, Key, Msg, update};
 use perftriage::gpu::{Replay, container_of, parse_apps, parse_gpus};
-use perftriage::runtime::gpu::{GpuSummary, Owners, attribute};
+use perftriage::telemetry::{GpuSummary, Owner, Owners, attribute};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -43,7 +48,7 @@ fn nvidia_smi_csv_with_not_available_fields() {
         apps.iter().map(|p| (p.gpu, p.pid, p.mem_mib)).collect::<Vec<_>>(),
         [(0, 4242, 62036), (1, 777, 0)]
     );
-    let err = parse_gpus("0, uuid, name, 1\n").unwrap_err();
+    let err = parse_gpus("0, uuid, name, 1\n").unwrap_err().to_string();
     assert!(err.contains("line 1") && err.contains("12 fields"), "{err}");
 }
 
@@ -56,21 +61,20 @@ fn replays_load_and_bad_lines_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"at_ms\": 0, \"gpus\": []}\n{not json\n").unwrap();
-    let err = Replay::load(&bad).unwrap_err();
+    let err = Replay::load(&bad).unwrap_err().to_string();
     assert!(err.contains("bad.jsonl:2"), "{err}");
 }
 
 #[test]
 fn processes_in_our_containers_are_attributed_and_accounted() {
     let mut replay = Replay::load(Path::new("fixtures/gpu/h100x2_serving.jsonl")).unwrap();
-    let owners: Owners =
-        HashMap::from([(CONTAINER.to_string(), ("run7".into(), "7c01f706".into(), "human".into()))]);
+    let owners: Owners = HashMap::from([(CONTAINER.to_string(), owner("run7"))]);
     let mut ledger: HashMap<String, GpuSummary> = HashMap::new();
     for _ in 0..40 {
         let mut sample = replay.next_sample();
         attribute(&mut sample, &owners, &mut ledger);
         if let Some(p) = sample.processes.iter().find(|p| p.pid == 4242) {
-            assert_eq!(p.owner.as_ref().unwrap().1, "7c01f706");
+            assert_eq!(p.owner.as_ref().unwrap().short, "7c01f706");
         }
         assert!(
             sample.processes.iter().find(|p| p.pid == 777).unwrap().owner.is_none(),
@@ -82,17 +86,20 @@ fn processes_in_our_containers_are_attributed_and_accounted() {
     assert!(summary["mean_util_pct"].as_f64().unwrap() > 30.0);
 }
 
-fn feed(s: &mut perftriage::app::AppState, n: usize, owner: Option<&str>) {
+fn owner(run: &str) -> Owner {
+    Owner { run_id: run.into(), short: "7c01f706".into(), variant: "human".into() }
+}
+
+/// Replay samples into the board; with `run`, Docker says the replay's container is that run's.
+fn feed(s: &mut perftriage::app::AppState, n: usize, run: Option<&str>) {
     let mut replay = Replay::load(Path::new("fixtures/gpu/h100x2_serving.jsonl")).unwrap();
+    if let Some(run) = run {
+        update(s, Msg::Docker(DockerMsg::Owners(HashMap::from([(CONTAINER.to_string(), owner(run))]))));
+    }
     for _ in 0..n {
-        let mut sample = replay.next_sample();
-        if let Some(run) = owner {
-            for p in sample.processes.iter_mut().filter(|p| p.pid == 4242) {
-                p.owner = Some((run.into(), "7c01f706".into(), "human".into()));
-            }
-        }
+        let sample = replay.next_sample();
         update(s, Msg::Tick("t".into()));
-        update(s, Msg::Gpu(Ok(("replay".into(), sample))));
+        update(s, Msg::Gpu(GpuMsg::Sample { source: "replay".into(), sample }));
     }
 }
 
@@ -126,7 +133,11 @@ fn gpu_pane_snapshots_from_a_replay() {
 #[test]
 fn no_gpu_is_a_dim_line_and_a_live_run_shows_its_gpu_memory() {
     let mut s = state();
-    update(&mut s, Msg::Gpu(Err("NVML: libnvidia-ml.so.1: cannot open shared object file".into())));
+    update(
+        &mut s,
+        Msg::Gpu(GpuMsg::Unavailable("NVML: libnvidia-ml.so.1: cannot open shared object file".into())),
+    );
+    update(&mut s, Msg::Docker(DockerMsg::Connected("test engine".into())));
     let top = screen(&mut s, 160, 48);
     assert!(top.lines().next().unwrap().contains("GPU: unavailable — NVML: libnvidia-ml.so.1"));
     press(&mut s, Key::ch('/'));
@@ -137,7 +148,7 @@ fn no_gpu_is_a_dim_line_and_a_live_run_shows_its_gpu_memory() {
     let effects = press(&mut s, Key::ch('y'));
     let Some(perftriage::app::Effect::StartRun { run_id, .. }) = effects.first() else { panic!() };
     feed(&mut s, 30, Some(run_id));
-    let row = s.rows.iter().find(|r| r.short == "7c01f706").unwrap();
+    let row = s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap();
     assert_eq!(row.gpus, "60.5G", "62000 MiB held by the run's server");
 }
 

@@ -1,6 +1,11 @@
 //! Result-file loading over all 24 real ISO-Bench fixtures (MANIFEST.tsv says what each one is),
 //! and the embedded dataset's shape.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 use perftriage::classify::Classifier;
 use perftriage::dataset::{self, BenchKind, RunStatus, results};
@@ -112,7 +117,7 @@ fn classifier_names_the_signature_the_manifest_detected() {
         let failing =
             set.records.iter().find(|r| r.outcome.status != RunStatus::Success).unwrap_or(&set.records[0]);
         let verdict =
-            classifier.classify(&failing.text).unwrap_or_else(|| panic!("{}: no verdict", row.file));
+            classifier.classify(&failing.text()).unwrap_or_else(|| panic!("{}: no verdict", row.file));
         assert_eq!(verdict.category, row.signature, "{}: evidence {:?}", row.file, verdict.evidence);
     }
 }
@@ -122,7 +127,7 @@ fn a_directory_of_fixtures_joins_onto_the_embedded_dataset() {
     let classifier = Classifier::embedded().unwrap();
     let set = results::read_dirs(&[PathBuf::from(ROOT)]);
     assert_eq!(set.files_read, 24);
-    let (entries, warnings) = dataset::join(dataset::load_embedded().unwrap(), set, &classifier);
+    let (entries, warnings) = dataset::join(dataset::load_embedded().unwrap().commits, set, &classifier);
     assert!(
         warnings.iter().any(|w| w.contains("bfdb1ba5_result.json") && w.contains("invalid JSON")),
         "{warnings:?}"
@@ -139,7 +144,7 @@ fn a_directory_of_fixtures_joins_onto_the_embedded_dataset() {
 
 #[test]
 fn embedded_dataset_has_the_96_commits_of_the_report() {
-    let commits = dataset::load_embedded().unwrap();
+    let commits = dataset::load_embedded().unwrap().commits;
     assert_eq!(commits.len(), 96);
     assert!(commits.iter().all(|c| c.full.len() == 40 && c.full.starts_with(&c.short)));
     assert_eq!(commits.iter().filter(|c| c.perf_command.executed.is_some()).count(), 17);
@@ -161,13 +166,44 @@ fn embedded_dataset_has_the_96_commits_of_the_report() {
 }
 
 #[test]
-fn a_dataset_file_with_a_bad_row_names_file_and_line() {
+fn a_bad_dataset_row_is_a_warning_naming_file_and_line_and_the_row_is_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.jsonl");
     let good = dataset::EMBEDDED.lines().next().unwrap();
     std::fs::write(&path, format!("{good}\n{{\"short\": 1}}\n")).unwrap();
+    let loaded = dataset::load_jsonl(&path).unwrap();
+    assert_eq!(loaded.commits.len(), 1);
+    assert!(loaded.warnings[0].contains("d.jsonl:2:"), "{:?}", loaded.warnings);
+    std::fs::write(&path, "{\"short\": 1}\n").unwrap();
     let err = dataset::load_jsonl(&path).unwrap_err().to_string();
-    assert!(err.contains("d.jsonl:2:"), "{err}");
+    assert!(err.contains("no usable commit") && err.contains("d.jsonl:1"), "{err}");
+}
+
+/// The embedded first row with one field replaced.
+fn row_with(field: &str, value: &str) -> String {
+    let mut row: serde_json::Value = serde_json::from_str(dataset::EMBEDDED.lines().next().unwrap()).unwrap();
+    row[field] = serde_json::json!(value);
+    row.to_string()
+}
+
+#[test]
+fn ids_that_could_reach_git_as_options_or_climb_out_of_a_folder_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.jsonl");
+    let rows = [
+        row_with("parent", "--output=/tmp/perftriage-pwned"),
+        row_with("full", "--output=/tmp/perftriage-pwned"),
+        row_with("short", "../../zz"),
+        row_with("item_id", "../../../x"),
+        dataset::EMBEDDED.lines().nth(1).unwrap().to_string(),
+    ];
+    std::fs::write(&path, rows.join("\n")).unwrap();
+    let loaded = dataset::load_jsonl(&path).unwrap();
+    assert_eq!(loaded.commits.len(), 1, "only the good row stays");
+    for (line, field) in [(1, "parent"), (2, "full"), (3, "short"), (4, "item_id")] {
+        let warning = &loaded.warnings[line - 1];
+        assert!(warning.contains(&format!("hostile.jsonl:{line}:")) && warning.contains(field), "{warning}");
+    }
 }
 
 #[test]
@@ -182,7 +218,7 @@ fn unknown_shapes_and_unknown_commits_are_warnings_not_silence() {
     let set = results::read_dirs(&[dir.path().to_path_buf()]);
     assert!(set.warnings.iter().any(|w| w.path.ends_with("odd.json") && w.message.contains("unknown shape")));
     let (_, warnings) =
-        dataset::join(dataset::load_embedded().unwrap(), set, &Classifier::embedded().unwrap());
+        dataset::join(dataset::load_embedded().unwrap().commits, set, &Classifier::embedded().unwrap());
     assert!(
         warnings.iter().any(|w| w.contains("deadbeef") && w.contains("not in the dataset")),
         "{warnings:?}"

@@ -1,10 +1,16 @@
 //! The log pane over `update` (messages in, state and effects out) and on screen.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
 use common::{chars, enter, press, state};
-use perftriage::app::{AppState, Effect, Key, KeyCode, Msg, update};
+use perftriage::app::{AppState, Effect, Key, KeyCode, LogMsg, Msg, update};
+use perftriage::jobs::logs::Logs;
 use perftriage::logs::{Decoder, Output, Stream};
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
@@ -21,7 +27,7 @@ fn decoded(text: &str) -> Vec<perftriage::logs::Line> {
 /// A board with the log of 7c01f706's failing variant open, fed `text`.
 fn open_log(text: &str, ring: usize) -> AppState {
     let mut s = state();
-    s.log_ring = ring;
+    s.logs.ring = ring;
     update(&mut s, Msg::Resize(160, 48));
     press(&mut s, Key::ch('/'));
     chars(&mut s, "7c01f706");
@@ -33,7 +39,7 @@ fn open_log(text: &str, ring: usize) -> AppState {
     assert_eq!(key.variant, perftriage::dataset::Variant::Human, "the first failing variant");
     assert!(source.is_none(), "embedded data has no result file");
     assert!(!fallback.is_empty());
-    update(&mut s, Msg::LogLines { key, lines: decoded(text), finished: false });
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(text), finished: false }));
     s
 }
 
@@ -54,16 +60,16 @@ fn screen(s: &mut AppState) -> String {
 #[test]
 fn scrolling_up_pauses_and_end_resumes() {
     let mut s = open_log(&numbered(500), 50_000);
-    let key = s.log.as_ref().unwrap().key.clone();
-    assert!(s.log.as_ref().unwrap().follow);
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
+    assert!(s.logs.recorded.as_ref().unwrap().follow);
     press(&mut s, Key::ch('k'));
-    let view = s.log.as_ref().unwrap();
+    let view = s.logs.recorded.as_ref().unwrap();
     assert!(!view.follow);
-    update(&mut s, Msg::LogLines { key, lines: decoded(&numbered(7)), finished: false });
-    assert_eq!(s.log.as_ref().unwrap().new_while_paused, 7);
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(7)), finished: false }));
+    assert_eq!(s.logs.recorded.as_ref().unwrap().new_while_paused, 7);
     assert!(screen(&mut s).contains("PAUSED +7 new"));
     press(&mut s, Key::plain(KeyCode::End));
-    assert!(s.log.as_ref().unwrap().follow);
+    assert!(s.logs.recorded.as_ref().unwrap().follow);
     assert!(screen(&mut s).contains("FOLLOW"));
 }
 
@@ -76,22 +82,22 @@ fn search_next_keeps_context_and_filters_to_matches() {
     press(&mut s, Key::ch('/'));
     chars(&mut s, "step 2[0-9]$");
     press(&mut s, enter());
-    let search = s.log.as_ref().unwrap().search.as_ref().unwrap();
+    let search = s.logs.recorded.as_ref().unwrap().search.as_ref().unwrap();
     assert_eq!(search.matches.len(), 20, "step 20..29 twice");
     press(&mut s, Key::ch('n'));
-    let view = s.log.as_ref().unwrap();
+    let view = s.logs.recorded.as_ref().unwrap();
     let current = view.search.as_ref().unwrap().current.unwrap();
     assert!(view.top < current && current - view.top >= 5, "the match is not at the very top");
-    press(&mut s, Key::ch('f'));
+    press(&mut s, Key::ch('m'));
     let shown = screen(&mut s);
     assert!(
         shown.contains("matches only") && shown.contains("step 25") && !shown.contains("step 31"),
         "{shown}"
     );
-    press(&mut s, Key::ch('f'));
+    press(&mut s, Key::ch('m'));
     press(&mut s, Key::ch('g'));
     press(&mut s, Key::ch('e'));
-    let view = s.log.as_ref().unwrap();
+    let view = s.logs.recorded.as_ref().unwrap();
     let error_line = 300;
     assert!(view.top <= error_line && error_line < view.top + s.log_rows(), "jumped to the error");
     press(&mut s, Key::ch('v'));
@@ -108,27 +114,27 @@ fn last_query_is_recalled_and_esc_closes_search_then_pane() {
     chars(&mut s, "step 3");
     press(&mut s, enter());
     press(&mut s, Key::plain(KeyCode::Esc));
-    assert!(s.log.as_ref().unwrap().search.is_none());
+    assert!(s.logs.recorded.as_ref().unwrap().search.is_none());
     press(&mut s, Key::ch('/'));
     let perftriage::app::Mode::Prompt(p) = &s.mode else { panic!() };
     assert_eq!(p.text, "step 3");
     press(&mut s, Key::plain(KeyCode::Esc));
     press(&mut s, Key::plain(KeyCode::Esc));
-    assert!(s.log.is_none());
+    assert!(s.logs.recorded.is_none());
 }
 
 #[test]
 fn scrolling_above_the_ring_asks_the_spool() {
     let mut s = open_log(&numbered(1000), 100);
-    let view = s.log.as_ref().unwrap();
+    let view = s.logs.recorded.as_ref().unwrap();
     assert_eq!(view.ring.first(), 900);
     press(&mut s, Key::ch('g'));
     let effects = press(&mut s, Key::ch('j'));
     let Some(Effect::ReadLog { first, count, .. }) = effects.first() else { panic!("{effects:?}") };
     assert!(*first <= 1 && *count > 0);
-    let key = s.log.as_ref().unwrap().key.clone();
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
     let page = decoded(&numbered(200));
-    update(&mut s, Msg::LogPage { key, first: 0, lines: page });
+    update(&mut s, Msg::Log(LogMsg::Page { key, first: 0, lines: page }));
     assert!(screen(&mut s).contains("step 2\n") || screen(&mut s).contains("step 2 "), "older lines drawn");
     assert!(press(&mut s, Key::ch('j')).is_empty(), "the page covers the screen: no new read");
 }
@@ -178,67 +184,88 @@ fn a_search_also_covers_the_spool_below_the_ring() {
     };
     assert_eq!(upto, 900);
     assert!(
-        s.log.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
+        s.logs.recorded.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
         "line 12 is not in the ring"
     );
     let shown = screen(&mut s);
     assert!(shown.contains("searching the spool"), "{shown}");
     update(
         &mut s,
-        Msg::LogSearchHits {
+        Msg::Log(LogMsg::SearchHits {
             key: key.clone(),
             query: "stale".into(),
             hits: vec![(3, vec![(0, 1)])],
             done: true,
-        },
+        }),
     );
     assert!(
-        s.log.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
+        s.logs.recorded.as_ref().unwrap().search.as_ref().unwrap().matches.is_empty(),
         "hits of an older query are dropped"
     );
-    update(&mut s, Msg::LogSearchHits { key, query, hits: vec![(12, vec![(32, 39)])], done: true });
+    update(&mut s, Msg::Log(LogMsg::SearchHits { key, query, hits: vec![(12, vec![(32, 39)])], done: true }));
     let effects = press(&mut s, Key::ch('n'));
     assert!(matches!(effects.as_slice(), [Effect::ReadLog { .. }]), "jumping to an old match reads it back");
     assert!(!screen(&mut s).contains("searching the spool"));
 }
 
+/// The recorded-log owner with a runtime for its blocking tasks, and the channel it answers on.
+fn recorded_logs(
+    ws: &std::path::Path,
+) -> (Logs, tokio::sync::mpsc::UnboundedReceiver<Msg>, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let classifier = std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap());
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (Logs::new(ws, classifier, tx), rx, runtime)
+}
+
+/// Messages until one `done` says the stream of them ended.
+fn until(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>, done: impl Fn(&Msg) -> bool) -> Vec<Msg> {
+    let mut msgs = Vec::new();
+    while let Some(msg) = rx.blocking_recv() {
+        let last = done(&msg);
+        msgs.push(msg);
+        if last {
+            break;
+        }
+    }
+    msgs
+}
+
+fn lines_finished(m: &Msg) -> bool {
+    matches!(m, Msg::Log(LogMsg::Lines { finished: true, .. }))
+}
+
 #[test]
 fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
-    use perftriage::runtime::logs::Logs;
     let ws = tempfile::tempdir().unwrap();
-    let classifier = perftriage::classify::Classifier::embedded().unwrap();
-    let mut logs = Logs::new(ws.path(), 100);
+    let (mut logs, mut rx, runtime) = recorded_logs(ws.path());
+    let _inside = runtime.enter();
     let key = perftriage::app::LogKey {
         short: "7c01f706".into(),
         variant: perftriage::dataset::Variant::Human,
         run: "t".into(),
     };
     let source = "fixtures/results/isobench/claude_code/results/7c01f706_human_result.json";
-    let msgs = logs.open(key.clone(), Some(source), "", &classifier);
-    let lines: usize =
-        msgs.iter().map(|m| if let Msg::LogLines { lines, .. } = m { lines.len() } else { 0 }).sum();
-    assert!(lines > 90, "{lines}");
+    logs.open(key.clone(), Some(source.into()), String::new());
+    let msgs = until(&mut rx, lines_finished);
+    let all: Vec<perftriage::logs::Line> = msgs
+        .into_iter()
+        .flat_map(|m| if let Msg::Log(LogMsg::Lines { lines, .. }) = m { lines } else { vec![] })
+        .collect();
+    assert!(all.len() > 90, "{}", all.len());
     let spooled = std::fs::read_dir(ws.path().join("logs/7c01f706/human")).unwrap().count();
     assert_eq!(spooled, 1);
-    let noise =
-        msgs.iter().flat_map(|m| if let Msg::LogLines { lines, .. } = m { lines.clone() } else { vec![] });
-    assert!(noise.filter(|l| l.noise).count() > 0, "docker pull chatter is marked as noise");
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    logs.search(key.clone(), "rope scaling".into(), lines, tx);
+    assert!(all.iter().filter(|l| l.noise).count() > 0, "docker pull chatter is marked as noise");
+    logs.search(key.clone(), "rope scaling".into(), all.len());
     let mut found = Vec::new();
-    loop {
-        match rx.blocking_recv() {
-            Some(Msg::LogSearchHits { hits, done, .. }) => {
-                found.extend(hits.into_iter().map(|(n, _)| n));
-                if done {
-                    break;
-                }
-            }
-            other => panic!("{other:?}"),
-        }
+    for msg in until(&mut rx, |m| matches!(m, Msg::Log(LogMsg::SearchHits { done: true, .. }))) {
+        let Msg::Log(LogMsg::SearchHits { hits, .. }) = msg else { panic!("{msg:?}") };
+        found.extend(hits.into_iter().map(|(n, _)| n));
     }
     assert_eq!(found, vec![90, 91], "lines 91 and 92 (0-based 90, 91)");
-    assert!(matches!(logs.save(&key), Msg::Notice(perftriage::app::Level::Info, _)));
+    logs.save(&key);
+    let saved = until(&mut rx, |_| true);
+    assert!(matches!(saved.as_slice(), [Msg::Notice(perftriage::app::Level::Info, _)]), "{saved:?}");
     assert!(ws.path().join("exports/7c01f706-human-t.log").exists());
 }
 
@@ -248,8 +275,8 @@ fn paused_pane_snapshot() {
     for _ in 0..3 {
         press(&mut s, Key::plain(KeyCode::PageUp));
     }
-    let key = s.log.as_ref().unwrap().key.clone();
-    update(&mut s, Msg::LogLines { key, lines: decoded(&numbered(4)), finished: false });
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(4)), finished: false }));
     let shown = screen(&mut s);
     assert!(shown.contains("PAUSED +4 new"));
     insta::assert_snapshot!(shown);
@@ -257,24 +284,45 @@ fn paused_pane_snapshot() {
 
 #[test]
 fn a_capped_line_expands_from_the_spool() {
-    use perftriage::runtime::logs::Logs;
     let ws = tempfile::tempdir().unwrap();
-    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let (logs, mut rx, runtime) = recorded_logs(ws.path());
+    let _inside = runtime.enter();
     let long = format!("start {} end\n", "y".repeat(90_000));
     let mut s = open_log("", 100);
-    let key = s.log.as_ref().unwrap().key.clone();
-    let mut logs = Logs::new(ws.path(), 100);
-    for msg in logs.open(key.clone(), None, &long, &classifier) {
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
+    logs.open(key.clone(), None, long);
+    for msg in until(&mut rx, lines_finished) {
         update(&mut s, msg);
     }
-    assert!(screen(&mut s).contains("x expands"));
-    let effects = press(&mut s, Key::ch('x'));
+    assert!(screen(&mut s).contains("X expands"));
+    let effects = press(&mut s, Key::ch('X'));
     let Some(Effect::ExpandLines { key, lines }) = effects.first().cloned() else { panic!("{effects:?}") };
-    for msg in logs.expand(&key, &lines, &classifier) {
+    logs.expand(key, lines.clone());
+    for msg in until(&mut rx, |m| matches!(m, Msg::Log(LogMsg::Expanded { .. }))) {
         update(&mut s, msg);
     }
-    let view = s.log.as_ref().unwrap();
+    let view = s.logs.recorded.as_ref().unwrap();
     let line = view.line(lines[0]).unwrap();
     assert_eq!(line.text().len(), 90_010);
     assert!(line.full_chars.is_none() && view.wrap);
+}
+
+#[test]
+fn w_saves_a_run_pane_s_log_from_its_spool() {
+    let ws = tempfile::tempdir().unwrap();
+    let (logs, mut rx, runtime) = recorded_logs(ws.path());
+    let _inside = runtime.enter();
+    let spool = ws.path().join("logs/7c01f706/human/run7-server.log");
+    std::fs::create_dir_all(spool.parent().unwrap()).unwrap();
+    std::fs::write(&spool, "INFO server up\n").unwrap();
+    let key = perftriage::app::LogKey {
+        short: "7c01f706".into(),
+        variant: perftriage::dataset::Variant::Human,
+        run: "run7-server".into(),
+    };
+    logs.save(&key);
+    let said = until(&mut rx, |_| true);
+    assert!(matches!(said.as_slice(), [Msg::Notice(perftriage::app::Level::Info, _)]), "{said:?}");
+    let saved = std::fs::read_to_string(ws.path().join("exports/7c01f706-human-run7-server.log")).unwrap();
+    assert_eq!(saved, "INFO server up\n");
 }

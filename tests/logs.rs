@@ -1,6 +1,11 @@
 //! LogStore decoding, ring and spool: hostile output renders as plain text; lines read back from
 //! the spool equal the ones decoded live.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 use perftriage::logs::{
     CellStyle, Color, DISPLAY_CAP, Decoder, Level, Line, Output, Ring, SpoolWriter, Stream,

@@ -1,6 +1,11 @@
 //! The metric parser over every fixture: it must yield exactly MANIFEST.tsv's
 //! `reference_parser_metrics` (including 61b8cea3, which the upstream parser missed).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 use perftriage::metrics::canonical_name;
 use perftriage::metrics::parse::{ParsedKind, parse};

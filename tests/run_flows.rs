@@ -1,13 +1,18 @@
 //! Launching, watching and cancelling runs on the board, over `update` alone.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
-use common::{chars, enter, press, state};
-use perftriage::app::{AppState, Effect, Key, Mode, Msg, update};
+use common::{chars, docker_up, enter, press, state};
+use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, RunMsg, update};
 use perftriage::dataset::{Outcome, RunStatus, Variant};
 use perftriage::metrics::Metrics;
-use perftriage::runs::{Pane, RunPhase};
+use perftriage::runs::{FailureKind, Pane, RunPhase};
 
 fn select(s: &mut AppState, short: &str) {
     press(s, Key::ch('/'));
@@ -16,12 +21,13 @@ fn select(s: &mut AppState, short: &str) {
 }
 
 fn cell(s: &AppState, short: &str, v: Variant) -> String {
-    s.rows.iter().find(|r| r.short == short).unwrap().cells[v as usize].text.clone()
+    s.board.rows.iter().find(|r| r.short == short).unwrap().cells[v as usize].text.clone()
 }
 
 #[test]
 fn choose_confirm_and_watch_a_run_go_live_to_done() {
     let mut s = state();
+    docker_up(&mut s);
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('r'));
     assert_eq!(s.mode, Mode::Choose("7c01f706".into()));
@@ -42,7 +48,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
     assert_eq!((short.as_str(), *variant), ("7c01f706", Variant::Human));
     assert!(cell(&s, "7c01f706", Variant::Human).starts_with("▶ queued"));
     let run_id = run_id.clone();
-    update(&mut s, Msg::RunPhase { run_id: run_id.clone(), phase: RunPhase::Starting });
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Starting }));
     update(&mut s, Msg::Tick("t".into()));
     update(&mut s, Msg::Tick("t".into()));
     assert_eq!(cell(&s, "7c01f706", Variant::Human), "▶ starting 2s");
@@ -50,40 +56,45 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
         text: "INFO:     Application startup complete.".into(),
         ..Default::default()
     };
-    update(&mut s, Msg::RunLines { run_id: run_id.clone(), pane: Pane::Server, lines: vec![line] });
+    update(&mut s, Msg::Run(RunMsg::Lines { run_id: run_id.clone(), pane: Pane::Server, lines: vec![line] }));
     press(&mut s, Key::ch('L'));
-    assert_eq!(s.focus_run, Some((run_id.clone(), Pane::Server)));
+    assert_eq!(s.logs.run_pane, Some((run_id.clone(), Pane::Server)));
     press(&mut s, Key::ch('o'));
-    assert_eq!(s.focus_run, Some((run_id.clone(), Pane::Benchmark)));
+    assert_eq!(s.logs.run_pane, Some((run_id.clone(), Pane::Benchmark)));
     let metrics: Metrics = [("tpot_mean".to_string(), 1.25)].into_iter().collect();
     update(
         &mut s,
-        Msg::RunPhase { run_id: run_id.clone(), phase: RunPhase::Done { metrics: metrics.clone() } },
+        Msg::Run(RunMsg::Phase {
+            run_id: run_id.clone(),
+            phase: RunPhase::Done { metrics: metrics.clone() },
+        }),
     );
-    let outcome = Outcome {
-        status: RunStatus::Success,
-        source: Some("ws/results/x.json".into()),
-        error: None,
-        metrics,
-        fixes: Vec::new(),
-    };
-    update(&mut s, Msg::RunFinished { run_id, outcome, verdict: None });
+    let outcome = Outcome { status: RunStatus::Success, metrics, ..Outcome::not_run() };
+    let effects =
+        update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
     assert_eq!(cell(&s, "7c01f706", Variant::Human), "✓ 1.25 ms");
-    assert!(s.runs[0].server.finished);
+    assert!(s.runs.list[0].server.finished);
+    assert_eq!(
+        effects,
+        vec![Effect::WriteResult { run_id: run_id.clone(), gpu: None }],
+        "the result file next"
+    );
+    let source = Ok("ws/results/x.json".to_string());
+    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source }));
+    let entry = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap();
+    assert_eq!(entry.variants[1].outcome.source.as_deref(), Some("ws/results/x.json"));
 }
 
 #[test]
 fn all_three_queue_in_order_and_cancel_needs_a_confirm() {
     let mut s = state();
+    s.runs.concurrency = 3;
+    docker_up(&mut s);
     select(&mut s, "22dd9c27");
     press(&mut s, Key::ch('r'));
     press(&mut s, Key::ch('3'));
     let effects = press(&mut s, Key::ch('y'));
-    let order: Vec<Variant> = effects
-        .iter()
-        .map(|e| if let Effect::StartRun { variant, .. } = e { *variant } else { panic!() })
-        .collect();
-    assert_eq!(order, Variant::ALL.to_vec());
+    assert_eq!(started(&effects), Variant::ALL.to_vec());
     press(&mut s, Key::ch('x'));
     let Mode::Confirm(confirm) = &s.mode else { panic!() };
     assert!(confirm.title.starts_with("Cancel 22dd9c27"));
@@ -92,33 +103,209 @@ fn all_three_queue_in_order_and_cancel_needs_a_confirm() {
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::CancelRun { run_id }] = effects.as_slice() else { panic!("{effects:?}") };
     // A cancelled run keeps the variant's previous outcome.
-    let before = s.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome.clone();
-    update(&mut s, Msg::RunPhase { run_id: run_id.clone(), phase: RunPhase::Cancelled });
-    let error = Outcome {
-        status: RunStatus::Error,
-        source: None,
-        error: Some("cancelled".into()),
-        metrics: Metrics::new(),
-        fixes: Vec::new(),
-    };
-    update(&mut s, Msg::RunFinished { run_id: run_id.clone(), outcome: error, verdict: None });
-    let after = &s.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome;
+    let before =
+        s.board.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome.clone();
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Cancelled }));
+    let error = Outcome { status: RunStatus::Error, error: Some("cancelled".into()), ..Outcome::not_run() };
+    let effects =
+        update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome: error, verdict: None }));
+    assert!(effects.is_empty(), "a cancelled run writes no result: {effects:?}");
+    let after = &s.board.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome;
     assert_eq!(&before, after);
 }
 
 #[test]
 fn docker_status_and_reattached_runs_show_on_the_board() {
     let mut s = state();
-    update(&mut s, Msg::Docker(perftriage::app::DockerStatus::Unreachable("no socket".into())));
+    update(&mut s, Msg::Docker(DockerMsg::Unreachable("no socket".into())));
     let theme = perftriage::ui::Theme::load("default").unwrap();
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
     let top: String = term.backend().buffer().content.iter().take(160).map(|c| c.symbol()).collect();
     assert!(top.contains("Docker: unreachable: no socket"), "{top}");
-    update(
-        &mut s,
-        Msg::RunFound { run_id: "old1".into(), short: "015069b0".into(), variant: Variant::Agent },
+    let found = |container: &str| {
+        Msg::Run(RunMsg::Found {
+            run_id: "old1".into(),
+            short: "015069b0".into(),
+            variant: Variant::Agent,
+            container: container.into(),
+            created: 1_700_000_000,
+        })
+    };
+    let effects = update(&mut s, found("c0ffee"));
+    assert!(s.runs.list[0].reattached);
+    assert!(cell(&s, "015069b0", Variant::Agent).starts_with("▶ starting"));
+    let [Effect::ResumeRun { run_id, container, created, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (run_id.as_str(), container.as_str(), *created),
+        ("old1", "c0ffee", 1_700_000_000),
+        "picked up where it is"
     );
-    assert!(s.runs[0].reattached);
-    assert!(cell(&s, "015069b0", Variant::Agent).starts_with("▶ benching"));
+    assert!(update(&mut s, found("c0ffee")).is_empty(), "found twice, picked up once");
+    select(&mut s, "015069b0");
+    press(&mut s, Key::ch('x'));
+    assert!(
+        matches!(press(&mut s, Key::ch('y')).as_slice(), [Effect::CancelRun { .. }]),
+        "and it can be cancelled"
+    );
+}
+
+/// The variants of the runs these effects start, in order.
+fn started(effects: &[Effect]) -> Vec<Variant> {
+    effects
+        .iter()
+        .filter_map(|e| if let Effect::StartRun { variant, .. } = e { Some(*variant) } else { None })
+        .collect()
+}
+
+fn run_id_of(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| if let Effect::StartRun { run_id, .. } = e { Some(run_id.clone()) } else { None })
+        .collect()
+}
+
+/// The run ends: its slot is free.
+fn finish(s: &mut AppState, run_id: &str) -> Vec<Effect> {
+    let phase = RunPhase::Failed { category: FailureKind::Signature("aimv2".into()), message: "x".into() };
+    let mut effects = update(s, Msg::Run(RunMsg::Phase { run_id: run_id.into(), phase }));
+    let outcome = Outcome { status: RunStatus::Error, error: Some("x".into()), ..Outcome::not_run() };
+    effects.extend(update(s, Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome, verdict: None })));
+    effects
+}
+
+fn queue_all_three(s: &mut AppState, short: &str) -> Vec<Effect> {
+    select(s, short);
+    press(s, Key::ch('r'));
+    press(s, Key::ch('3'));
+    press(s, Key::ch('y'))
+}
+
+#[test]
+fn the_queue_starts_one_run_at_a_time_by_default() {
+    let mut s = state();
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    assert_eq!(started(&first), [Variant::Baseline]);
+    assert_eq!(s.runs.queue.len(), 2);
+    assert!(cell(&s, "22dd9c27", Variant::Agent).starts_with("▶ queued"));
+    let next = finish(&mut s, &run_id_of(&first)[0]);
+    assert_eq!(started(&next), [Variant::Human], "the slot goes to the next in line: {next:?}");
+    assert!(update(&mut s, Msg::Tick("t".into())).is_empty(), "no slot is free: nothing else starts");
+}
+
+#[test]
+fn concurrency_two_runs_two_at_once() {
+    let mut s = state();
+    s.runs.concurrency = 2;
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    assert_eq!(started(&first), [Variant::Baseline, Variant::Human]);
+    assert_eq!(s.runs.active(), 2);
+    let next = finish(&mut s, &run_id_of(&first)[1]);
+    assert_eq!(started(&next), [Variant::Agent]);
+    assert_eq!(s.runs.active(), 2);
+}
+
+#[test]
+fn cancelling_a_queued_run_takes_it_out_of_the_queue_without_docker() {
+    let mut s = state();
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    let queued = s.runs.queue[0].clone();
+    let effects =
+        update(&mut s, Msg::Run(RunMsg::Phase { run_id: "none".into(), phase: RunPhase::Starting }));
+    assert!(effects.is_empty());
+    // `x` cancels the newest live run of the commit: the agent run, still queued.
+    press(&mut s, Key::ch('x'));
+    let effects = press(&mut s, Key::ch('y'));
+    assert!(effects.is_empty(), "a queued run needs no container to stop: {effects:?}");
+    assert_eq!(s.runs.queue.len(), 1);
+    assert_eq!(s.runs.get(&s.runs.list[2].run_id.clone()).unwrap().phase, RunPhase::Cancelled);
+    let next = finish(&mut s, &run_id_of(&first)[0]);
+    assert_eq!(run_id_of(&next), [queued], "the human run is next; the cancelled agent run never starts");
+    assert!(s.runs.queue.is_empty());
+}
+
+#[test]
+fn runs_wait_for_docker_and_a_reconnect_resumes_the_queue() {
+    let mut s = state();
+    update(&mut s, Msg::Docker(DockerMsg::Unreachable("no socket".into())));
+    let effects = queue_all_three(&mut s, "22dd9c27");
+    assert!(started(&effects).is_empty(), "nothing starts without Docker");
+    assert!(s.session.message.as_ref().unwrap().1.contains("waiting for Docker"));
+    assert_eq!(s.runs.queue.len(), 3);
+    let effects = docker_up(&mut s);
+    assert_eq!(started(&effects), [Variant::Baseline], "the connection starts the queue");
+    update(&mut s, Msg::Docker(DockerMsg::Unreachable("the daemon stopped answering".into())));
+    let effects = finish(&mut s, &run_id_of(&effects)[0]);
+    assert!(started(&effects).is_empty(), "Docker is gone again: the queue waits");
+    assert_eq!(started(&docker_up(&mut s)), [Variant::Human]);
+}
+
+#[test]
+fn quitting_with_live_runs_asks_and_stops_them_before_quitting_or_leaves_them() {
+    let mut s = state();
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    assert!(press(&mut s, Key::ch('q')).is_empty(), "no quit while runs are live");
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(confirm.preview.iter().any(|l| l.contains("L leaves them running")), "{:?}", confirm.preview);
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(
+        effects,
+        vec![Effect::CancelRun { run_id: run_id_of(&first)[0].clone() }],
+        "queued ones just leave the queue"
+    );
+    let phase = RunPhase::Cancelled;
+    let effects = update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id_of(&first)[0].clone(), phase }));
+    assert_eq!(effects, vec![Effect::Quit], "quits once the container is gone");
+
+    let mut s = state();
+    docker_up(&mut s);
+    queue_all_three(&mut s, "22dd9c27");
+    press(&mut s, Key::ch('q'));
+    assert!(press(&mut s, Key::plain(perftriage::app::KeyCode::Esc)).is_empty());
+    assert_eq!(s.mode, Mode::Normal);
+    press(&mut s, Key::ch('q'));
+    assert_eq!(press(&mut s, Key::ch('L')), vec![Effect::Quit], "left running, re-attached next time");
+}
+
+#[test]
+fn containers_left_by_a_perftriage_that_is_gone_are_offered_for_removal() {
+    let mut s = state();
+    let orphan = perftriage::runs::Orphan {
+        id: "abc123".into(),
+        name: "perftriage-22dd9c27-human-x".into(),
+        run_id: "x".into(),
+        short: "22dd9c27".into(),
+        variant: "human".into(),
+        running: true,
+    };
+    update(&mut s, Msg::Docker(DockerMsg::Orphans(vec![orphan])));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(confirm.preview.iter().any(|l| l.contains("perftriage-22dd9c27-human-x")));
+    assert_eq!(press(&mut s, Key::ch('y')), vec![Effect::RemoveContainers(vec!["abc123".into()])]);
+    update(&mut s, Msg::Docker(DockerMsg::Orphans(Vec::new())));
+    assert_eq!(s.mode, Mode::Normal, "nothing left behind, nothing asked");
+}
+
+#[test]
+fn a_run_whose_connection_is_lost_stays_live_and_holds_its_slot() {
+    let mut s = state();
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    let message = "the Docker connection is lost".to_string();
+    let effects = update(
+        &mut s,
+        Msg::Run(RunMsg::Phase {
+            run_id: run_id_of(&first)[0].clone(),
+            phase: RunPhase::ConnectionLost { message },
+        }),
+    );
+    assert!(started(&effects).is_empty(), "the queue waits: the container may still run");
+    assert!(cell(&s, "22dd9c27", Variant::Baseline).starts_with("▶ connection lost"));
+    assert!(s.runs.is_live());
 }

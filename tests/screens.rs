@@ -1,10 +1,15 @@
 //! Whole-screen snapshots at 80×24 and 160×48, plus one style check per colour role that carries meaning.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 mod common;
 
 use common::{chars, enter, press, state};
-use perftriage::app::{AppState, Key, Msg, update};
+use perftriage::app::{AppState, Key, KeyCode, Msg, update};
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -105,11 +110,12 @@ fn colour_roles_that_carry_meaning() {
     assert_eq!(style_of(&buf, "015069b0").bg, theme.selected.bg, "selection");
     assert_eq!(style_of(&buf, " All 96 ").bg, theme.tab_active.bg, "active tab");
     let row = s
+        .board
         .rows
         .iter()
         .position(|r| r.cells[0].text.starts_with('✓') && r.cells[0].text.contains("ms"))
         .unwrap();
-    let ok_text = s.rows[row].cells[0].text.clone();
+    let ok_text = s.board.rows[row].cells[0].text.clone();
     let buf = render(&mut s, 160, 48, "default");
     assert_eq!(style_of(&buf, &ok_text).fg, theme.ok.fg);
 }
@@ -140,15 +146,20 @@ fn detail_shows_evidence_in_context_and_fixes_160x48() {
         press(&mut s, Key::ch('J'));
     }
     let screen = snap(&mut s, 160, 48);
-    assert!(screen.contains("   92 [rank0]: ValueError: Unknown RoPE scaling type llama3"), "{screen}");
+    assert!(screen.contains("   91 [rank0]: ValueError: Unknown RoPE scaling type llama3"), "{screen}");
     insta::assert_snapshot!(screen);
 }
 
 #[test]
-fn help_80x24_fits_in_two_columns() {
+fn help_80x24_has_a_section_per_mode_and_scrolls() {
     let mut s = state();
     press(&mut s, Key::ch('?'));
-    let screen = snap(&mut s, 80, 24);
-    assert!(screen.contains("quit") && screen.contains("log: save the full log"), "{screen}");
-    insta::assert_snapshot!(screen);
+    let top = snap(&mut s, 80, 24);
+    assert!(top.contains("Board") && top.contains("quit"), "{top}");
+    insta::assert_snapshot!(top);
+    for _ in 0..4 {
+        press(&mut s, Key::plain(KeyCode::PageDown));
+    }
+    let lower = snap(&mut s, 80, 24);
+    assert!(lower.contains("Confirm") && lower.contains("yes: do it"), "{lower}");
 }

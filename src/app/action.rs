@@ -1,11 +1,12 @@
-//! What the operator can ask for. The serde names are the config's key-map vocabulary; the help
-//! overlay and footer are generated from the live key map and these descriptions.
+//! What the operator can ask for, and in which key mode. The serde names are the config's key-map
+//! vocabulary; the help overlay and footer are generated from the live key map and this table.
 
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    // Board.
     Quit,
     Up,
     Down,
@@ -28,6 +29,7 @@ pub enum Action {
     AddNote,
     Help,
     OpenLog,
+    CycleFocus,
     StartRun,
     CancelRun,
     FixMenu,
@@ -37,6 +39,17 @@ pub enum Action {
     GpuWindow,
     GpuFaster,
     GpuSlower,
+    DebugPane,
+    DebugLevel,
+    // Log pane.
+    ScrollUp,
+    ScrollDown,
+    ScrollPageUp,
+    ScrollPageDown,
+    ScrollTop,
+    Follow,
+    LogSearch,
+    CloseLog,
     OtherPane,
     SearchNext,
     SearchPrev,
@@ -47,137 +60,137 @@ pub enum Action {
     ToggleWrap,
     ExpandLines,
     SaveLog,
+    // Run chooser.
+    RunBaseline,
+    RunHuman,
+    RunAgent,
+    RunAll,
+    // Menus (fix menu, bulk picker, help).
+    MenuUp,
+    MenuDown,
+    ShowWhy,
+    FixUnfixable,
+    ApplyFix,
+    ApplyFixCommit,
+    Choose,
+    // Confirm dialog.
+    Yes,
+    No,
+    SwitchButton,
+    Accept,
+    LeaveRunning,
+    // Text prompt.
+    Submit,
+    DeleteChar,
+    ClearLine,
+    // Every popup.
+    Close,
 }
 
-impl Action {
-    pub const ALL: [Action; 41] = [
-        Action::Quit,
-        Action::Up,
-        Action::Down,
-        Action::PageUp,
-        Action::PageDown,
-        Action::Top,
-        Action::Bottom,
-        Action::ToggleDetail,
-        Action::DetailUp,
-        Action::DetailDown,
-        Action::Filter,
-        Action::ClearFilter,
-        Action::NextView,
-        Action::PrevView,
-        Action::SortNext,
-        Action::SortReverse,
-        Action::MarkUnfixable,
-        Action::MarkSkip,
-        Action::ClearMark,
-        Action::AddNote,
-        Action::Help,
+/// Description and footer label (`None`: help only) of every action.
+const SPECS: &[(Action, &str, Option<&str>)] = &[
+    (Action::Quit, "quit", Some("quit")),
+    (Action::Up, "previous commit", None),
+    (Action::Down, "next commit", None),
+    (Action::PageUp, "page up", None),
+    (Action::PageDown, "page down", None),
+    (Action::Top, "first commit", None),
+    (Action::Bottom, "last commit", None),
+    (Action::ToggleDetail, "show/hide detail", Some("detail")),
+    (Action::DetailUp, "scroll detail up", None),
+    (Action::DetailDown, "scroll detail down", None),
+    (Action::Filter, "filter (text, cat: status: model: kind: gpu: mark: disp:, ! negates)", Some("filter")),
+    (Action::ClearFilter, "clear filter / close detail", None),
+    (Action::NextView, "next view tab", Some("view")),
+    (Action::PrevView, "previous view tab", None),
+    (Action::SortNext, "sort by next column", Some("sort")),
+    (Action::SortReverse, "reverse sort", None),
+    (Action::MarkUnfixable, "mark unfixable (reason, confirm)", Some("unfixable")),
+    (Action::MarkSkip, "mark skip", Some("skip")),
+    (Action::ClearMark, "clear mark", None),
+    (Action::AddNote, "add a note", Some("note")),
+    (Action::Help, "help", Some("help")),
+    (
         Action::OpenLog,
-        Action::StartRun,
-        Action::CancelRun,
-        Action::FixMenu,
-        Action::Pick,
-        Action::BulkFix,
-        Action::GpuPane,
-        Action::GpuWindow,
-        Action::GpuFaster,
-        Action::GpuSlower,
-        Action::OtherPane,
-        Action::SearchNext,
-        Action::SearchPrev,
-        Action::NextError,
-        Action::PrevError,
-        Action::ToggleMatchesOnly,
-        Action::CycleLevel,
-        Action::ToggleWrap,
-        Action::ExpandLines,
-        Action::SaveLog,
-    ];
+        "open/close the log: the commit's run panes, else its failing variant's output",
+        Some("log"),
+    ),
+    (Action::CycleFocus, "move focus: board → log pane(s) → board", Some("focus")),
+    (Action::StartRun, "run baseline / human / agent / all three (choose, then confirm)", Some("run")),
+    (Action::CancelRun, "cancel the commit's live run (confirm); its container is removed", Some("cancel")),
+    (Action::FixMenu, "fix menu for the failing variant (suggested fixes first)", Some("fix")),
+    (Action::Pick, "pick / unpick the commit for a bulk fix", None),
+    (Action::BulkFix, "bulk fix: picked commits, else every commit the filter shows", None),
+    (Action::GpuPane, "show/hide the GPU pane", Some("gpu")),
+    (Action::GpuWindow, "GPU history window: 60 s, 10 min, the run's lifetime", None),
+    (Action::GpuFaster, "sample GPUs more often (floor 250 ms)", None),
+    (Action::GpuSlower, "sample GPUs less often", None),
+    (Action::DebugPane, "show/hide the tool's own log (also in <workspace>/perftriage.log)", Some("debug")),
+    (Action::DebugLevel, "debug pane: minimum level (debug, info, warning, error)", None),
+    (Action::ScrollUp, "scroll up (pauses following)", None),
+    (Action::ScrollDown, "scroll down", None),
+    (Action::ScrollPageUp, "page up", None),
+    (Action::ScrollPageDown, "page down", None),
+    (Action::ScrollTop, "first line", None),
+    (Action::Follow, "last line, follow new lines", Some("follow")),
+    (Action::LogSearch, "search (regex, case-insensitive)", Some("search")),
+    (Action::CloseLog, "clear the search, else close the log", Some("close")),
+    (Action::OtherPane, "switch between a run's server and benchmark panes", Some("pane")),
+    (Action::SearchNext, "next match", Some("next")),
+    (Action::SearchPrev, "previous match", None),
+    (Action::NextError, "next error", Some("error")),
+    (Action::PrevError, "previous error", None),
+    (Action::ToggleMatchesOnly, "show only matching lines", None),
+    (Action::CycleLevel, "minimum level (all, info, warning, error)", Some("level")),
+    (Action::ToggleWrap, "wrap long lines", None),
+    (Action::ExpandLines, "expand capped long lines on screen (read in full from the spool)", None),
+    (Action::SaveLog, "save the full log to a file", None),
+    (Action::RunBaseline, "baseline (the parent commit)", Some("baseline")),
+    (Action::RunHuman, "human (the PR commit)", Some("human")),
+    (Action::RunAgent, "agent (the agent's patch on the parent)", Some("agent")),
+    (Action::RunAll, "all three", Some("all")),
+    (Action::MenuUp, "up", None),
+    (Action::MenuDown, "down", None),
+    (Action::ShowWhy, "show / hide the recipes that do not apply, with why", Some("why")),
+    (Action::FixUnfixable, "mark the commit unfixable instead (reason prefilled)", Some("unfixable")),
+    (Action::ApplyFix, "apply the fix, then re-run the variant in the fixed environment", Some("apply")),
+    (Action::ApplyFixCommit, "apply the fix and commit it as the variant's fixed image", Some("commit")),
+    (Action::Choose, "choose", Some("choose")),
+    (Action::Yes, "yes: do it", Some("yes")),
+    (Action::No, "no: cancel", Some("cancel")),
+    (Action::SwitchButton, "move between the buttons", None),
+    (Action::Accept, "press the focused button (Cancel unless moved)", None),
+    (
+        Action::LeaveRunning,
+        "quitting with live runs: leave them running (re-attached at the next start)",
+        None,
+    ),
+    (Action::Submit, "submit", Some("submit")),
+    (Action::DeleteChar, "delete the last character", None),
+    (Action::ClearLine, "clear the text", None),
+    (Action::Close, "close", Some("close")),
+];
 
-    pub fn description(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Up => "previous commit",
-            Action::Down => "next commit",
-            Action::PageUp => "page up",
-            Action::PageDown => "page down",
-            Action::Top => "first commit",
-            Action::Bottom => "last commit",
-            Action::ToggleDetail => "show/hide detail",
-            Action::DetailUp => "scroll detail up",
-            Action::DetailDown => "scroll detail down",
-            Action::Filter => "filter (text, cat: status: model: kind: gpu: mark: disp:, ! negates)",
-            Action::ClearFilter => "clear filter / close",
-            Action::NextView => "next view tab",
-            Action::PrevView => "previous view tab",
-            Action::SortNext => "sort by next column",
-            Action::SortReverse => "reverse sort",
-            Action::MarkUnfixable => "mark unfixable (reason, confirm)",
-            Action::MarkSkip => "mark skip",
-            Action::ClearMark => "clear mark",
-            Action::AddNote => "add a note",
-            Action::Help => "help",
-            Action::OpenLog => {
-                "open/close the log: the commit's run panes, else its failing variant's recorded output"
-            }
-            Action::StartRun => "run baseline / human / agent / all three (choose, then confirm)",
-            Action::CancelRun => "cancel the commit's live run (confirm); its container is removed",
-            Action::FixMenu => {
-                "fix menu for the failing variant (suggested fixes first; w: why others are hidden)"
-            }
-            Action::Pick => "pick / unpick the commit for a bulk fix",
-            Action::BulkFix => "bulk fix: picked commits, else every commit the filter shows",
-            Action::GpuPane => "show/hide the GPU pane",
-            Action::GpuWindow => "GPU history window: 60 s, 10 min, the run's lifetime",
-            Action::GpuFaster => "sample GPUs more often (floor 250 ms)",
-            Action::GpuSlower => "sample GPUs less often",
-            Action::OtherPane => "log: switch between a run's server and benchmark panes",
-            Action::SearchNext => "log: next match",
-            Action::SearchPrev => "log: previous match",
-            Action::NextError => "log: next error",
-            Action::PrevError => "log: previous error",
-            Action::ToggleMatchesOnly => "log: show only matching lines",
-            Action::CycleLevel => "log: minimum level (all, info, warning, error)",
-            Action::ToggleWrap => "log: wrap long lines",
-            Action::ExpandLines => "log: expand capped long lines on screen (read in full from the spool)",
-            Action::SaveLog => "log: save the full log to a file",
-        }
+impl Action {
+    fn spec(self) -> (&'static str, Option<&'static str>) {
+        SPECS.iter().find(|(a, _, _)| *a == self).map_or(("", None), |(_, d, f)| (*d, *f))
     }
 
-    /// Actions that only mean something while the log pane has focus.
-    pub fn is_log_only(self) -> bool {
-        matches!(
-            self,
-            Action::OtherPane
-                | Action::SearchNext
-                | Action::SearchPrev
-                | Action::NextError
-                | Action::PrevError
-                | Action::ToggleMatchesOnly
-                | Action::CycleLevel
-                | Action::ToggleWrap
-                | Action::ExpandLines
-                | Action::SaveLog
-        )
+    pub fn description(self) -> &'static str {
+        self.spec().0
     }
 
     /// Short label for the footer; `None` keeps the action out of the footer.
     pub fn footer_label(self) -> Option<&'static str> {
-        match self {
-            Action::Quit => Some("quit"),
-            Action::ToggleDetail => Some("detail"),
-            Action::Filter => Some("filter"),
-            Action::NextView => Some("view"),
-            Action::SortNext => Some("sort"),
-            Action::MarkUnfixable => Some("unfixable"),
-            Action::MarkSkip => Some("skip"),
-            Action::AddNote => Some("note"),
-            Action::Help => Some("help"),
-            Action::OpenLog => Some("log"),
-            Action::StartRun => Some("run"),
-            Action::FixMenu => Some("fix"),
-            Action::GpuPane => Some("gpu"),
-            _ => None,
-        }
+        self.spec().1
+    }
+
+    /// The config name (`mark_unfixable`).
+    pub fn name(self) -> String {
+        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
     }
 }

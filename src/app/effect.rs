@@ -1,6 +1,8 @@
 //! What `update` asks the runtime to do.
 
-use super::logview::LogKey;
+use super::state::LogKey;
+use crate::dataset::Variant;
+use crate::telemetry::GpuSummary;
 use crate::triage::TriageBook;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,37 +35,58 @@ pub enum Effect {
     SaveLog {
         key: LogKey,
     },
-    /// `image`/`fixes`: run in a fixed image, with the recipes that made it.
+    /// Start a run now (a slot is free); `image`/`fixes`: in a fixed image, with its recipes.
     StartRun {
         run_id: String,
         short: String,
-        variant: crate::dataset::Variant,
+        variant: Variant,
         image: Option<String>,
         fixes: Vec<String>,
     },
+    /// Pick a running container of ours up again: readiness, benchmark, result, removal.
+    ResumeRun {
+        run_id: String,
+        short: String,
+        variant: Variant,
+        container: String,
+        created: i64,
+    },
+    /// Write a finished run's result file, with the GPU use seen while it ran.
+    WriteResult {
+        run_id: String,
+        gpu: Option<GpuSummary>,
+    },
+    CancelRun {
+        run_id: String,
+    },
+    /// Stop and remove these containers (left behind by a perftriage that is gone).
+    RemoveContainers(Vec<String>),
     /// Probe the variant's image (its fixed image, if any) for applicable fixes.
     ProbeFixes {
         short: String,
-        variant: crate::dataset::Variant,
+        variant: Variant,
         image: Option<String>,
         category: String,
         evidence: Option<String>,
     },
     /// Apply a recipe; then re-run the variant in the fixed environment, or commit it as the variant's image.
     /// Its output streams to the log pane `log`; `evidence` feeds recipes that take `{args}`.
-    ApplyFix {
-        short: String,
-        variant: crate::dataset::Variant,
-        recipe: String,
-        commit_image: bool,
-        image: Option<String>,
-        evidence: Option<String>,
-        log: LogKey,
-    },
-    CancelRun {
-        run_id: String,
-    },
+    ApplyFix(FixRequest),
+    /// This board is read-only: try for the workspace lock (the other instance may have quit).
+    TryTakeOver,
     /// Sample GPUs every this many milliseconds (the floor is 250).
     GpuInterval(u64),
     Quit,
+}
+
+/// A fix to apply, as the job service needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixRequest {
+    pub short: String,
+    pub variant: Variant,
+    pub recipe: String,
+    pub commit_image: bool,
+    pub image: Option<String>,
+    pub evidence: Option<String>,
+    pub log: LogKey,
 }

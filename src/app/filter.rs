@@ -78,12 +78,12 @@ impl Term {
         match self.field {
             Field::Any => row.haystack.contains(&self.needle),
             Field::Category => contains(&row.category, &self.needle),
-            Field::Status => row.status.starts_with(&self.needle),
+            Field::Status => row.status.name().starts_with(&self.needle),
             Field::Model => contains(&row.model, &self.needle),
-            Field::Kind => row.kind.starts_with(&self.needle),
+            Field::Kind => row.kind.name().starts_with(&self.needle),
             Field::Gpu => contains(&row.gpus, &self.needle),
             Field::Mark => row.mark.as_ref().is_some_and(|m| m.name().starts_with(&self.needle)),
-            Field::Disposition => row.disposition.is_some_and(|d| d.contains(&self.needle)),
+            Field::Disposition => row.disposition.is_some_and(|d| d.name().contains(&self.needle)),
         }
     }
 }

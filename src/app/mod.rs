@@ -3,23 +3,18 @@
 mod action;
 mod effect;
 pub mod filter;
-pub mod fixmenu;
-pub mod gpu;
 mod input;
-pub mod logview;
+mod keymap;
 mod msg;
 pub mod rows;
-pub mod runs;
 mod sort;
 mod state;
 pub mod update;
 
 pub use action::Action;
-pub use effect::Effect;
-pub use fixmenu::{FixMenu, FixOffer};
+pub use effect::{Effect, FixRequest};
 pub use input::{Key, KeyCode};
-pub use logview::{LogKey, LogView};
-pub use msg::Msg;
-pub use runs::{DockerStatus, RunView};
-pub use state::{AppState, Confirm, ConfirmAction, Level, Mode, Prompt, PromptPurpose, View};
+pub use keymap::{KeyError, KeyMap, KeyMode};
+pub use msg::{DockerMsg, FixDone, FixMsg, GpuMsg, LogMsg, Msg, RunMsg};
+pub use state::*;
 pub use update::update;

@@ -1,9 +1,14 @@
-//! Everything that can happen to the app, as data.
+//! Everything that can happen to the app, as data; one nested enum per source.
 
 use super::input::Key;
-use super::logview::LogKey;
-use super::state::Level;
+use super::state::{Level, LogKey};
+use crate::classify::Verdict;
+use crate::dataset::{Outcome, Variant};
+use crate::fixes::FixOffer;
 use crate::logs::Line;
+use crate::runs::{Pane, RunPhase};
+use crate::telemetry::{GpuSample, Owners};
+use crate::triage::FixOutcome;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
@@ -15,70 +20,104 @@ pub enum Msg {
     Tick(String),
     /// The triage store finished a save.
     Saved(Result<(), String>),
-    /// New decoded lines of a log; `finished` when the stream ended.
-    LogLines {
-        key: LogKey,
-        lines: Vec<Line>,
-        finished: bool,
+    Log(LogMsg),
+    Run(RunMsg),
+    Docker(DockerMsg),
+    Fix(FixMsg),
+    Gpu(GpuMsg),
+    /// The workspace lock is ours now: the book on disk, and what loading it found.
+    TookOver {
+        book: crate::triage::TriageBook,
+        messages: Vec<String>,
     },
+    /// Something the runtime has to say (a saved file, a failed read).
+    Notice(Level, String),
+}
+
+/// Lines of a log, from its one line path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LogMsg {
+    /// New decoded lines; `finished` when the stream ended.
+    Lines { key: LogKey, lines: Vec<Line>, finished: bool },
     /// Older lines read back from the spool, starting at absolute line `first`.
-    LogPage {
-        key: LogKey,
-        first: usize,
-        lines: Vec<Line>,
-    },
+    Page { key: LogKey, first: usize, lines: Vec<Line> },
     /// A line read back in full.
-    LogLineExpanded {
-        key: LogKey,
-        n: usize,
-        line: Line,
-    },
+    Expanded { key: LogKey, n: usize, line: Line },
     /// Matches found in the spool by a background search for `query`.
-    LogSearchHits {
-        key: LogKey,
-        query: String,
-        hits: Vec<(usize, Vec<(usize, usize)>)>,
-        done: bool,
-    },
-    Docker(super::runs::DockerStatus),
-    RunPhase {
+    SearchHits { key: LogKey, query: String, hits: Vec<(usize, Vec<(usize, usize)>)>, done: bool },
+}
+
+/// What the job service reports of a run, tagged with its id. (`Finished` is large, and
+/// rare: it is moved once, so boxing it would buy nothing.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunMsg {
+    Phase {
         run_id: String,
-        phase: crate::runs::RunPhase,
+        phase: RunPhase,
     },
-    RunLines {
+    Lines {
         run_id: String,
-        pane: crate::runs::Pane,
+        pane: Pane,
         lines: Vec<Line>,
     },
     /// The run ended; its outcome (and classification) replace the variant's on the board.
-    RunFinished {
+    Finished {
         run_id: String,
-        outcome: crate::dataset::Outcome,
-        verdict: Option<crate::classify::Verdict>,
+        outcome: Outcome,
+        verdict: Option<Verdict>,
     },
-    /// A container of ours found running (after a restart).
-    RunFound {
+    /// The run's result file was written (or why not).
+    Recorded {
+        run_id: String,
+        source: Result<String, String>,
+    },
+    /// A container of ours found running (after a restart), created at `created` (unix seconds).
+    Found {
         run_id: String,
         short: String,
-        variant: crate::dataset::Variant,
+        variant: Variant,
+        container: String,
+        created: i64,
     },
-    FixOffers {
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DockerMsg {
+    Connected(String),
+    Unreachable(String),
+    /// Our containers, from their labels (GPU processes are attributed with them).
+    Owners(Owners),
+    /// Containers of ours whose perftriage is gone: nobody will remove them.
+    Orphans(Vec<crate::runs::Orphan>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FixMsg {
+    Offers {
         short: String,
-        variant: crate::dataset::Variant,
-        offers: Result<Vec<super::FixOffer>, String>,
+        variant: Variant,
+        offers: Result<Vec<FixOffer>, String>,
     },
     /// A fix ended: record it, and re-run if asked.
-    FixDone {
-        short: String,
-        variant: crate::dataset::Variant,
-        recipe: String,
-        outcome: crate::triage::FixOutcome,
-        image: Option<String>,
-        log: Option<String>,
-        commit_image: bool,
-    },
-    /// A GPU sample (attributed to our runs) and its source, or why no GPU can be read.
-    Gpu(Result<(String, crate::gpu::GpuSample), String>),
-    /// Something the runtime has to say (a saved file, a failed read).
-    Notice(Level, String),
+    Done(FixDone),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixDone {
+    pub short: String,
+    pub variant: Variant,
+    pub recipe: String,
+    pub outcome: FixOutcome,
+    pub image: Option<String>,
+    pub log: Option<String>,
+    pub commit_image: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GpuMsg {
+    /// A sample and its source (`nvml`, `smi`, `replay`).
+    Sample { source: String, sample: GpuSample },
+    /// Why no GPU can be read.
+    Unavailable(String),
 }

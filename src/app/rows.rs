@@ -1,6 +1,8 @@
 //! Display rows derived once from an entry (and again when its triage changes), so drawing,
 //! filtering and sorting never recompute strings.
 
+use crate::classify::Disposition;
+use crate::dataset::{BenchKind, CommitStatus};
 use crate::dataset::{Entry, RunStatus, Variant};
 use crate::metrics;
 use crate::triage::{Mark, TriageBook};
@@ -72,12 +74,12 @@ pub struct Row {
     pub short: String,
     pub subject: String,
     pub model: String,
-    pub kind: &'static str,
+    pub kind: BenchKind,
     pub gpus: String,
     pub cells: [Cell; 3],
     pub category: String,
-    pub disposition: Option<&'static str>,
-    pub status: &'static str,
+    pub disposition: Option<Disposition>,
+    pub status: CommitStatus,
     pub mark: Option<Mark>,
     pub mark_text: String,
     /// Lower-case text the plain filter words search.
@@ -107,19 +109,18 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         Some(Mark::Skip) => "↷ skip".to_string(),
         None => String::new(),
     };
-    let disposition = entry.verdict().map(|v| v.disposition.name());
+    let disposition = entry.verdict().map(|v| v.disposition);
     let category = entry.category().to_string();
-    let status = entry.status().name();
-    let kind = c.kind().name();
+    let (status, kind) = (entry.status(), c.kind());
     let haystack = [
         c.short.as_str(),
         c.subject.as_str(),
         model,
-        kind,
+        kind.name(),
         category.as_str(),
-        status,
+        status.name(),
         mark.as_ref().map_or("", Mark::name),
-        disposition.unwrap_or(""),
+        disposition.map_or("", Disposition::name),
     ]
     .join(" ")
     .to_lowercase();

@@ -8,7 +8,7 @@ pub fn compare(a: &Row, b: &Row, column: Column) -> Ordering {
         Column::Commit => Ordering::Equal,
         Column::Subject => a.subject.cmp(&b.subject),
         Column::Model => a.model.cmp(&b.model),
-        Column::Kind => a.kind.cmp(b.kind),
+        Column::Kind => a.kind.name().cmp(b.kind.name()),
         Column::Gpus => a.gpus.cmp(&b.gpus),
         Column::Baseline => cell(&a.cells[0], &b.cells[0]),
         Column::Human => cell(&a.cells[1], &b.cells[1]),

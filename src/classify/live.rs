@@ -2,35 +2,28 @@
 //! line is ever scanned twice.
 
 use super::{Classifier, Verdict};
+use std::sync::Arc;
 
-#[derive(Debug, Clone)]
-pub struct LiveClassifier<'a> {
-    classifier: &'a Classifier,
+/// What the lines seen so far matched; the classifier is passed in, so bulk classification needs
+/// no owned copy.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Tally {
     hit: Vec<bool>,
     best: Option<(usize, usize, String)>,
     lines: usize,
 }
 
-impl<'a> LiveClassifier<'a> {
-    pub fn new(classifier: &'a Classifier) -> LiveClassifier<'a> {
-        LiveClassifier { classifier, hit: vec![false; classifier.rules().len()], best: None, lines: 0 }
-    }
-
-    /// Feed the next line of output (without its newline).
-    pub fn feed(&mut self, line: &str) {
-        self.lines += 1;
-        if self.classifier.any().is_match(line) {
-            self.feed_numbered(line, self.lines);
-        }
-    }
-
-    /// Feed a line known to be line `number` of the text (1-based).
-    pub(super) fn feed_numbered(&mut self, line: &str, number: usize) {
+impl Tally {
+    /// Count a line known to be line `number` of the text (1-based).
+    pub(super) fn feed_numbered(&mut self, classifier: &Classifier, line: &str, number: usize) {
         self.lines = self.lines.max(number);
-        if self.classifier.is_noise(line) {
+        if classifier.is_noise(line) {
             return;
         }
-        for rule in self.classifier.matching_rules(line) {
+        if self.hit.is_empty() {
+            self.hit = vec![false; classifier.rules().len()];
+        }
+        for rule in classifier.matching_rules(line) {
             self.hit[rule] = true;
             if self.best.as_ref().is_none_or(|(b, _, _)| rule < *b) {
                 self.best = Some((rule, number, line.trim().chars().take(400).collect()));
@@ -38,9 +31,9 @@ impl<'a> LiveClassifier<'a> {
         }
     }
 
-    pub fn verdict(&self) -> Option<Verdict> {
+    pub(super) fn verdict(&self, classifier: &Classifier) -> Option<Verdict> {
         let (index, line, evidence) = self.best.clone()?;
-        let rules = self.classifier.rules();
+        let rules = classifier.rules();
         let tags =
             self.hit.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| rules[i].id.clone()).collect();
         Some(Verdict {
@@ -49,9 +42,35 @@ impl<'a> LiveClassifier<'a> {
             tags,
             evidence,
             line,
+            field: None,
             fixes: rules[index].fixes.clone(),
             explain: rules[index].explain.clone(),
             context: Vec::new(),
         })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveClassifier {
+    classifier: Arc<Classifier>,
+    tally: Tally,
+}
+
+impl LiveClassifier {
+    pub fn new(classifier: Arc<Classifier>) -> LiveClassifier {
+        LiveClassifier { classifier, tally: Tally::default() }
+    }
+
+    /// Feed the next line of output (without its newline).
+    pub fn feed(&mut self, line: &str) {
+        let number = self.tally.lines + 1;
+        self.tally.lines = number;
+        if self.classifier.any().is_match(line) {
+            self.tally.feed_numbered(&self.classifier, line, number);
+        }
+    }
+
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.tally.verdict(&self.classifier)
     }
 }

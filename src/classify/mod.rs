@@ -23,6 +23,9 @@ pub struct Verdict {
     /// The first line that matched the primary rule, and its 1-based number in the text.
     pub evidence: String,
     pub line: usize,
+    /// The field (or file) of a result record the evidence line is in; `line` counts from its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
     /// Suggested fix recipe ids and the rule's one-line explanation.
     #[serde(default)]
     pub fixes: Vec<String>,
@@ -39,7 +42,7 @@ pub const UNCLASSIFIED: &str = "unclassified";
 impl Classifier {
     /// Classify a block of output; `None` when no rule matches.
     pub fn classify(&self, text: &str) -> Option<Verdict> {
-        let mut live = LiveClassifier::new(self);
+        let mut tally = live::Tally::default();
         let mut line_no = 1;
         let mut counted_to = 0;
         let mut pos = 0;
@@ -50,19 +53,20 @@ impl Classifier {
                 memchr::memchr(b'\n', &text.as_bytes()[m.start()..]).map_or(text.len(), |i| m.start() + i);
             line_no += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..start]).count();
             counted_to = start;
-            live.feed_numbered(&text[start..end], line_no);
+            tally.feed_numbered(self, &text[start..end], line_no);
             pos = end + 1;
             if pos > text.len() {
                 break;
             }
         }
-        let mut verdict = live.verdict()?;
+        let mut verdict = tally.verdict(self)?;
         verdict.context = context(text, verdict.line);
         Some(verdict)
     }
 }
 
-fn context(text: &str, line: usize) -> Vec<String> {
+/// The lines around 1-based line `line` of `text` (`CONTEXT_LINES` each side, cut to 240 chars).
+pub fn context(text: &str, line: usize) -> Vec<String> {
     let first = line.saturating_sub(CONTEXT_LINES + 1);
     text.lines()
         .skip(first)

@@ -1,11 +1,6 @@
 //! Files → typed config. Embedded defaults, partial user overrides in TOML; a bad file is an error
 //! that names the file, line and field. XDG paths come from `directories`.
 
-mod keymap;
-
-pub use keymap::{BadKey, KeyMap, action_name};
-
-use crate::app::Action;
 use crate::dataset::ImageTemplates;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -31,9 +26,23 @@ pub struct Config {
     pub fixed_repo: Option<String>,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
     pub log_ring: Option<usize>,
-    /// Action name → keys; replaces that action's default keys.
-    pub keys: BTreeMap<Action, Vec<String>>,
+    /// Action name → keys (board and log actions), or a mode's table (`[keys.confirm]`); app's key
+    /// map binds the names.
+    pub keys: KeysConfig,
+    /// The line of each `[keys]` entry, for errors that name it.
+    #[serde(skip)]
+    pub key_lines: BTreeMap<String, usize>,
 }
+
+/// One `[keys]` entry: an action's keys, or a whole mode's table of them.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum KeyEntry {
+    Keys(Vec<String>),
+    Mode(BTreeMap<String, Vec<String>>),
+}
+
+pub type KeysConfig = BTreeMap<String, KeyEntry>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -61,13 +70,11 @@ impl Config {
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        let mut config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
             path: path.to_path_buf(),
             message: describe_toml_error(text, &e),
         })?;
-        config
-            .keymap()
-            .map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), message: format!("[keys] {e}") })?;
+        config.key_lines = entry_lines(text);
         Ok(config)
     }
 
@@ -76,8 +83,9 @@ impl Config {
         self.fixed_repo.clone().unwrap_or_else(|| DEFAULT_FIXED_REPO.into())
     }
 
-    pub fn keymap(&self) -> Result<KeyMap, BadKey> {
-        KeyMap::with_overrides(&self.keys)
+    /// `line N: ` for a `[keys]` entry, when the file has it.
+    pub fn key_line(&self, entry: &str) -> String {
+        self.key_lines.get(entry).map(|n| format!("line {n}: ")).unwrap_or_default()
     }
 }
 
@@ -93,6 +101,17 @@ fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
         }
         None => message,
     }
+}
+
+/// Line number of every `name = …` assignment (the last one wins, as in TOML tables).
+fn entry_lines(text: &str) -> BTreeMap<String, usize> {
+    let mut lines = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        if let Some((name, _)) = line.split_once('=') {
+            lines.insert(name.trim().trim_matches('"').to_string(), n + 1);
+        }
+    }
+    lines
 }
 
 pub fn default_config_path() -> Option<PathBuf> {

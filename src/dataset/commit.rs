@@ -97,6 +97,9 @@ pub struct Outcome {
     /// Fix recipes applied to the environment these numbers were measured in.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixes: Vec<String>,
+    /// Where `metrics` came from, for outcomes read from result files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_from: Option<crate::metrics::MetricsFrom>,
 }
 
 impl Outcome {
@@ -107,6 +110,7 @@ impl Outcome {
             error: None,
             metrics: Metrics::new(),
             fixes: Vec::new(),
+            metrics_from: None,
         }
     }
 }

@@ -1,18 +1,33 @@
 //! A commit joined with its effective per-variant outcomes and their classification.
-//! Result files override the recorded upstream outcome; among files, the newest timestamp wins.
+//! Result files override the recorded upstream outcome; among files, the record with the newest
+//! time of its own wins (one without a time never beats a dated one), per variant and per agent.
 
-use super::results::{ResultRecord, ResultSet};
+use super::results::{ResultRecord, ResultSet, Stamp};
 use super::{Commit, Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantState {
     pub outcome: Outcome,
     pub verdict: Option<Verdict>,
-    pub timestamp: Option<String>,
+    /// The record's own time.
+    pub at: Option<Stamp>,
+    /// The agent of the run the record belongs to, where its folder says.
+    pub agent: Option<String>,
     /// Whether the outcome came from a result file rather than the dataset's record.
     pub loaded: bool,
+}
+
+/// A record a newer one replaced, kept so the detail pane can say what was overridden.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overridden {
+    pub variant: Variant,
+    pub agent: Option<String>,
+    pub at: Option<Stamp>,
+    pub status: RunStatus,
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -45,6 +60,10 @@ pub struct Entry {
     pub hint: Option<Verdict>,
     /// Loaded files that are about the commit but are no variant outcome.
     pub notes: Vec<String>,
+    /// The newest agent record of each agent (`None`: records whose folder names none).
+    pub agents: BTreeMap<Option<String>, VariantState>,
+    /// Records a newer one replaced, oldest first.
+    pub overridden: Vec<Overridden>,
 }
 
 impl Entry {
@@ -54,30 +73,84 @@ impl Entry {
         let state = |v: Variant| {
             let outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
             let text = outcome.error.clone().unwrap_or_default();
-            VariantState { verdict: None, timestamp: None, loaded: false, outcome }
-                .classified(&text, classifier)
+            let mut state = VariantState { verdict: None, at: None, agent: None, loaded: false, outcome };
+            state.verdict = state.failed().then(|| classifier.classify(&text)).flatten();
+            state
         };
         let variants = Variant::ALL.map(state);
-        Entry { commit, variants, hint, notes: Vec::new() }
+        Entry { commit, variants, hint, notes: Vec::new(), agents: BTreeMap::new(), overridden: Vec::new() }
     }
 
     pub fn variant(&self, v: Variant) -> &VariantState {
         &self.variants[v as usize]
     }
 
-    /// Replace a variant's outcome with one read from a result file, unless we hold a newer one.
+    /// Take a record read from a result file: it replaces the variant's outcome unless a newer
+    /// one is held; a record that cannot stand for its variant becomes a note.
     pub fn apply(&mut self, record: ResultRecord, classifier: &Classifier) {
-        let slot = &mut self.variants[record.variant as usize];
-        if slot.loaded && slot.timestamp > record.timestamp {
+        if let Some(why) = &record.not_comparable {
+            let at = record.at.map(|t| format!(" at {t}")).unwrap_or_default();
+            let source = record.outcome.source.as_deref().unwrap_or("?");
+            self.notes
+                .push(format!("{}{at}, not comparable ({why}): {source}", record.outcome.status.word()));
             return;
         }
-        *slot = VariantState {
+        let failed = record.outcome.status != RunStatus::Success;
+        let verdict = failed.then(|| record.classify(classifier)).flatten();
+        let state = VariantState {
             outcome: record.outcome,
-            verdict: None,
-            timestamp: record.timestamp,
+            verdict,
+            at: record.at,
+            agent: record.agent,
             loaded: true,
+        };
+        if record.variant == Variant::Agent {
+            // Agents do not override each other: each keeps its newest, the slot shows the newest of all.
+            let held = self.agents.remove(&state.agent);
+            let newest = self.newer(Variant::Agent, held, state);
+            self.agents.insert(newest.agent.clone(), newest);
+            return self.select_agent(None);
         }
-        .classified(&record.text, classifier);
+        let held = self.variants[record.variant as usize].clone();
+        let held = held.loaded.then_some(held);
+        self.variants[record.variant as usize] = self.newer(record.variant, held, state);
+    }
+
+    /// The newer of two states (the second on a tie: files are read in order); the other is
+    /// remembered as overridden.
+    fn newer(&mut self, variant: Variant, held: Option<VariantState>, new: VariantState) -> VariantState {
+        let Some(held) = held else { return new };
+        let (keep, drop) = if held.at > new.at { (held, new) } else { (new, held) };
+        let gone = Overridden {
+            variant,
+            agent: drop.agent.clone(),
+            at: drop.at,
+            status: drop.outcome.status,
+            source: drop.outcome.source.clone(),
+        };
+        if !self.overridden.contains(&gone) {
+            self.overridden.push(gone);
+        }
+        keep
+    }
+
+    /// Show one agent's result in the agent slot (`None`: the newest of any agent). An agent
+    /// with no result here leaves the slot not run.
+    pub fn select_agent(&mut self, agent: Option<&str>) {
+        let pick = match agent {
+            None => self.agents.values().max_by(|a, b| a.at.cmp(&b.at)).cloned(),
+            Some(name) => self.agents.get(&Some(name.to_string())).cloned(),
+        };
+        let fallback = || VariantState {
+            outcome: Outcome::not_run(),
+            verdict: None,
+            at: None,
+            agent: agent.map(str::to_string),
+            loaded: false,
+        };
+        if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
+            self.variants[Variant::Agent as usize] = state;
+        }
     }
 
     pub fn status(&self) -> CommitStatus {
@@ -141,11 +214,8 @@ impl Entry {
 }
 
 impl VariantState {
-    fn classified(mut self, text: &str, classifier: &Classifier) -> VariantState {
-        if self.outcome.status != RunStatus::Success {
-            self.verdict = classifier.classify(text);
-        }
-        self
+    fn failed(&self) -> bool {
+        self.outcome.status != RunStatus::Success
     }
 }
 

@@ -11,51 +11,76 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub enum DatasetError {
     #[error("cannot read dataset {path}: {source}")]
     Read { path: String, source: std::io::Error },
-    #[error("{path}:{line}: {message}")]
-    Row { path: String, line: usize, message: String },
-    #[error("{path}: no commits in the dataset")]
-    Empty { path: String },
+    #[error("{path}: no usable commit in the dataset{}", first.as_ref().map(|w| format!(" (first problem: {w})")).unwrap_or_default())]
+    Empty { path: String, first: Option<String> },
 }
 
-pub fn load_embedded() -> Result<Vec<Commit>, DatasetError> {
+/// The commits of a dataset, and a warning (file, line, field) for each row that was skipped.
+#[derive(Debug, Default)]
+pub struct Dataset {
+    pub commits: Vec<Commit>,
+    pub warnings: Vec<String>,
+}
+
+pub fn load_embedded() -> Result<Dataset, DatasetError> {
     parse(EMBEDDED, "<embedded dataset>")
 }
 
-pub fn load_jsonl(path: &Path) -> Result<Vec<Commit>, DatasetError> {
+pub fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
     let text = std::fs::read_to_string(path)
         .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
     parse(&text, &path.display().to_string())
 }
 
-fn parse(text: &str, origin: &str) -> Result<Vec<Commit>, DatasetError> {
-    let row_error =
-        |line: usize, message: String| DatasetError::Row { path: origin.to_string(), line, message };
-    let mut commits: Vec<Commit> = Vec::new();
+/// Rows that cannot be read or whose ids could reach a command line or a path are skipped.
+fn parse(text: &str, origin: &str) -> Result<Dataset, DatasetError> {
+    let mut set = Dataset::default();
     let mut seen = std::collections::HashSet::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let checked = serde_json::from_str::<Commit>(line).map_err(|e| e.to_string()).and_then(|c| {
+            check_row(&c)?;
+            if seen.insert(c.short.clone()) { Ok(c) } else { Err(format!("duplicate commit {}", c.short)) }
+        });
+        match checked {
+            Ok(commit) => set.commits.push(commit),
+            Err(why) => set.warnings.push(format!("{origin}:{}: {why}; row skipped", index + 1)),
         }
-        let commit: Commit = serde_json::from_str(line).map_err(|e| row_error(index + 1, e.to_string()))?;
-        if commit.schema_version != SCHEMA_VERSION {
-            let msg = format!(
-                "schema_version {} is not supported (expected {SCHEMA_VERSION})",
-                commit.schema_version
-            );
-            return Err(row_error(index + 1, msg));
-        }
-        if commit.short.len() != 8 || !commit.full.starts_with(&commit.short) {
-            let msg =
-                format!("short `{}` must be the first 8 characters of full `{}`", commit.short, commit.full);
-            return Err(row_error(index + 1, msg));
-        }
-        if !seen.insert(commit.short.clone()) {
-            return Err(row_error(index + 1, format!("duplicate commit {}", commit.short)));
-        }
-        commits.push(commit);
     }
-    if commits.is_empty() {
-        return Err(DatasetError::Empty { path: origin.to_string() });
+    if set.commits.is_empty() {
+        return Err(DatasetError::Empty { path: origin.to_string(), first: set.warnings.first().cloned() });
     }
-    Ok(commits)
+    Ok(set)
+}
+
+/// Hex commit ids (8 and 40 characters) and a plain file-name `item_id`: nothing that git could
+/// take for an option or a path could climb out of a folder with.
+fn check_row(c: &Commit) -> Result<(), String> {
+    if c.schema_version != SCHEMA_VERSION {
+        return Err(format!(
+            "schema_version {} is not supported (expected {SCHEMA_VERSION})",
+            c.schema_version
+        ));
+    }
+    let hex = |s: &str, len: usize| {
+        s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    if !hex(&c.short, 8) {
+        return Err(format!("field `short`: `{}` is not 8 lower-case hex digits", c.short.escape_debug()));
+    }
+    if !hex(&c.full, 40) || !c.full.starts_with(&c.short) {
+        return Err(format!(
+            "field `full`: `{}` is not the 40-hex commit starting with `{}`",
+            c.full.escape_debug(),
+            c.short
+        ));
+    }
+    if let Some(parent) = c.parent.as_deref().filter(|p| !hex(p, 40)) {
+        return Err(format!("field `parent`: `{}` is not a 40-hex commit", parent.escape_debug()));
+    }
+    match c.item_id.as_deref() {
+        Some(item) if !crate::dataset::is_plain_name(item) => {
+            Err(format!("field `item_id`: `{}` is not a plain file name", item.escape_debug()))
+        }
+        _ => Ok(()),
+    }
 }

@@ -12,4 +12,10 @@ pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Vari
 pub use entry::{CommitStatus, Entry, VariantState, join};
 pub use images::ImageTemplates;
 pub use kind::BenchKind;
-pub use load::{DatasetError, EMBEDDED, load_embedded, load_jsonl};
+pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};
+
+/// A single path component that names something inside its folder: not empty, not `.` or `..`,
+/// no separator, no NUL, not absolute.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}

@@ -17,6 +17,8 @@ pub struct Ours {
     pub name: String,
     pub labels: HashMap<String, String>,
     pub running: bool,
+    /// When it was created (unix seconds).
+    pub created: i64,
 }
 
 impl Engine {
@@ -56,11 +58,11 @@ impl Engine {
         };
         let options = CreateContainerOptionsBuilder::default().name(&spec.name).build();
         let created = self.raw().create_container(Some(options), body).await.map_err(|e| {
-            let message = e.to_string();
-            if message.contains("No such image") {
-                DockerError::ImageMissing { image: spec.image.clone(), message }
-            } else {
-                DockerError::api("create container", e)
+            match DockerError::api("create container", e) {
+                DockerError::NotFound { message, .. } => {
+                    DockerError::ImageMissing { image: spec.image.clone(), message }
+                }
+                other => other,
             }
         })?;
         if let Err(e) = self.raw().start_container(&created.id, None).await {
@@ -100,8 +102,10 @@ impl Engine {
         let options = RemoveContainerOptionsBuilder::default().force(true).build();
         match self.raw().remove_container(id, Some(options)).await {
             Ok(()) => Ok(()),
-            Err(e) if e.to_string().contains("No such container") => Ok(()),
-            Err(e) => Err(DockerError::api("remove container", e)),
+            Err(e) => match DockerError::api("remove container", e) {
+                DockerError::NotFound { .. } => Ok(()),
+                other => Err(other),
+            },
         }
     }
 
@@ -126,6 +130,7 @@ impl Engine {
                     .to_string(),
                 labels: c.labels.unwrap_or_default(),
                 running: c.state.map(|s| s.to_string() == "running").unwrap_or(false),
+                created: c.created.unwrap_or(0),
             })
             .collect())
     }

@@ -26,7 +26,21 @@ fn tagged(
 impl Engine {
     /// The container's output from its start, following, as (stream, bytes) chunks.
     pub fn follow_logs(&self, id: &str) -> impl FutStream<Item = Result<(Stream, Vec<u8>), String>> + use<> {
-        let options = LogsOptionsBuilder::default().follow(true).stdout(true).stderr(true).build();
+        self.follow_logs_since(id, 0)
+    }
+
+    /// The container's output from `since` (unix seconds; 0: from its start), following.
+    pub fn follow_logs_since(
+        &self,
+        id: &str,
+        since: i64,
+    ) -> impl FutStream<Item = Result<(Stream, Vec<u8>), String>> + use<> {
+        let options = LogsOptionsBuilder::default()
+            .follow(true)
+            .stdout(true)
+            .stderr(true)
+            .since(since.try_into().unwrap_or(0))
+            .build();
         self.raw().logs(id, Some(options)).map(tagged)
     }
 

@@ -23,19 +23,41 @@ pub enum DockerError {
         "the daemon cannot give this container GPUs ({0}); install the NVIDIA Container Toolkit, or set gpus = \"none\" in the config"
     )]
     NoGpuRuntime(String),
+    #[error("{action}: not found: {message}")]
+    NotFound { action: String, message: String },
     #[error("{action}: {message}")]
     Api { action: String, message: String },
 }
 
 impl DockerError {
+    /// By the daemon's status code (bollard carries it), not by words in the message: 404 is
+    /// "not found"; a 500 saying it could not select a device driver means no GPU runtime;
+    /// a broken connection means the daemon is unreachable.
     fn api(action: &str, e: bollard::errors::Error) -> DockerError {
-        let message = e.to_string();
-        if message.contains("could not select device driver") || message.contains("nvidia") {
-            return DockerError::NoGpuRuntime(message);
+        use bollard::errors::Error as E;
+        let action = action.to_string();
+        match e {
+            E::DockerResponseServerError { status_code: 404, message } => {
+                DockerError::NotFound { action, message }
+            }
+            E::DockerResponseServerError { status_code: 500, message } if message.starts_with(NO_DRIVER) => {
+                DockerError::NoGpuRuntime(message)
+            }
+            E::DockerResponseServerError { status_code, message } => {
+                DockerError::Api { action, message: format!("{message} (status {status_code})") }
+            }
+            e @ (E::IOError { .. }
+            | E::HyperResponseError { .. }
+            | E::HyperLegacyError { .. }
+            | E::SocketNotFoundError(_)
+            | E::RequestTimeoutError) => DockerError::Unreachable(format!("{action}: {e}")),
+            e => DockerError::Api { action, message: e.to_string() },
         }
-        DockerError::Api { action: action.to_string(), message }
     }
 }
+
+/// How the daemon starts its answer when no runtime gives a container the GPUs it asks for.
+const NO_DRIVER: &str = "could not select device driver";
 
 /// A connected engine.
 #[derive(Debug, Clone)]

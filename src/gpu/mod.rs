@@ -5,17 +5,23 @@
 mod cgroup;
 mod nvml;
 mod replay;
-mod sample;
 mod sampler;
 mod smi;
 
 pub use cgroup::{container_id_in, container_of};
 pub use replay::Replay;
-pub use sample::{GpuInfo, GpuProcess, GpuSample};
-pub use sampler::{FLOOR_MS, Source, SourceKind, open_source, spawn};
-
-/// The shortest sampling interval, in ms.
-pub fn sampler_floor() -> u64 {
-    FLOOR_MS
-}
+pub use sampler::{FLOOR_MS, Source, SourceKind, millis_since, open_source, spawn};
 pub use smi::{parse_apps, parse_gpus};
+
+/// Why GPUs cannot be read (or a sample failed); the board shows it, dimmed, and retries.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum GpuError {
+    #[error("NVML: {0}")]
+    Nvml(String),
+    #[error("nvidia-smi: {0}")]
+    Smi(String),
+    #[error("{file}: {message}")]
+    Replay { file: String, message: String },
+    #[error("{nvml}; {smi}")]
+    NoSource { nvml: Box<GpuError>, smi: Box<GpuError> },
+}

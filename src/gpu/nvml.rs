@@ -1,7 +1,8 @@
 //! NVML through nvml-wrapper: initialised once; each sample reads every device. Fields a device
 //! does not support are `None`, not errors.
 
-use super::{GpuInfo, GpuProcess, GpuSample};
+use super::GpuError;
+use crate::telemetry::{GpuInfo, GpuProcess, GpuSample};
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::enums::device::UsedGpuMemory;
@@ -11,21 +12,21 @@ pub struct NvmlSource {
 }
 
 impl NvmlSource {
-    pub fn init() -> Result<NvmlSource, String> {
-        let nvml = Nvml::init().map_err(|e| format!("NVML: {e}"))?;
-        let count = nvml.device_count().map_err(|e| format!("NVML: {e}"))?;
+    pub fn init() -> Result<NvmlSource, GpuError> {
+        let nvml = Nvml::init().map_err(nvml_error)?;
+        let count = nvml.device_count().map_err(nvml_error)?;
         if count == 0 {
-            return Err("NVML found no GPU".into());
+            return Err(GpuError::Nvml("found no GPU".into()));
         }
         Ok(NvmlSource { nvml })
     }
 
-    pub fn sample(&self, at_ms: u64) -> Result<GpuSample, String> {
-        let count = self.nvml.device_count().map_err(|e| e.to_string())?;
+    pub fn sample(&self, at_ms: u64) -> Result<GpuSample, GpuError> {
+        let count = self.nvml.device_count().map_err(nvml_error)?;
         let mut gpus = Vec::new();
         let mut processes = Vec::new();
         for index in 0..count {
-            let d = self.nvml.device_by_index(index).map_err(|e| e.to_string())?;
+            let d = self.nvml.device_by_index(index).map_err(nvml_error)?;
             let util = d.utilization_rates().ok();
             let mem = d.memory_info().ok();
             gpus.push(GpuInfo {
@@ -51,4 +52,9 @@ impl NvmlSource {
         }
         Ok(GpuSample { at_ms, gpus, processes })
     }
+}
+
+#[allow(clippy::needless_pass_by_value)] // map_err hands the error over by value
+fn nvml_error(e: nvml_wrapper::error::NvmlError) -> GpuError {
+    GpuError::Nvml(e.to_string())
 }

@@ -1,6 +1,7 @@
 //! Recorded samples (JSON lines) as a GPU source, for tests and demos; loops at the end.
 
-use super::GpuSample;
+use super::GpuError;
+use crate::telemetry::GpuSample;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
@@ -10,17 +11,21 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn load(path: &Path) -> Result<Replay, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read GPU replay {}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Replay, GpuError> {
+        let error = |at: String, message: String| GpuError::Replay { file: at, message };
+        let file = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| error(file.clone(), format!("cannot read: {e}")))?;
         let samples = text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(n, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1)))
-            .collect::<Result<Vec<GpuSample>, String>>()?;
+            .map(|(n, l)| {
+                serde_json::from_str(l).map_err(|e| error(format!("{file}:{}", n + 1), e.to_string()))
+            })
+            .collect::<Result<Vec<GpuSample>, GpuError>>()?;
         if samples.is_empty() {
-            return Err(format!("{}: no samples", path.display()));
+            return Err(error(file, "no samples".into()));
         }
         Ok(Replay { samples, next: 0 })
     }

@@ -3,7 +3,8 @@
 //! every 30 s. A stalled driver call stalls only this thread: the board keeps the last sample.
 
 use super::nvml::NvmlSource;
-use super::{GpuSample, Replay, container_of, parse_apps, parse_gpus, smi};
+use super::{GpuError, Replay, container_of, parse_apps, parse_gpus, smi};
+use crate::telemetry::GpuSample;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -35,7 +36,7 @@ impl Source {
         }
     }
 
-    pub fn sample(&mut self, at_ms: u64) -> Result<GpuSample, String> {
+    pub fn sample(&mut self, at_ms: u64) -> Result<GpuSample, GpuError> {
         let mut sample = match self {
             Source::Nvml(n) => n.sample(at_ms)?,
             Source::Smi => smi_sample(at_ms)?,
@@ -48,11 +49,11 @@ impl Source {
     }
 }
 
-fn smi_sample(at_ms: u64) -> Result<GpuSample, String> {
-    let run = |args: &[&str]| -> Result<String, String> {
-        let out = Command::new("nvidia-smi").args(args).output().map_err(|e| format!("nvidia-smi: {e}"))?;
+fn smi_sample(at_ms: u64) -> Result<GpuSample, GpuError> {
+    let run = |args: &[&str]| -> Result<String, GpuError> {
+        let out = Command::new("nvidia-smi").args(args).output().map_err(|e| GpuError::Smi(e.to_string()))?;
         if !out.status.success() {
-            return Err(format!("nvidia-smi: {}", String::from_utf8_lossy(&out.stderr).trim()));
+            return Err(GpuError::Smi(String::from_utf8_lossy(&out.stderr).trim().to_string()));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
@@ -65,7 +66,7 @@ fn smi_sample(at_ms: u64) -> Result<GpuSample, String> {
 }
 
 /// The best source here, or why there is none.
-pub fn open_source(replay: Option<&Path>) -> Result<Source, String> {
+pub fn open_source(replay: Option<&Path>) -> Result<Source, GpuError> {
     if let Some(path) = replay {
         return Replay::load(path).map(Source::Replay);
     }
@@ -75,7 +76,7 @@ pub fn open_source(replay: Option<&Path>) -> Result<Source, String> {
     };
     match smi_sample(0) {
         Ok(_) => Ok(Source::Smi),
-        Err(smi_error) => Err(format!("{nvml_error}; {smi_error}")),
+        Err(smi) => Err(GpuError::NoSource { nvml: Box::new(nvml_error), smi: Box::new(smi) }),
     }
 }
 
@@ -83,7 +84,7 @@ pub fn open_source(replay: Option<&Path>) -> Result<Source, String> {
 pub fn spawn(
     replay: Option<PathBuf>,
     interval_ms: Arc<AtomicU64>,
-    mut send: impl FnMut(Result<(SourceKind, GpuSample), String>) -> bool + Send + 'static,
+    mut send: impl FnMut(Result<(SourceKind, GpuSample), GpuError>) -> bool + Send + 'static,
 ) {
     std::thread::spawn(move || {
         let started = Instant::now();
@@ -99,7 +100,7 @@ pub fn spawn(
                 }
             };
             loop {
-                let at = started.elapsed().as_millis() as u64;
+                let at = millis_since(started);
                 let result = source.sample(at).map(|s| (source.kind(), s));
                 let failed = result.is_err();
                 if !send(result) {
@@ -113,4 +114,9 @@ pub fn spawn(
             }
         }
     });
+}
+
+/// Milliseconds since `started` (saturating: a sampler would need 584 million years to overflow).
+pub fn millis_since(started: std::time::Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }

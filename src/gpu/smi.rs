@@ -1,7 +1,8 @@
 //! `nvidia-smi --query-gpu=… --format=csv,noheader,nounits` and `--query-compute-apps=…`, with
 //! `[N/A]` and `[Not Supported]` as missing values.
 
-use super::{GpuInfo, GpuProcess};
+use super::GpuError;
+use crate::telemetry::{GpuInfo, GpuProcess};
 
 pub const GPU_QUERY: &str = "index,uuid,name,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem";
 pub const APP_QUERY: &str = "gpu_uuid,pid,used_memory";
@@ -12,22 +13,22 @@ fn field<T: std::str::FromStr>(s: &str) -> Option<T> {
 }
 
 /// GPUs and their uuids, from the `GPU_QUERY` output.
-pub fn parse_gpus(csv: &str) -> Result<Vec<(String, GpuInfo)>, String> {
+pub fn parse_gpus(csv: &str) -> Result<Vec<(String, GpuInfo)>, GpuError> {
     csv.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(n, line)| {
             let f: Vec<&str> = line.split(',').collect();
             if f.len() < 12 {
-                return Err(format!(
-                    "nvidia-smi line {}: expected 12 fields, got {}: {line}",
+                return Err(GpuError::Smi(format!(
+                    "line {}: expected 12 fields, got {}: {line}",
                     n + 1,
                     f.len()
-                ));
+                )));
             }
             let info = GpuInfo {
                 index: field(f[0])
-                    .ok_or_else(|| format!("nvidia-smi line {}: bad index `{}`", n + 1, f[0].trim()))?,
+                    .ok_or_else(|| GpuError::Smi(format!("line {}: bad index `{}`", n + 1, f[0].trim())))?,
                 name: f[2].trim().to_string(),
                 util_gpu: field(f[3]),
                 util_mem: field(f[4]),

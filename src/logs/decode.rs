@@ -27,6 +27,8 @@ pub struct Output {
     pub lines: Vec<Line>,
     /// Raw bytes ready for the spool: whole lines, or the head of a line longer than 1 MiB.
     pub raw: Vec<u8>,
+    /// Where in `raw` each of `lines` ends (after its newline).
+    pub line_ends: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -222,6 +224,7 @@ impl Decoder {
         line.level = detect_level(&line.text);
         out.lines.push(line);
         out.raw.append(&mut self.raw);
+        out.line_ends.push(out.raw.len());
         self.style = CellStyle::default();
         self.state = State::Ground;
         self.pending_cr = false;

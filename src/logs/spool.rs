@@ -34,10 +34,7 @@ pub struct SpoolReader {
 
 impl SpoolWriter {
     pub fn create(path: &Path) -> std::io::Result<SpoolWriter> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        let file = BufWriter::with_capacity(1 << 20, crate::files::create(path)?);
         Ok(SpoolWriter { path: path.into(), file, index: Arc::default() })
     }
 
@@ -60,6 +57,10 @@ impl SpoolWriter {
         }
         index.bytes += raw.len() as u64;
         Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Make everything appended so far readable.
@@ -122,6 +123,6 @@ impl SpoolReader {
 
     /// Copy the whole raw log to `dest`.
     pub fn save_to(&self, dest: &Path) -> std::io::Result<u64> {
-        std::fs::copy(&self.path, dest)
+        crate::files::copy(&self.path, dest)
     }
 }

@@ -39,12 +39,12 @@ impl CellStyle {
                 23 => self.italic = false,
                 24 => self.underline = false,
                 27 => self.reversed = false,
-                30..=37 => self.fg = Some(Color::Indexed((p - 30) as u8)),
+                30..=37 => self.fg = Some(Color::Indexed(low_byte(p - 30))),
                 39 => self.fg = None,
-                40..=47 => self.bg = Some(Color::Indexed((p - 40) as u8)),
+                40..=47 => self.bg = Some(Color::Indexed(low_byte(p - 40))),
                 49 => self.bg = None,
-                90..=97 => self.fg = Some(Color::Indexed((p - 90 + 8) as u8)),
-                100..=107 => self.bg = Some(Color::Indexed((p - 100 + 8) as u8)),
+                90..=97 => self.fg = Some(Color::Indexed(low_byte(p - 90 + 8))),
+                100..=107 => self.bg = Some(Color::Indexed(low_byte(p - 100 + 8))),
                 38 | 48 => {
                     let (color, used) = extended(&params[i + 1..]);
                     if p == 38 {
@@ -69,4 +69,9 @@ fn extended(rest: &[u16]) -> (Option<Color>, usize) {
         [2, r, g, b, ..] => (byte(*r).zip(byte(*g)).zip(byte(*b)).map(|((r, g), b)| Color::Rgb(r, g, b)), 4),
         _ => (None, rest.len()),
     }
+}
+
+/// A colour index already known to be below 256.
+fn low_byte(n: u16) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
 }

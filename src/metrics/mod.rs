@@ -12,6 +12,46 @@ use std::collections::BTreeMap;
 /// Metrics keyed by canonical name (see `vocabulary`).
 pub type Metrics = BTreeMap<String, f64>;
 
+/// Where a record's numbers came from: its raw benchmark output (whole, or salvaged from a cut
+/// block, gaps filled from the file's own `metrics`), or only the metrics the file recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricsFrom {
+    RawOutput,
+    PartialRawOutput,
+    PartialRawOutputAndRecorded,
+    Recorded,
+}
+
+impl MetricsFrom {
+    pub fn describe(self) -> &'static str {
+        match self {
+            MetricsFrom::RawOutput => "raw output",
+            MetricsFrom::PartialRawOutput => "raw output (partial block)",
+            MetricsFrom::PartialRawOutputAndRecorded => "raw output (partial block) + recorded metrics",
+            MetricsFrom::Recorded => "recorded metrics (no raw output holds them)",
+        }
+    }
+}
+
+/// Raw output first (a partial block is topped up from `recorded`), else what the file recorded.
+pub fn pick(raw: Option<&str>, recorded: Metrics) -> (Metrics, Option<MetricsFrom>) {
+    match raw.map(parse::parse) {
+        Some(Ok(p)) if !p.partial => (p.metrics, Some(MetricsFrom::RawOutput)),
+        Some(Ok(p)) if recorded.keys().all(|k| p.metrics.contains_key(k)) => {
+            (p.metrics, Some(MetricsFrom::PartialRawOutput))
+        }
+        Some(Ok(mut p)) => {
+            for (k, v) in recorded {
+                p.metrics.entry(k).or_insert(v);
+            }
+            (p.metrics, Some(MetricsFrom::PartialRawOutputAndRecorded))
+        }
+        _ if recorded.is_empty() => (recorded, None),
+        _ => (recorded, Some(MetricsFrom::Recorded)),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {

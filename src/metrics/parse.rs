@@ -44,6 +44,8 @@ impl NoMetrics {
 pub struct Parsed {
     pub kind: ParsedKind,
     pub metrics: Metrics,
+    /// Salvaged from a serving block whose start was cut off (or whose end never came).
+    pub partial: bool,
 }
 
 const NUM: &str = r"([0-9]+(?:\.[0-9]+)?)";
@@ -91,7 +93,8 @@ pub fn parse(raw: &str) -> Result<Parsed, NoMetrics> {
     let found = serving(&text)
         .or_else(|| latency(&text))
         .or_else(|| prefix_caching(&text))
-        .or_else(|| throughput(&text));
+        .or_else(|| throughput(&text))
+        .or_else(|| salvaged_serving(&text));
     match found {
         Some(parsed) if !parsed.metrics.is_empty() => Ok(parsed),
         _ => Err(why_none(&text)),
@@ -121,7 +124,21 @@ fn serving(text: &str) -> Option<Parsed> {
             metrics.insert(name, value);
         }
     }
-    Some(Parsed { kind: ParsedKind::Serving, metrics })
+    Some(Parsed { kind: ParsedKind::Serving, metrics, partial: false })
+}
+
+/// The serving lines of a block cut short: outputs kept to their last 5,000 characters start inside
+/// the block, and a block that never closed still holds what it printed. Marked partial.
+fn salvaged_serving(text: &str) -> Option<Parsed> {
+    let from = SERVING_START.find_iter(text).last().map_or(0, |m| m.end());
+    let rest = &text[from..];
+    let first = SERVING_LINE.find(rest)?.start();
+    let end = SERVING_END.find(&rest[first..]).map_or(rest.len(), |m| first + m.start());
+    let metrics: Metrics = SERVING_LINE
+        .captures_iter(&rest[first..end])
+        .filter_map(|cap| Some((serving_label(&cap[1], &cap[2])?, num(&cap[3])?)))
+        .collect();
+    Some(Parsed { kind: ParsedKind::Serving, metrics, partial: true })
 }
 
 /// `Mean TTFT (ms)` → `ttft_mean`; `Output token throughput (tok/s)` → `output_throughput`.
@@ -167,7 +184,7 @@ fn latency(text: &str) -> Option<Parsed> {
             metrics.insert(format!("latency_p{}", &cap[1]), v * 1000.0);
         }
     }
-    Some(Parsed { kind: ParsedKind::Latency, metrics })
+    Some(Parsed { kind: ParsedKind::Latency, metrics, partial: false })
 }
 
 fn throughput(text: &str) -> Option<Parsed> {
@@ -187,7 +204,7 @@ fn throughput(text: &str) -> Option<Parsed> {
             metrics.insert("throughput".into(), tokens);
         }
     }
-    Some(Parsed { kind: ParsedKind::Throughput, metrics })
+    Some(Parsed { kind: ParsedKind::Throughput, metrics, partial: false })
 }
 
 fn prefix_caching(text: &str) -> Option<Parsed> {
@@ -200,7 +217,7 @@ fn prefix_caching(text: &str) -> Option<Parsed> {
     if let Some(cost) = PREFIX_COST.captures_iter(rest).last().and_then(|c| num(&c[1])) {
         metrics.insert("elapsed_time".into(), cost);
     }
-    Some(Parsed { kind: ParsedKind::PrefixCaching, metrics })
+    Some(Parsed { kind: ParsedKind::PrefixCaching, metrics, partial: false })
 }
 
 #[cfg(test)]
@@ -219,6 +236,17 @@ mod tests {
     #[test]
     fn a_lone_dot_is_not_a_number() {
         assert_eq!(parse("Throughput: . requests/s, . tokens/s\n"), Err(NoMetrics::NoResultBlock));
+    }
+
+    #[test]
+    fn a_block_cut_at_its_start_or_end_is_salvaged_and_marked_partial() {
+        let cut = "(req/s):              48.40     \nMean TTFT (ms):   545.14 \nP99 ITL (ms):  9\n==================================================\nBENCHMARK_DONE\n";
+        let p = parse(cut).unwrap();
+        assert!(p.partial);
+        assert_eq!(p.metrics.get("ttft_mean"), Some(&545.14));
+        assert_eq!(p.metrics.len(), 2);
+        let open = "============ Serving Benchmark Result ============\nMean TTFT (ms): 5\n";
+        assert_eq!(parse(open).unwrap().metrics.get("ttft_mean"), Some(&5.0));
     }
 
     #[test]

@@ -24,7 +24,7 @@ fn table(out: &mut String, title: &str, counts: &BTreeMap<String, usize>) {
     let mut rows: Vec<_> = counts.iter().collect();
     rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (key, n) in rows {
-        let _ = writeln!(out, "| {key} | {n} |");
+        let _ = writeln!(out, "| {} | {n} |", cell(key));
     }
     out.push('\n');
 }
@@ -62,13 +62,13 @@ fn markdown(r: &Report) -> String {
             r.modified.len()
         );
         for (short, variant, fixes) in &r.modified {
-            let _ = writeln!(out, "| {short} | {variant} | {} |", fixes.join(", "));
+            let _ = writeln!(out, "| {short} | {variant} | {} |", cell(&fixes.join(", ")));
         }
         out.push('\n');
     }
     let _ = writeln!(out, "## Unfixable ({})\n\n| commit | reason |\n|---|---|", r.unfixable.len());
     for (short, reason) in &r.unfixable {
-        let _ = writeln!(out, "| {short} | {} |", reason.replace('|', "\\|"));
+        let _ = writeln!(out, "| {short} | {} |", cell(reason));
     }
     out
 }
@@ -114,4 +114,10 @@ fn quote(field: &str) -> String {
     } else {
         field.to_string()
     }
+}
+
+/// A markdown table cell: a newline or a pipe in the text cannot end the row or the cell (a reason
+/// with a newline would otherwise inject a heading into the report).
+fn cell(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace(['\r', '\n'], " ")
 }

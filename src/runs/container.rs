@@ -7,6 +7,8 @@ pub const LABEL_COMMIT: &str = "perftriage.commit";
 pub const LABEL_VARIANT: &str = "perftriage.variant";
 pub const LABEL_RUN: &str = "perftriage.run";
 pub const LABEL_WORKSPACE: &str = "perftriage.workspace";
+/// The process that started the container: when it is gone, nobody will remove the container.
+pub const LABEL_PID: &str = "perftriage.pid";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum GpuRequest {
@@ -28,4 +30,15 @@ pub struct ContainerSpec {
     pub gpus: GpuRequest,
     pub shm_bytes: i64,
     pub binds: Vec<String>,
+}
+
+/// A container of ours left behind by a process that is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Orphan {
+    pub id: String,
+    pub name: String,
+    pub run_id: String,
+    pub short: String,
+    pub variant: String,
+    pub running: bool,
 }

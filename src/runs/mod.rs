@@ -3,16 +3,35 @@
 //! Pure: the runtime carries plans out against Docker.
 
 mod container;
+mod failure;
 mod phase;
 mod plan;
-mod redact;
 mod rewrite;
 
-pub use container::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
+pub use container::{
+    ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE, Orphan,
+};
+pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};
 pub use plan::{PlanError, RunConfig, RunPlan, plan};
-pub use redact::Redactor;
 pub use rewrite::{benchmark_argv, split_env};
+
+/// The number of hunks in a unified diff, or why it is no patch at all (empty, or no file header
+/// and `@@` hunk): `patch` would apply such a file as "nothing to do", and the agent run would
+/// silently measure the baseline.
+pub fn patch_hunks(diff: &str) -> Result<usize, String> {
+    if diff.trim().is_empty() {
+        return Err("the agent patch is empty".into());
+    }
+    let headers = diff.lines().filter(|l| l.starts_with("+++ ")).count();
+    let hunks = diff.lines().filter(|l| l.starts_with("@@ ")).count();
+    match (headers, hunks) {
+        (0, _) | (_, 0) => {
+            Err("the agent patch has no file header and hunk: it is not a unified diff".into())
+        }
+        (_, hunks) => Ok(hunks),
+    }
+}
 
 /// Whether a unified diff touches C/C++/CUDA sources (an editable install does not rebuild them).
 pub fn patch_touches_native(diff: &str) -> bool {

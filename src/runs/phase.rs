@@ -7,12 +7,28 @@ use serde::Serialize;
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum RunPhase {
     Queued,
-    Pulling { done: usize, layers: usize, bytes: i64, total: i64 },
+    Pulling {
+        done: usize,
+        layers: usize,
+        bytes: i64,
+        total: i64,
+    },
     Starting,
-    Ready { after_s: f64 },
+    Ready {
+        after_s: f64,
+    },
     Benchmarking,
-    Done { metrics: Metrics },
-    Failed { category: String, message: String },
+    Done {
+        metrics: Metrics,
+    },
+    Failed {
+        category: super::FailureKind,
+        message: String,
+    },
+    /// Docker stopped answering; the run is held until its container is known to be gone.
+    ConnectionLost {
+        message: String,
+    },
     Cancelled,
 }
 
@@ -31,6 +47,7 @@ impl RunPhase {
             RunPhase::Benchmarking => "benching",
             RunPhase::Done { .. } => "done",
             RunPhase::Failed { .. } => "failed",
+            RunPhase::ConnectionLost { .. } => "connection lost",
             RunPhase::Cancelled => "cancelled",
         }
     }
@@ -42,4 +59,14 @@ impl RunPhase {
 pub enum Pane {
     Server,
     Benchmark,
+}
+
+impl Pane {
+    /// The pane's name in log file names and headless output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pane::Server => "server",
+            Pane::Benchmark => "benchmark",
+        }
+    }
 }

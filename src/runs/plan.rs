@@ -83,6 +83,8 @@ pub enum PlanError {
     NoParent(String),
     #[error("no agent patch for {short} in {dir} ({tried})")]
     NoPatch { short: String, dir: String, tried: String },
+    #[error("the agent patch {patch} leads out of the patch folder {dir}; refusing to read it")]
+    PatchOutside { patch: String, dir: String },
     #[error("no patches directory configured: set [runs] patches = \"DIR\" in the config")]
     NoPatchDir,
     #[error("config [runs] gpus = `{0}`: use auto, all, none or a number")]
@@ -100,13 +102,14 @@ pub fn plan(
     let command =
         commit.perf_command.effective().ok_or_else(|| PlanError::NoCommand(commit.short.clone()))?;
     let kind = commit.kind();
+    let no_parent = || PlanError::NoParent(commit.short.clone());
     let image = match config.image_overrides.get(&commit.short) {
         Some(fixed) if variant != Variant::Agent => fixed.clone(),
-        _ => images.image_for(commit, variant).ok_or_else(|| PlanError::NoParent(commit.short.clone()))?,
+        _ => images.image_for(commit, variant).ok_or_else(no_parent)?,
     };
     let scripts_commit = match variant {
         Variant::Human => commit.full.clone(),
-        _ => commit.parent.clone().ok_or_else(|| PlanError::NoParent(commit.short.clone()))?,
+        _ => commit.parent.clone().ok_or_else(no_parent)?,
     };
     let patch = if variant == Variant::Agent { Some(find_patch(commit, config)?) } else { None };
     let model = model_of(command).or(commit.model.clone()).unwrap_or_else(|| "facebook/opt-125m".into());
@@ -117,23 +120,8 @@ pub fn plan(
         Some(server) => format!("{}  &&  {}", server.join(" "), bench_argv.join(" ")),
         None => bench_argv.join(" "),
     };
-    let container = ContainerSpec {
-        name: format!("perftriage-{}-{}-{run_id}", commit.short, variant.name()),
-        image: image.clone(),
-        // The container only stays up; server and benchmark run as execs so their output is kept apart.
-        cmd: vec!["sleep".into(), "2000000".into()],
-        env: token_env(),
-        labels: HashMap::from([
-            (LABEL_COMMIT.to_string(), commit.short.clone()),
-            (LABEL_VARIANT.to_string(), variant.name().to_string()),
-            (LABEL_RUN.to_string(), run_id.to_string()),
-            (LABEL_WORKSPACE.to_string(), workspace.display().to_string()),
-        ]),
-        publish: server_argv.as_ref().map(|_| 8000),
-        gpus: gpus(&config.gpus, commit.gpu_count())?,
-        shm_bytes: i64::from(config.shm_gb) << 30,
-        binds: config.hf_cache.iter().map(|p| format!("{}:/root/.cache/huggingface", p.display())).collect(),
-    };
+    let target = Target { commit, variant, config, workspace, run_id };
+    let container = target.container(&image, server_argv.is_some())?;
     Ok(RunPlan {
         run_id: run_id.to_string(),
         short: commit.short.clone(),
@@ -154,6 +142,46 @@ pub fn plan(
         final_command,
         fixes: Vec::new(),
     })
+}
+
+/// What a run's container is made for.
+struct Target<'a> {
+    commit: &'a Commit,
+    variant: Variant,
+    config: &'a RunConfig,
+    workspace: &'a Path,
+    run_id: &'a str,
+}
+
+impl Target<'_> {
+    fn container(&self, image: &str, serving: bool) -> Result<ContainerSpec, PlanError> {
+        let (commit, config) = (self.commit, self.config);
+        Ok(ContainerSpec {
+            name: format!("perftriage-{}-{}-{}", commit.short, self.variant.name(), self.run_id),
+            image: image.to_string(),
+            // The container only stays up; server and benchmark run as execs so their output is kept apart.
+            cmd: vec!["sleep".into(), "2000000".into()],
+            env: token_env(),
+            labels: self.labels(),
+            publish: serving.then_some(8000),
+            gpus: gpus(&config.gpus, commit.gpu_count())?,
+            shm_bytes: i64::from(config.shm_gb) << 30,
+            binds: config
+                .hf_cache
+                .iter()
+                .map(|p| format!("{}:/root/.cache/huggingface", p.display()))
+                .collect(),
+        })
+    }
+
+    fn labels(&self) -> HashMap<String, String> {
+        HashMap::from([
+            (LABEL_COMMIT.to_string(), self.commit.short.clone()),
+            (LABEL_VARIANT.to_string(), self.variant.name().to_string()),
+            (LABEL_RUN.to_string(), self.run_id.to_string()),
+            (LABEL_WORKSPACE.to_string(), self.workspace.display().to_string()),
+        ])
+    }
 }
 
 impl RunPlan {
@@ -194,16 +222,28 @@ fn find_patch(commit: &Commit, config: &RunConfig) -> Result<PathBuf, PlanError>
     let dir = config.patches.as_ref().ok_or(PlanError::NoPatchDir)?;
     let mut tried =
         vec![dir.join(format!("{}.patch", commit.short)), dir.join(format!("{}.diff", commit.short))];
-    if let Some(item) = &commit.item_id {
+    if let Some(item) = commit.item_id.as_deref().filter(|i| crate::dataset::is_plain_name(i)) {
         tried.push(dir.join(item).join("model_patch.diff"));
     }
-    tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PlanError::NoPatch {
-        short: commit.short.clone(),
-        dir: dir.display().to_string(),
-        tried: tried
-            .iter()
-            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
+    match tried.iter().find(|p| p.is_file()) {
+        Some(found) => inside(dir, found),
+        None => Err(PlanError::NoPatch {
+            short: commit.short.clone(),
+            dir: dir.display().to_string(),
+            tried: tried
+                .iter()
+                .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+/// The patch, if it really lies in the patch folder: a link that leads out of it is refused.
+fn inside(dir: &Path, patch: &Path) -> Result<PathBuf, PlanError> {
+    let outside =
+        || PlanError::PatchOutside { patch: patch.display().to_string(), dir: dir.display().to_string() };
+    let (dir, real) =
+        (dir.canonicalize().map_err(|_| outside())?, patch.canonicalize().map_err(|_| outside())?);
+    if real.starts_with(&dir) { Ok(real) } else { Err(outside()) }
 }

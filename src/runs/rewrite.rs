@@ -57,7 +57,7 @@ pub fn benchmark_argv(
     let (env, words) = split_env(command);
     let mut argv = script_argv(words);
     if kind == BenchKind::Serving {
-        argv = serving_args(argv, dataset_path);
+        argv = serving_args(&argv, dataset_path);
     }
     (argv, env)
 }
@@ -79,7 +79,7 @@ fn script_argv(words: Vec<String>) -> Vec<String> {
     words
 }
 
-fn serving_args(argv: Vec<String>, dataset_path: Option<&str>) -> Vec<String> {
+fn serving_args(argv: &[String], dataset_path: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut has_prompts = false;

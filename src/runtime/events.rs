@@ -7,7 +7,7 @@ use tokio::sync::mpsc::UnboundedSender;
 pub fn spawn(tx: UnboundedSender<Msg>) {
     std::thread::spawn(move || {
         while let Ok(ev) = event::read() {
-            if let Some(msg) = translate(ev)
+            if let Some(msg) = translate(&ev)
                 && tx.send(msg).is_err()
             {
                 break;
@@ -16,7 +16,7 @@ pub fn spawn(tx: UnboundedSender<Msg>) {
     });
 }
 
-fn translate(ev: Event) -> Option<Msg> {
+fn translate(ev: &Event) -> Option<Msg> {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => {
             let code = match k.code {
@@ -44,7 +44,7 @@ fn translate(ev: Event) -> Option<Msg> {
             MouseEventKind::ScrollDown => Some(Msg::ScrollDown),
             _ => None,
         },
-        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Resize(w, h) => Some(Msg::Resize(*w, *h)),
         _ => None,
     }
 }

@@ -1,89 +1,106 @@
-//! The event loop: drain messages, update, carry out effects, draw when something changed (≤30 fps).
+//! The event loop: drain messages, update, hand effects to the executor, draw when something
+//! changed (≤30 fps). The loop never looks inside a message: the model decides.
 
-use super::{Context, events, saver::Saver, terminal};
-use crate::app::{AppState, Effect, Level, Msg, update};
+use super::effects::Io;
+use super::{events, saver::Saver, terminal};
+use crate::app::{AppState, GpuMsg, Level, Msg, RecipeInfo, update};
+use crate::jobs::service::{JobService, JobSetup};
+use crate::session::{Context, Workspace};
 use crate::ui::{self, Theme};
 use anyhow::Result;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 const FRAME: Duration = Duration::from_millis(33);
 const TICK: Duration = Duration::from_secs(1);
 
-/// The GPU sampler thread, its samples attributed to our runs.
-fn spawn_gpu(
-    replay: Option<std::path::PathBuf>,
-    interval: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    runs: &super::runs::RunService,
-    tx: mpsc::UnboundedSender<Msg>,
-) {
-    let (owners, ledger) = (runs.owners.clone(), runs.ledger.clone());
+/// The GPU sampler thread: raw samples (attributed to our runs by `update`), or why there are none.
+fn spawn_gpu(replay: Option<std::path::PathBuf>, interval: Arc<AtomicU64>, tx: mpsc::UnboundedSender<Msg>) {
     crate::gpu::spawn(replay, interval, move |result| {
         let msg = match result {
-            Ok((kind, mut sample)) => {
-                if let (Ok(owners), Ok(mut ledger)) = (owners.read(), ledger.lock()) {
-                    super::gpu::attribute(&mut sample, &owners, &mut ledger);
-                }
-                Msg::Gpu(Ok((format!("{kind:?}").to_lowercase(), sample)))
-            }
-            Err(why) => Msg::Gpu(Err(why)),
+            Ok((kind, sample)) => GpuMsg::Sample { source: format!("{kind:?}").to_lowercase(), sample },
+            Err(why) => GpuMsg::Unavailable(why.to_string()),
         };
-        tx.send(msg).is_ok()
+        tx.send(Msg::Gpu(msg)).is_ok()
     });
 }
 
-pub fn run_tui(ctx: Context, theme: Theme, gpu_replay: Option<std::path::PathBuf>) -> Result<()> {
-    let workspace = ctx.open_workspace(true)?;
-    let recipes = super::fix_cli::recipes(&ctx)?;
+/// The model as the session loaded it.
+fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixes::RecipeBook) -> AppState {
+    let entries = std::mem::take(&mut ctx.entries);
+    let mut state = AppState::new(entries, workspace.book.clone(), ctx.keymap.clone());
     let read_only = workspace.store.is_read_only();
-    let log_ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
-    let mut logs = super::logs::Logs::new(&ctx.workspace, log_ring);
-    let classifier = ctx.classifier.clone();
-    let mut state = AppState::new(ctx.entries, workspace.book, ctx.keymap);
-    state.read_only = read_only;
-    state.images = ctx.images;
-    state.log_ring = log_ring;
-    state.now = super::now_rfc3339();
-    state.session = format!("p{}-", std::process::id());
-    state.warnings = ctx.warnings;
-    state.message = startup_message(&state, &workspace.report.messages, read_only);
+    state.session.read_only = read_only;
+    state.session.images = ctx.images.clone();
+    state.logs.ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
+    state.runs.concurrency = ctx.config.runs.concurrency.max(1);
+    state.session.now = crate::session::now_rfc3339();
+    state.session.id = format!("p{}-", std::process::id());
+    state.session.warnings = std::mem::take(&mut ctx.warnings);
+    state.session.message = startup_message(&state, &workspace.report.messages, read_only);
+    state.session.recipes = recipes
+        .recipes
+        .iter()
+        .map(|r| RecipeInfo { id: r.id.clone(), title: r.title.clone(), answers: r.answers.clone() })
+        .collect();
+    state
+}
+
+pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::PathBuf>) -> Result<()> {
+    let workspace = ctx.open_workspace(true)?;
+    let recipes = ctx.recipes()?;
+    let log_file = super::own_log::start(&ctx.workspace);
+    for m in &workspace.report.messages {
+        log::warn!("{m}");
+    }
+    let mut state = initial_state(&mut ctx, &workspace, &recipes);
+    if let Err(why) = log_file {
+        state.session.warnings.push(why);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut term = terminal::enter()?;
     let size = term.size()?;
-    state.size = (size.width, size.height);
+    state.session.size = (size.width, size.height);
     let (tx, rx) = mpsc::unbounded_channel();
     let saver = Saver::spawn(workspace.store, tx.clone());
-    let tx_loop = tx.clone();
-    events::spawn(tx);
-    let commits: Vec<_> = state.entries.iter().map(|e| e.commit.clone()).collect();
-    state.recipes =
-        recipes.recipes.iter().map(|r| (r.id.clone(), r.title.clone(), r.answers.clone())).collect();
-    let setup = super::runs::RunSetup {
-        workspace: ctx.workspace.clone(),
-        config: ctx.config.runs.clone(),
-        images: state.images.clone(),
-        classifier: std::sync::Arc::new(classifier.clone()),
-        recipes,
-        fixed_repo: ctx.config.fixed_repo(),
-    };
-    let mut runs = super::runs::RunService::new(setup, commits, tx_loop.clone());
-    let gpu_interval = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1000));
-    spawn_gpu(gpu_replay, gpu_interval.clone(), &runs, tx_loop.clone());
-    let mut io = Io {
-        saver: &saver,
-        gpu_interval,
-        runs: &mut runs,
-        logs: &mut logs,
-        classifier: &classifier,
-        tx: tx_loop,
-    };
-    let result = runtime.block_on(async {
-        io.runs.connect_forever();
-        event_loop(&mut term, &mut state, &theme, &mut io, rx).await
+    events::spawn(tx.clone());
+    let gpu_interval = Arc::new(AtomicU64::new(1000));
+    spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
+    let (result, io) = runtime.block_on(async {
+        let mut io = executor(&ctx, &state, recipes, saver, gpu_interval, tx);
+        io.jobs.connect_forever();
+        (event_loop(&mut term, &mut state, theme, &mut io, rx).await, io)
     });
     terminal::leave();
-    saver.finish();
+    io.saver.finish();
     result
+}
+
+/// The effect executor and the job service it drives (built inside the runtime: it spawns tasks).
+fn executor(
+    ctx: &Context,
+    state: &AppState,
+    recipes: crate::fixes::RecipeBook,
+    saver: Saver,
+    gpu_interval: Arc<AtomicU64>,
+    tx: mpsc::UnboundedSender<Msg>,
+) -> Io {
+    let classifier = Arc::new(ctx.classifier.clone());
+    let setup = JobSetup {
+        workspace: ctx.workspace.clone(),
+        config: ctx.config.runs.clone(),
+        images: state.session.images.clone(),
+        classifier: classifier.clone(),
+        recipes,
+        fixed_repo: ctx.config.fixed_repo(),
+        redactor: crate::logs::Redactor::from_env(),
+    };
+    let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
+    let jobs = JobService::new(setup, commits, tx.clone());
+    let logs = crate::jobs::logs::Logs::new(&ctx.workspace, classifier, tx.clone());
+    Io { saver, gpu_interval, jobs, logs, workspace: ctx.workspace.clone(), tx }
 }
 
 fn startup_message(state: &AppState, store_messages: &[String], read_only: bool) -> Option<(Level, String)> {
@@ -93,82 +110,36 @@ fn startup_message(state: &AppState, store_messages: &[String], read_only: bool)
     if read_only {
         return Some((Level::Warn, "another perftriage holds this workspace: the board is read-only".into()));
     }
-    match state.warnings.len() {
+    match state.session.warnings.len() {
         0 => None,
-        n => Some((Level::Warn, format!("{n} result-file warning(s); first: {}", state.warnings[0]))),
+        n => Some((Level::Warn, format!("{n} warning(s); first: {}", state.session.warnings[0]))),
     }
 }
 
-/// What effects are carried out with.
-struct Io<'a> {
-    saver: &'a Saver,
-    gpu_interval: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    runs: &'a mut super::runs::RunService,
-    logs: &'a mut super::logs::Logs,
-    classifier: &'a crate::classify::Classifier,
-    tx: mpsc::UnboundedSender<Msg>,
-}
-
-impl Io<'_> {
-    /// Carry out one effect; `false` means quit.
-    fn run(&mut self, effect: Effect) -> bool {
-        let replies = match effect {
-            Effect::SaveTriage(book) => {
-                self.saver.save(book);
-                Vec::new()
-            }
-            Effect::OpenLog { key, source, text } => {
-                self.logs.open(key, source.as_deref(), &text, self.classifier)
-            }
-            Effect::ReadLog { key, first, count } => {
-                vec![self.logs.read(&key, first, count, self.classifier)]
-            }
-            Effect::SaveLog { key } => vec![self.logs.save(&key)],
-            Effect::GpuInterval(ms) => {
-                self.gpu_interval.store(ms, std::sync::atomic::Ordering::Relaxed);
-                Vec::new()
-            }
-            Effect::StartRun { run_id, short, variant, image, fixes } => {
-                self.runs.start(&run_id, &short, variant, image, fixes);
-                Vec::new()
-            }
-            Effect::ProbeFixes { short, variant, image, category, evidence } => {
-                let req = super::runs::FixRequest { short, variant, image, evidence, commit_image: false };
-                self.runs.probe_fixes(req, category);
-                Vec::new()
-            }
-            Effect::ApplyFix { short, variant, recipe, commit_image, image, evidence, log } => {
-                let req = super::runs::FixRequest { short, variant, image, evidence, commit_image };
-                self.runs.apply_fix(req, recipe, log);
-                Vec::new()
-            }
-            Effect::CancelRun { run_id } => {
-                self.runs.cancel(&run_id);
-                Vec::new()
-            }
-            Effect::ExpandLines { key, lines } => self.logs.expand(&key, &lines, self.classifier),
-            Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto, self.tx.clone()),
-            Effect::Quit => return false,
-        };
-        for msg in replies {
-            let _ = self.tx.send(msg);
+/// Idle means idle: ticks, and GPU samples nobody is looking at, do not redraw.
+fn quiet(state: &AppState, msg: &Msg) -> bool {
+    match msg {
+        Msg::Tick(_) => !state.runs.is_live(),
+        Msg::Gpu(GpuMsg::Sample { .. }) => {
+            !state.gpu.visible && !state.runs.is_live() && state.gpu.unavailable.is_none()
         }
-        true
+        Msg::Gpu(GpuMsg::Unavailable(why)) => state.gpu.unavailable.as_deref() == Some(why.as_str()),
+        _ => false,
     }
-}
-
-fn io_live(state: &AppState) -> bool {
-    state.runs.iter().any(|r| !r.phase.is_finished())
 }
 
 async fn event_loop(
     term: &mut terminal::Term,
     state: &mut AppState,
     theme: &Theme,
-    io: &mut Io<'_>,
+    io: &mut Io,
     mut rx: mpsc::UnboundedReceiver<Msg>,
 ) -> Result<()> {
     let mut tick = tokio::time::interval(TICK);
+    let (stop_tx, mut stop) = mpsc::unbounded_channel();
+    crate::jobs::signals::on_stop(move |name, _| {
+        let _ = stop_tx.send(name);
+    });
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     loop {
@@ -180,33 +151,36 @@ async fn event_loop(
         let until_frame = FRAME.saturating_sub(last_draw.elapsed());
         let first = tokio::select! {
             msg = rx.recv() => match msg { Some(m) => m, None => return Ok(()) },
-            _ = tick.tick() => Msg::Tick(super::now_rfc3339()),
+            _ = tick.tick() => {
+                super::own_log::collect();
+                Msg::Tick(crate::session::now_rfc3339())
+            }
+            // The terminal is restored and pending saves are written on the way out.
+            Some(_) = stop.recv() => return Ok(()),
             _ = tokio::time::sleep(until_frame), if dirty => continue,
         };
         let mut batch = vec![first];
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
-        for msg in batch {
-            match &msg {
-                Msg::RunFinished { run_id, .. } => io.runs.finished(run_id),
-                Msg::Docker(crate::app::DockerStatus::Connected(_)) => io.runs.resume(),
-                _ => {}
-            }
-            // Idle means idle: ticks, and GPU samples nobody is looking at, do not redraw.
-            let live = io_live(state);
-            let quiet = match &msg {
-                Msg::Tick(_) => true,
-                Msg::Gpu(Ok(_)) => !state.gpu.visible && !live && state.gpu.unavailable.is_none(),
-                Msg::Gpu(Err(why)) => state.gpu.unavailable.as_deref() == Some(why.as_str()),
-                _ => false,
-            };
-            for effect in update(state, msg) {
-                if !io.run(effect) {
-                    return Ok(());
-                }
-            }
-            dirty |= !quiet;
+        match apply(state, io, batch) {
+            Some(changed) => dirty |= changed,
+            None => return Ok(()),
         }
     }
+}
+
+/// Update with a batch of messages and carry out the effects; whether the screen changed, or
+/// `None` to quit.
+fn apply(state: &mut AppState, io: &mut Io, batch: Vec<Msg>) -> Option<bool> {
+    let mut changed = false;
+    for msg in batch {
+        changed |= !quiet(state, &msg);
+        for effect in update(state, msg) {
+            if !io.run(effect) {
+                return None;
+            }
+        }
+    }
+    Some(changed)
 }

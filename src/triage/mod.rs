@@ -105,6 +105,19 @@ impl TriageBook {
         TriageBook { schema_version: SCHEMA_VERSION, commits: BTreeMap::new() }
     }
 
+    /// Take in the entries of `other` this book lacks (histories are append-only, so nothing is
+    /// lost either way); each history stays in time order.
+    pub fn merge(&mut self, other: &TriageBook) {
+        for (short, entries) in &other.commits {
+            let mine = self.commits.entry(short.clone()).or_default();
+            let before = mine.len();
+            mine.extend(entries.iter().filter(|e| !mine[..before].contains(e)).cloned().collect::<Vec<_>>());
+            if mine.len() > before {
+                mine.sort_by(|a, b| a.at.cmp(&b.at));
+            }
+        }
+    }
+
     /// Append a validated change to the commit's history.
     pub fn apply(&mut self, short: &str, change: Change, at: String) -> Result<(), TriageError> {
         match &change {

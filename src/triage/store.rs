@@ -1,24 +1,29 @@
 //! `triage.json` in the workspace: atomic writes (temp file, fsync, rename, fsync dir), tolerant loads
-//! (a corrupt file is moved aside, never deleted), and an exclusive lock so two instances cannot clobber it.
+//! (a corrupt or unreadable file is moved aside under a name of its own, never deleted or replaced),
+//! and an OS lock on the workspace folder itself (released when the process dies; deleting a file
+//! cannot undo it) so two instances cannot clobber it.
 
 use super::{SCHEMA_VERSION, TriageBook};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const FILE: &str = "triage.json";
-const LOCK: &str = "perftriage.lock";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot use workspace {path}: {source}")]
     Workspace { path: PathBuf, source: std::io::Error },
-    #[error("workspace {path} is in use by another perftriage (lock {lock}); close it first")]
-    Locked { path: PathBuf, lock: PathBuf },
+    #[error("workspace {path} is in use by another perftriage (it holds the folder's lock); close it first")]
+    Locked { path: PathBuf },
     #[error("cannot save {path}: {source} (the previous file is untouched)")]
     Write { path: PathBuf, source: std::io::Error },
     #[error("this board is read-only: another perftriage holds the workspace lock")]
     ReadOnly,
+    #[error(
+        "{path} could not be read or moved aside ({why}); not saving over it — fix or move it, then restart"
+    )]
+    Unreadable { path: PathBuf, why: String },
 }
 
 /// What loading found, for the operator.
@@ -30,35 +35,41 @@ pub struct LoadReport {
 #[derive(Debug)]
 pub struct TriageStore {
     dir: PathBuf,
-    /// Held for the store's life; `None` means read-only.
+    /// The workspace folder, locked for the store's life; `None` means read-only.
     lock: Option<File>,
+    /// Why saving would destroy a file that could not be read or moved aside.
+    blocked: std::sync::Mutex<Option<String>>,
 }
 
 impl TriageStore {
     /// Open the workspace for writing; fails with `Locked` when another instance holds it.
     pub fn open(dir: &Path) -> Result<TriageStore, StoreError> {
-        let lock_path = dir.join(LOCK);
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Workspace { path: dir.into(), source })?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| StoreError::Workspace { path: lock_path.clone(), source })?;
-        match file.try_lock() {
-            Ok(()) => Ok(TriageStore { dir: dir.into(), lock: Some(file) }),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                Err(StoreError::Locked { path: dir.into(), lock: lock_path })
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                Err(StoreError::Workspace { path: lock_path, source })
+        let workspace = |source| StoreError::Workspace { path: dir.into(), source };
+        crate::files::private_dir(dir).map_err(workspace)?;
+        let folder = File::open(dir).map_err(workspace)?;
+        match folder.try_lock() {
+            Ok(()) => Ok(TriageStore { dir: dir.into(), lock: Some(folder), blocked: Default::default() }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked { path: dir.into() }),
+            Err(std::fs::TryLockError::Error(source)) => Err(workspace(source)),
+        }
+    }
+
+    /// Open for writing, waiting up to `patience` for another instance to let go of the lock.
+    pub fn open_waiting(dir: &Path, patience: std::time::Duration) -> Result<TriageStore, StoreError> {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            match TriageStore::open(dir) {
+                Err(StoreError::Locked { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                other => return other,
             }
         }
     }
 
     /// Open without the lock: loads work, saves are refused.
     pub fn open_read_only(dir: &Path) -> TriageStore {
-        TriageStore { dir: dir.into(), lock: None }
+        TriageStore { dir: dir.into(), lock: None, blocked: Default::default() }
     }
 
     pub fn is_read_only(&self) -> bool {
@@ -69,59 +80,82 @@ impl TriageStore {
         self.dir.join(FILE)
     }
 
-    /// Load the book. A missing file is an empty book; a corrupt one is moved aside (when writable)
-    /// and reported, and work continues from an empty book.
+    /// Load the book. A missing file is an empty book; one that cannot be read or parsed is moved
+    /// aside (when writable) and reported, and work continues from an empty book. If it can be
+    /// neither read nor moved, saving is refused rather than replacing it.
     pub fn load(&self, now_compact: &str) -> (TriageBook, LoadReport) {
         let path = self.path();
         let mut report = LoadReport::default();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return (TriageBook::new(), report);
-            }
-            Err(e) => {
-                report
-                    .messages
-                    .push(format!("cannot read {}: {e}; starting with no triage marks", path.display()));
-                return (TriageBook::new(), report);
-            }
+        let problem = match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (TriageBook::new(), report),
+            Err(e) => format!("unreadable ({e})"),
+            Ok(bytes) => match parse(&bytes) {
+                Ok(book) => return (book, report),
+                Err(problem) => problem,
+            },
         };
-        let problem = match serde_json::from_str::<TriageBook>(&text) {
-            Ok(book) if book.schema_version == SCHEMA_VERSION => return (book, report),
-            Ok(book) => format!("schema_version {} is not {SCHEMA_VERSION}", book.schema_version),
-            Err(e) => format!("invalid JSON ({e})"),
-        };
-        let moved = if self.is_read_only() {
-            "left in place (opened read-only)".to_string()
-        } else {
-            let aside = self.dir.join(format!("{FILE}.corrupt-{now_compact}"));
-            match std::fs::rename(&path, &aside) {
-                Ok(()) => format!("moved aside to {}", aside.display()),
-                Err(e) => format!("could not be moved aside ({e})"),
-            }
-        };
-        report.messages.push(format!(
-            "{} is corrupt: {problem}; it was {moved}; starting with no triage marks",
-            path.display()
-        ));
+        let moved = self.move_aside(&path, now_compact, &problem);
+        report
+            .messages
+            .push(format!("{} is {problem}; it was {moved}; starting with no triage marks", path.display()));
         (TriageBook::new(), report)
     }
 
-    /// Write the whole book atomically: a crash leaves either the old or the new file, never a torn one.
+    /// Move an unusable file to `triage.json.corrupt-<time>[-N]`, a name no earlier copy has.
+    fn move_aside(&self, path: &Path, now_compact: &str, problem: &str) -> String {
+        if self.is_read_only() {
+            return "left in place (opened read-only)".to_string();
+        }
+        let base = format!("{FILE}.corrupt-{now_compact}");
+        let aside = (1..)
+            .map(|n| if n == 1 { base.clone() } else { format!("{base}-{n}") })
+            .map(|name| self.dir.join(name))
+            .find(|p| !p.exists())
+            .unwrap_or_else(|| self.dir.join(&base));
+        match std::fs::rename(path, &aside) {
+            Ok(()) => format!("moved aside to {}", aside.display()),
+            Err(e) => {
+                if let Ok(mut blocked) = self.blocked.lock() {
+                    *blocked = Some(format!("{problem}; cannot move it aside: {e}"));
+                }
+                format!("left in place: it could not be moved aside ({e}), so nothing will be saved over it")
+            }
+        }
+    }
+
+    /// Write the book atomically — a crash leaves either the old or the new file, never a torn
+    /// one — after taking in whatever the file on disk has that the book lacks.
     pub fn save(&self, book: &TriageBook) -> Result<(), StoreError> {
         if self.is_read_only() {
             return Err(StoreError::ReadOnly);
         }
         let path = self.path();
+        if let Some(why) = self.blocked.lock().ok().and_then(|b| b.clone()) {
+            return Err(StoreError::Unreadable { path, why });
+        }
         let tmp = self.dir.join(format!("{FILE}.tmp"));
         let wrap = |source| StoreError::Write { path: path.clone(), source };
-        let json = serde_json::to_vec_pretty(book).map_err(|e| wrap(std::io::Error::other(e)))?;
-        let mut file = File::create(&tmp).map_err(wrap)?;
+        let mut merged = book.clone();
+        if let Ok(on_disk) = std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| parse(&b)) {
+            merged.merge(&on_disk);
+        }
+        let json = serde_json::to_vec_pretty(&merged).map_err(|e| wrap(std::io::Error::other(e)))?;
+        let mut file = crate::files::create(&tmp).map_err(wrap)?;
         file.write_all(&json).map_err(wrap)?;
         file.sync_all().map_err(wrap)?;
         drop(file);
         std::fs::rename(&tmp, &path).map_err(wrap)?;
         File::open(&self.dir).and_then(|d| d.sync_all()).map_err(wrap)?;
         Ok(())
+    }
+}
+
+/// The book in a file's bytes, or what is wrong with them.
+fn parse(bytes: &[u8]) -> Result<TriageBook, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    match serde_json::from_str::<TriageBook>(text) {
+        Ok(book) if book.schema_version == SCHEMA_VERSION => Ok(book),
+        Ok(book) => Err(format!("corrupt: schema_version {} is not {SCHEMA_VERSION}", book.schema_version)),
+        Err(e) => Err(format!("corrupt: invalid JSON ({e})")),
     }
 }

@@ -7,9 +7,11 @@ mod widgets;
 
 pub use layout::MIN_SIZE;
 pub use theme::Theme;
+pub use widgets::hints::line as hint_line;
 
-use crate::app::{AppState, Mode};
+use crate::app::{Action, AppState, Focus, KeyMode, Mode};
 use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
 
 pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
@@ -18,28 +20,48 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         return;
     }
     let gpu_rows = if state.gpu.visible { widgets::gpu_pane::height(state) } else { 0 };
-    let areas = layout::split(area, state.detail_open || state.log_focused(), gpu_rows);
-    if let Some(gpu) = areas.gpu {
-        widgets::gpu_pane::render(frame, gpu, state, theme);
+    let debug_rows = if state.session.debug_pane { widgets::debug_pane::HEIGHT } else { 0 };
+    let areas = layout::split(area, state.board.detail_open || state.logs.is_open(), gpu_rows + debug_rows);
+    if let Some(bottom) = areas.gpu {
+        let [debug, gpu] =
+            Layout::vertical([Constraint::Length(debug_rows), Constraint::Min(0)]).areas(bottom);
+        if debug_rows > 0 {
+            widgets::debug_pane::render(frame, debug, state, theme);
+        }
+        if gpu_rows > 0 {
+            widgets::gpu_pane::render(frame, gpu, state, theme);
+        }
     }
     widgets::header::render(frame, areas.header, state, theme);
     widgets::board::render(frame, areas.board, state, theme);
     if let Some(pane) = areas.detail {
-        match (&state.focus_run, &state.log) {
-            (Some((id, focused)), _) => widgets::run_panes::render(frame, pane, state, id, *focused, theme),
-            (None, Some(view)) => widgets::log_pane::render(frame, pane, view, state.log_rows(), true, theme),
+        match (&state.logs.run_pane, &state.logs.recorded) {
+            (Some((id, shown)), _) => widgets::run_panes::render(frame, pane, state, id, *shown, theme),
+            (None, Some(view)) => widgets::log_pane::render(frame, pane, &log_props(state, view), theme),
             (None, None) => widgets::detail::render(frame, pane, state, theme),
         }
     }
     widgets::footer::render(frame, areas.footer, state, theme);
+    let keymap = &state.session.keymap;
     match &state.mode {
         Mode::Help => widgets::help::render(frame, area, state, theme),
-        Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, theme),
-        Mode::Choose(short) => widgets::chooser::render(frame, area, short, theme),
-        Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, theme),
-        Mode::BulkFix { shorts, recipes, selected } => {
-            widgets::fix_menu::render_bulk(frame, area, shorts, recipes, *selected, theme)
-        }
+        Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, keymap, theme),
+        Mode::Choose(short) => widgets::chooser::render(frame, area, short, keymap, theme),
+        Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, keymap, theme),
+        Mode::BulkFix(picker) => widgets::fix_menu::render_bulk(frame, area, picker, keymap, theme),
         Mode::Normal | Mode::Prompt(_) => {}
+    }
+}
+
+/// What the log pane widget needs to draw a log view.
+pub(crate) fn log_props<'a>(
+    state: &AppState,
+    view: &'a crate::app::LogView,
+) -> widgets::log_pane::LogPaneProps<'a> {
+    widgets::log_pane::LogPaneProps {
+        view,
+        page_rows: state.log_rows(),
+        focused: state.focus == Focus::Log,
+        expand_key: state.session.keymap.key_name(KeyMode::Log, Action::ExpandLines),
     }
 }

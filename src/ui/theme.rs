@@ -35,8 +35,8 @@ macro_rules! roles {
         #[derive(Debug, Clone, PartialEq)]
         pub struct Theme { pub name: String, $(pub $role: Style,)* }
 
-        fn resolve(name: String, specs: RoleSpecs) -> Result<Theme, String> {
-            Ok(Theme { name, $($role: style(&specs.$role).map_err(|e| format!("roles.{}: {e}", stringify!($role)))?,)* })
+        fn resolve(name: String, specs: RoleSpecs) -> Result<Theme, (String, String)> {
+            Ok(Theme { name, $($role: style(&specs.$role).map_err(|c| (format!("roles.{}", stringify!($role)), c))?,)* })
         }
     };
 }
@@ -53,8 +53,20 @@ struct ThemeFile {
     roles: RoleSpecs,
 }
 
+/// A theme that cannot be used; each message names the theme and what in it is wrong.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ThemeError {
+    #[error("theme `{name}` is neither {known} nor a readable file: {reason}")]
+    Unknown { name: String, known: String, reason: String },
+    #[error("invalid theme {origin}: {message}")]
+    Invalid { origin: String, message: String },
+    #[error("invalid theme {origin}: {field}: `{colour}` is not a colour")]
+    BadColour { origin: String, field: String, colour: String },
+}
+
+/// The colour, or the text that is not one.
 fn color(text: &str) -> Result<Color, String> {
-    text.parse::<Color>().map_err(|_| format!("`{text}` is not a colour"))
+    text.parse::<Color>().map_err(|_| text.to_string())
 }
 
 fn style(spec: &RoleSpec) -> Result<Style, String> {
@@ -85,20 +97,26 @@ impl Theme {
     }
 
     /// An embedded theme by name, or a theme file by path.
-    pub fn load(name_or_path: &str) -> Result<Theme, String> {
+    pub fn load(name_or_path: &str) -> Result<Theme, ThemeError> {
         if let Some((_, text)) = EMBEDDED.iter().find(|(n, _)| *n == name_or_path) {
             return Theme::parse(text, name_or_path);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let known: Vec<_> = Theme::names().collect();
-            format!("theme `{name_or_path}` is neither {} nor a readable file: {e}", known.join(", "))
+        let text = std::fs::read_to_string(path).map_err(|e| ThemeError::Unknown {
+            name: name_or_path.into(),
+            known: Theme::names().collect::<Vec<_>>().join(", "),
+            reason: e.to_string(),
         })?;
         Theme::parse(&text, name_or_path)
     }
 
-    pub fn parse(text: &str, origin: &str) -> Result<Theme, String> {
-        let file: ThemeFile = toml::from_str(text).map_err(|e| format!("invalid theme {origin}: {e}"))?;
-        resolve(file.name, file.roles).map_err(|e| format!("invalid theme {origin}: {e}"))
+    pub fn parse(text: &str, origin: &str) -> Result<Theme, ThemeError> {
+        let invalid = |message: String| ThemeError::Invalid { origin: origin.into(), message };
+        let file: ThemeFile = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        resolve(file.name, file.roles).map_err(|(field, colour)| ThemeError::BadColour {
+            origin: origin.into(),
+            field,
+            colour,
+        })
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Budgets: LogStore ingest >= 1,000,000 typical vLLM lines/s; RSS grows < 100 MB on a 10-million-line (~1 GB) log.
+# Budgets: line-path ingest (decode, redact, spool, classify, ring) >= 1,000,000 typical vLLM lines/s; RSS grows < 100 MB on a 10-million-line (~1 GB) log.
 # Writes the log to $WORK (default /tmp/perftriage-log), ingests it twice, reports rate and max RSS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,11 +1,16 @@
 //! Criterion benchmarks for the budgets: first frame on the embedded dataset (< 100 ms),
 //! a filter keystroke at 10,000 rows redrawn (< 16 ms), and loading + joining 10,000 commits.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use perftriage::app::KeyMap;
 use perftriage::app::{AppState, Key, Msg, update};
 use perftriage::classify::Classifier;
-use perftriage::config::KeyMap;
 use perftriage::dataset;
 use perftriage::triage::TriageBook;
 use perftriage::ui::{Theme, view};
@@ -23,7 +28,7 @@ fn first_frame(c: &mut Criterion) {
         b.iter(|| {
             let classifier = Classifier::embedded().unwrap();
             let (entries, _) =
-                dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
+                dataset::join(dataset::load_embedded().unwrap().commits, Default::default(), &classifier);
             let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
             update(&mut state, Msg::Resize(160, 48));
             let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
@@ -86,7 +91,7 @@ fn classify_throughput(c: &mut Criterion) {
     group.bench_function("bulk_50MB_log", |b| b.iter(|| black_box(classifier.classify(&log))));
     group.bench_function("live_line_by_line_50MB_log", |b| {
         b.iter(|| {
-            let mut live = perftriage::classify::LiveClassifier::new(&classifier);
+            let mut live = perftriage::classify::LiveClassifier::new(std::sync::Arc::new(classifier.clone()));
             log.lines().for_each(|l| live.feed(l));
             black_box(live.verdict())
         })
@@ -98,7 +103,8 @@ fn classify_throughput(c: &mut Criterion) {
 fn log_pane_draw(c: &mut Criterion) {
     let theme = Theme::load("default").unwrap();
     let classifier = Classifier::embedded().unwrap();
-    let (entries, _) = dataset::join(dataset::load_embedded().unwrap(), Default::default(), &classifier);
+    let (entries, _) =
+        dataset::join(dataset::load_embedded().unwrap().commits, Default::default(), &classifier);
     let mut state = AppState::new(entries, TriageBook::new(), KeyMap::default());
     update(&mut state, Msg::Resize(160, 48));
     let Some(perftriage::app::Effect::OpenLog { key, .. }) = update(&mut state, Msg::Key(Key::ch('L'))).pop()
@@ -108,7 +114,7 @@ fn log_pane_draw(c: &mut Criterion) {
     let mut decoder = perftriage::logs::Decoder::new(perftriage::logs::Stream::Stdout);
     let mut out = perftriage::logs::Output::default();
     decoder.feed(perftriage::synthetic::vllm_log(200_000).as_bytes(), &mut out);
-    update(&mut state, Msg::LogLines { key, lines: out.lines, finished: false });
+    update(&mut state, Msg::Log(perftriage::app::LogMsg::Lines { key, lines: out.lines, finished: false }));
     update(&mut state, Msg::Key(Key::ch('/')));
     for ch in "aimv2".chars() {
         update(&mut state, Msg::Key(Key::ch(ch)));

@@ -1,6 +1,12 @@
 //! Real-engine test setup: the static mock-vLLM binary, busybox, and `FROM scratch` images whose
 //! files reproduce real failure signatures. No registry is needed.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
 
 use perftriage::docker::{Engine, tar_of};
 use std::path::{Path, PathBuf};

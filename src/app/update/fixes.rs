@@ -1,30 +1,37 @@
 //! The fix menu, applying a fix from the board, bulk fixes and what a finished fix records.
 
 use crate::app::{
-    AppState, Confirm, ConfirmAction, Effect, FixMenu, FixOffer, Key, KeyCode, Level, LogKey, LogView, Mode,
+    Action, AppState, BulkPicker, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest,
+    Focus, Level, LogKey, LogView, Mode, Prompt, PromptPurpose, RunRequest,
 };
 use crate::dataset::{RunStatus, Variant};
+use crate::fixes::FixOffer;
 use crate::triage::{Change, FixOutcome};
 
-/// The variant a fix is for: the first failing one, else the first recorded one.
+/// The variant a fix is for: the first failing one, with its failure's category.
 fn failing_variant(state: &AppState, index: usize) -> Option<(Variant, String)> {
-    let entry = &state.entries[index];
+    let entry = &state.board.entries[index];
     Variant::ALL.into_iter().find(|v| entry.variant(*v).outcome.status.is_failure()).map(|v| {
         let verdict = entry.variant(v).verdict.as_ref().or(entry.hint.as_ref());
         (v, verdict.map_or(crate::classify::UNCLASSIFIED.to_string(), |x| x.category.clone()))
     })
 }
 
+fn evidence(state: &AppState, short: &str, variant: Variant) -> Option<String> {
+    let index = state.board.entry_index(short)?;
+    state.board.entries[index].variant(variant).verdict.as_ref().map(|v| v.evidence.clone())
+}
+
 /// `f`: probe the failing variant's image and open the menu.
 pub fn open(state: &mut AppState) -> Vec<Effect> {
-    let Some(index) = state.selected_entry() else { return Vec::new() };
-    let short = state.entries[index].commit.short.clone();
+    let Some(index) = state.board.selected_entry() else { return Vec::new() };
+    let short = state.board.entries[index].commit.short.clone();
     let Some((variant, category)) = failing_variant(state, index) else {
-        state.message = Some((Level::Info, format!("{short} has no failed variant to fix")));
+        state.notify(Level::Info, format!("{short} has no failed variant to fix"));
         return Vec::new();
     };
-    let image = state.book.fixed_image(&short, variant.name());
-    let evidence = evidence(state, index, variant);
+    let image = state.board.book.fixed_image(&short, variant.name());
+    let evidence = evidence(state, &short, variant);
     let menu = FixMenu {
         short: short.clone(),
         variant,
@@ -37,11 +44,17 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::ProbeFixes { short, variant, image, category, evidence }]
 }
 
-fn evidence(state: &AppState, index: usize, variant: Variant) -> Option<String> {
-    state.entries[index].variant(variant).verdict.as_ref().map(|v| v.evidence.clone())
+pub fn message(state: &mut AppState, msg: FixMsg) -> Vec<Effect> {
+    match msg {
+        FixMsg::Offers { short, variant, offers } => {
+            got_offers(state, &short, variant, offers);
+            Vec::new()
+        }
+        FixMsg::Done(done) => fix_done(state, done),
+    }
 }
 
-pub fn offers(state: &mut AppState, short: &str, variant: Variant, offers: Result<Vec<FixOffer>, String>) {
+fn got_offers(state: &mut AppState, short: &str, variant: Variant, offers: Result<Vec<FixOffer>, String>) {
     if let Mode::Fix(menu) = &mut state.mode
         && menu.short == short
         && menu.variant == variant
@@ -51,25 +64,23 @@ pub fn offers(state: &mut AppState, short: &str, variant: Variant, offers: Resul
     }
 }
 
-pub fn menu_key(state: &mut AppState, key: Key) -> Vec<Effect> {
+pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Mode::Fix(menu) = &mut state.mode else { return Vec::new() };
     let count = menu.shown().len();
-    match key.code {
-        KeyCode::Char('j') | KeyCode::Down => {
-            menu.selected = (menu.selected + 1).min(count.saturating_sub(1))
-        }
-        KeyCode::Char('k') | KeyCode::Up => menu.selected = menu.selected.saturating_sub(1),
-        KeyCode::Char('w') => {
+    match action {
+        Action::MenuDown => menu.selected = (menu.selected + 1).min(count.saturating_sub(1)),
+        Action::MenuUp => menu.selected = menu.selected.saturating_sub(1),
+        Action::ShowWhy => {
             menu.show_why = !menu.show_why;
             menu.selected = 0;
         }
-        KeyCode::Char('u') => {
+        Action::FixUnfixable => {
             let (short, category) = (menu.short.clone(), menu.category.clone());
-            state.mode = Mode::Normal;
-            return super::prompt::open_unfixable(state, &short, &category);
+            let text = state.board.explained_reason(&short, &category);
+            state.mode = Mode::Prompt(Prompt::new(PromptPurpose::UnfixableReason, &short, text));
         }
-        KeyCode::Enter | KeyCode::Char('c') => return confirm(state, key.code == KeyCode::Char('c')),
-        KeyCode::Esc | KeyCode::Char('q') => state.mode = Mode::Normal,
+        Action::ApplyFix | Action::ApplyFixCommit => return confirm(state, action == Action::ApplyFixCommit),
+        Action::Close => state.mode = Mode::Normal,
         _ => {}
     }
     Vec::new()
@@ -79,7 +90,7 @@ fn confirm(state: &mut AppState, commit_image: bool) -> Vec<Effect> {
     let Mode::Fix(menu) = &state.mode else { return Vec::new() };
     let Some(offer) = menu.current().cloned() else { return Vec::new() };
     if let Some(why) = &offer.why_not {
-        state.message = Some((Level::Warn, format!("{} does not apply here: {why}", offer.id)));
+        state.notify(Level::Warn, format!("{} does not apply here: {why}", offer.id));
         return Vec::new();
     }
     let (short, variant) = (menu.short.clone(), menu.variant);
@@ -92,11 +103,11 @@ fn confirm(state: &mut AppState, commit_image: bool) -> Vec<Effect> {
     });
     let title = format!("Apply {} to {short} {}?", offer.id, variant.name());
     let action = ConfirmAction::ApplyFix { short, variant, recipe: offer.id, commit_image };
-    state.mode = Mode::Confirm(Confirm { title, preview, action, yes_focused: false });
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
     Vec::new()
 }
 
-/// Queue a fix; its output streams into the log pane.
+/// Queue a fix; its output streams into the log pane, which takes focus.
 pub fn apply(
     state: &mut AppState,
     short: &str,
@@ -104,27 +115,21 @@ pub fn apply(
     recipe: &str,
     commit_image: bool,
 ) -> Vec<Effect> {
-    let image = state.book.fixed_image(short, variant.name());
-    let evidence = state.entry_index(short).and_then(|i| evidence(state, i, variant));
+    let image = state.board.book.fixed_image(short, variant.name());
+    let evidence = evidence(state, short, variant);
     let log = LogKey { short: short.into(), variant, run: format!("fix-{recipe}") };
     let title = format!("fix {recipe} · {short} {}", variant.name());
-    state.log = Some(LogView::new(log.clone(), title, state.log_ring));
-    state.focus_run = None;
-    state.message = Some((Level::Info, format!("applying {recipe} to {short} {}…", variant.name())));
-    vec![Effect::ApplyFix {
-        short: short.into(),
-        variant,
-        recipe: recipe.into(),
-        commit_image,
-        image,
-        evidence,
-        log,
-    }]
+    state.logs.recorded = Some(LogView::new(log.clone(), title, state.logs.ring));
+    state.logs.run_pane = None;
+    state.focus = Focus::Log;
+    state.notify(Level::Info, format!("applying {recipe} to {short} {}…", variant.name()));
+    let (short, recipe) = (short.to_string(), recipe.to_string());
+    vec![Effect::ApplyFix(FixRequest { short, variant, recipe, commit_image, image, evidence, log })]
 }
 
 /// Record the fix; a verified fix without a committed image is re-run at once.
-pub fn done(state: &mut AppState, done: FixDoneArgs) -> Vec<Effect> {
-    let FixDoneArgs { short, variant, recipe, outcome, image, log, commit_image } = done;
+fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
+    let FixDone { short, variant, recipe, outcome, image, log, commit_image } = done;
     let recorded = if commit_image { image.clone() } else { None };
     let change = Change::Fix {
         variant: variant.name().into(),
@@ -133,7 +138,7 @@ pub fn done(state: &mut AppState, done: FixDoneArgs) -> Vec<Effect> {
         image: recorded,
         log: log.clone(),
     };
-    let mut effects = super::triage::record_change(state, &short, change);
+    let effects = state.record(&short, change);
     let message = match outcome {
         FixOutcome::Failed => (
             Level::Error,
@@ -145,93 +150,77 @@ pub fn done(state: &mut AppState, done: FixDoneArgs) -> Vec<Effect> {
         ),
         _ => (Level::Info, format!("{recipe} verified on {short}; re-running {}", variant.name())),
     };
-    state.message = Some(message);
+    state.notify(message.0, message.1);
     if outcome != FixOutcome::Failed && !commit_image {
-        let mut fixes = state.book.fixes(&short, variant.name());
+        let mut fixes = state.board.book.fixes(&short, variant.name());
         if !fixes.contains(&recipe) {
             fixes.push(recipe);
         }
-        effects.extend(super::runs::start_with(state, &short, &[variant], image, fixes));
+        state.queue_run(RunRequest { short, variant, image, fixes });
+        state.refresh_live_cells();
     }
     effects
 }
 
-pub struct FixDoneArgs {
-    pub short: String,
-    pub variant: Variant,
-    pub recipe: String,
-    pub outcome: FixOutcome,
-    pub image: Option<String>,
-    pub log: Option<String>,
-    pub commit_image: bool,
-}
-
-/// Space: pick the selected commit for a bulk fix.
-pub fn pick(state: &mut AppState) -> Vec<Effect> {
-    if let Some(short) = state.selected_short().map(str::to_string)
-        && !state.picked.remove(&short)
-    {
-        state.picked.insert(short);
-    }
-    super::board::move_by(state, 1)
-}
-
 /// `F`: one recipe for the picked commits (else all shown), chosen from what their failures suggest.
-pub fn open_bulk(state: &mut AppState, recipes: &[(String, String, Vec<String>)]) -> Vec<Effect> {
-    let shorts: Vec<String> = if state.picked.is_empty() {
-        state.visible.iter().map(|&i| state.entries[i].commit.short.clone()).collect()
+pub fn open_bulk(state: &mut AppState) -> Vec<Effect> {
+    let board = &state.board;
+    let shorts: Vec<String> = if board.picked.is_empty() {
+        board.visible.iter().map(|&i| board.entries[i].commit.short.clone()).collect()
     } else {
-        state.picked.iter().cloned().collect()
+        board.picked.iter().cloned().collect()
     };
-    let categories: Vec<String> = shorts
+    let categories = failed_categories(state, &shorts);
+    let recipes: Vec<(String, String)> = state
+        .session
+        .recipes
         .iter()
-        .filter_map(|s| state.entry_index(s))
-        .filter(|&i| {
-            state.entries[i]
-                .variants
-                .iter()
-                .any(|v| v.outcome.status == RunStatus::Error || v.outcome.status == RunStatus::Timeout)
-        })
-        .map(|i| state.entries[i].category().to_string())
+        .filter(|r| r.answers.iter().any(|a| categories.contains(a)))
+        .map(|r| (r.id.clone(), r.title.clone()))
         .collect();
-    let offered: Vec<(String, String)> = recipes
-        .iter()
-        .filter(|(_, _, answers)| answers.iter().any(|a| categories.contains(a)))
-        .map(|(id, title, _)| (id.clone(), title.clone()))
-        .collect();
-    if offered.is_empty() {
-        state.message = Some((Level::Info, "no known fix answers the failures of these commits".into()));
+    if recipes.is_empty() {
+        state.notify(Level::Info, "no known fix answers the failures of these commits");
         return Vec::new();
     }
-    state.mode = Mode::BulkFix { shorts, recipes: offered, selected: 0 };
+    state.mode = Mode::BulkFix(BulkPicker { shorts, recipes, selected: 0 });
     Vec::new()
 }
 
-pub fn bulk_key(state: &mut AppState, key: Key) -> Vec<Effect> {
-    let Mode::BulkFix { shorts, recipes, selected } = &mut state.mode else { return Vec::new() };
-    match key.code {
-        KeyCode::Char('j') | KeyCode::Down => {
-            *selected = (*selected + 1).min(recipes.len().saturating_sub(1))
+fn failed_categories(state: &AppState, shorts: &[String]) -> Vec<String> {
+    let board = &state.board;
+    shorts
+        .iter()
+        .filter_map(|s| board.entry_index(s))
+        .filter(|&i| {
+            let failed = |s: RunStatus| s == RunStatus::Error || s == RunStatus::Timeout;
+            board.entries[i].variants.iter().any(|v| failed(v.outcome.status))
+        })
+        .map(|i| board.entries[i].category().to_string())
+        .collect()
+}
+
+pub fn bulk(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let Mode::BulkFix(picker) = &mut state.mode else { return Vec::new() };
+    match action {
+        Action::MenuDown => {
+            picker.selected = (picker.selected + 1).min(picker.recipes.len().saturating_sub(1))
         }
-        KeyCode::Char('k') | KeyCode::Up => *selected = selected.saturating_sub(1),
-        KeyCode::Enter => {
-            let (recipe, shorts) = (recipes[*selected].0.clone(), shorts.clone());
-            let mut preview = vec![format!("{recipe} on {} commit(s), one at a time:", shorts.len())];
-            preview.push(format!("  {}", shorts.join(" ")));
-            preview.push(
+        Action::MenuUp => picker.selected = picker.selected.saturating_sub(1),
+        Action::Choose => {
+            let (recipe, shorts) = (picker.recipes[picker.selected].0.clone(), picker.shorts.clone());
+            let preview = vec![
+                format!("{recipe} on {} commit(s), one at a time:", shorts.len()),
+                format!("  {}", shorts.join(" ")),
                 "each in a container from its failing variant's image; verified fixes are committed as"
                     .into(),
-            );
-            preview.push("that variant's fixed image (press r later to run them).".into());
+                "that variant's fixed image (press r later to run them).".into(),
+            ];
             let title = format!("Bulk-apply {recipe}?");
-            state.mode = Mode::Confirm(Confirm {
-                title,
-                preview,
-                action: ConfirmAction::BulkFix { shorts, recipe },
-                yes_focused: false,
-            });
+            state.mode =
+                Mode::Confirm(Confirm::new(title, preview, ConfirmAction::BulkFix { shorts, recipe }));
         }
-        _ => state.mode = Mode::Normal,
+        Action::Close => state.mode = Mode::Normal,
+        _ => {}
     }
     Vec::new()
 }
@@ -239,11 +228,11 @@ pub fn bulk_key(state: &mut AppState, key: Key) -> Vec<Effect> {
 pub fn apply_bulk(state: &mut AppState, shorts: &[String], recipe: &str) -> Vec<Effect> {
     let mut effects = Vec::new();
     for short in shorts {
-        let Some(index) = state.entry_index(short) else { continue };
+        let Some(index) = state.board.entry_index(short) else { continue };
         let Some((variant, _)) = failing_variant(state, index) else { continue };
         effects.extend(apply(state, short, variant, recipe, true));
     }
-    state.picked.clear();
-    state.message = Some((Level::Info, format!("{} fix(es) queued", effects.len())));
+    state.board.picked.clear();
+    state.notify(Level::Info, format!("{} fix(es) queued", effects.len()));
     effects
 }

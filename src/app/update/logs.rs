@@ -1,74 +1,133 @@
 //! The log pane: opening a variant's log, scrolling (scrolling up pauses follow), search and
 //! match navigation, error jumps, filters, wrap and save. Lines arrive as messages.
 
-use crate::app::{Action, AppState, Effect, Level, LogKey, LogView, Mode, Prompt, PromptPurpose};
+use crate::app::{
+    Action, AppState, Effect, Focus, Level, LogKey, LogMsg, LogView, Mode, Prompt, PromptPurpose,
+};
 use crate::dataset::{RunStatus, Variant};
 use crate::logs::{self, Line};
+use crate::runs::Pane;
 
 /// `L`: close the open log; else open the selected commit's latest run panes, else the recorded
-/// output of its deciding variant.
+/// output of its deciding variant. An opened log takes focus.
 pub fn toggle(state: &mut AppState) -> Vec<Effect> {
-    if state.log.take().is_some() | state.focus_run.take().is_some() {
+    if state.logs.is_open() {
+        close(state);
         return Vec::new();
     }
-    let Some(index) = state.selected_entry() else { return Vec::new() };
-    let short = state.entries[index].commit.short.clone();
-    if let Some(run) = state.runs.iter().rev().find(|r| r.short == short) {
-        state.focus_run = Some((run.run_id.clone(), crate::runs::Pane::Server));
-        state.detail_open = false;
+    let Some(index) = state.board.selected_entry() else { return Vec::new() };
+    let short = state.board.entries[index].commit.short.clone();
+    state.board.detail_open = false;
+    state.focus = Focus::Log;
+    if let Some(run) = state.runs.list.iter().rev().find(|r| r.short() == short) {
+        state.logs.run_pane = Some((run.run_id.clone(), Pane::Server));
         return Vec::new();
     }
-    let entry = &state.entries[index];
+    open_recorded(state, index)
+}
+
+fn close(state: &mut AppState) {
+    state.logs.close();
+    state.focus = Focus::Board;
+}
+
+fn open_recorded(state: &mut AppState, index: usize) -> Vec<Effect> {
+    let entry = &state.board.entries[index];
     let variant = Variant::ALL
         .into_iter()
         .find(|v| entry.variant(*v).outcome.status.is_failure())
         .or_else(|| Variant::ALL.into_iter().find(|v| entry.variant(*v).loaded))
         .unwrap_or(Variant::Human);
-    let state_v = entry.variant(variant);
+    let recorded = entry.variant(variant);
     let key = LogKey { short: entry.commit.short.clone(), variant, run: "recorded".into() };
-    let source = state_v.loaded.then(|| state_v.outcome.source.clone()).flatten();
-    let text = match (&state_v.outcome.error, state_v.outcome.status) {
+    let source = recorded.loaded.then(|| recorded.outcome.source.clone()).flatten();
+    let text = match (&recorded.outcome.error, recorded.outcome.status) {
         (Some(err), _) => err.clone(),
         (None, RunStatus::NotRun) => "(this variant has not run)".into(),
         (None, _) => "(no output was recorded for this variant)".into(),
     };
     let title =
         format!("{} {} — {}", key.short, variant.name(), source.as_deref().unwrap_or("recorded error text"));
-    state.log = Some(LogView::new(key.clone(), title, state.log_ring));
-    state.detail_open = false;
+    state.logs.recorded = Some(LogView::new(key.clone(), title, state.logs.ring));
     vec![Effect::OpenLog { key, source, text }]
 }
 
-pub fn lines(state: &mut AppState, key: &LogKey, lines: Vec<Line>, finished: bool) {
-    let Some(view) = state.log.as_mut().filter(|v| &v.key == key) else { return };
-    view.append(lines);
-    view.finished |= finished;
-}
-
-pub fn page(state: &mut AppState, key: &LogKey, first: usize, lines: Vec<Line>) {
-    if let Some(view) = state.log.as_mut().filter(|v| &v.key == key) {
-        view.page = Some((first, lines));
-    }
-}
-
-/// The first line on screen.
-pub fn top(view: &LogView, rows: usize) -> usize {
-    if view.follow { view.ring.total().saturating_sub(rows) } else { view.top }
-}
-
-pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
-    let rows = state.log_rows();
-    if action == Action::OtherPane {
-        if let Some((_, pane)) = &mut state.focus_run {
-            *pane = match pane {
-                crate::runs::Pane::Server => crate::runs::Pane::Benchmark,
-                crate::runs::Pane::Benchmark => crate::runs::Pane::Server,
-            };
+pub fn message(state: &mut AppState, msg: LogMsg) -> Vec<Effect> {
+    match msg {
+        LogMsg::Lines { key, lines, finished } => {
+            if let Some(view) = recorded(state, &key) {
+                view.append(lines);
+                view.finished |= finished;
+            }
         }
-        return Some(Vec::new());
+        LogMsg::Page { key, first, lines } => {
+            if let Some(view) = recorded(state, &key) {
+                view.page = Some((first, lines));
+            }
+        }
+        LogMsg::Expanded { key, n, line } => {
+            if let Some(view) = recorded(state, &key) {
+                view.replace(n, line);
+            }
+        }
+        LogMsg::SearchHits { key, query, hits, done } => search_hits(state, &key, &query, hits, done),
     }
-    let last_query = state.last_log_query.clone();
-    let view = state.focused_log_mut()?;
+    Vec::new()
+}
+
+/// The open recorded log, if it is `key`'s.
+fn recorded<'a>(state: &'a mut AppState, key: &LogKey) -> Option<&'a mut LogView> {
+    state.logs.recorded.as_mut().filter(|v| &v.key == key)
+}
+
+fn top(view: &LogView, rows: usize) -> usize {
+    view.top_line(rows)
+}
+
+/// A log-pane action on the focused log.
+pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
+    match action {
+        Action::OtherPane => other_pane(state),
+        Action::LogSearch => open_search(state),
+        Action::CloseLog => close_or_clear(state),
+        _ => {
+            let rows = state.log_rows();
+            match state.focused_log_mut() {
+                Some(view) => view_action(view, action, rows),
+                None => Vec::new(),
+            }
+        }
+    }
+}
+
+fn other_pane(state: &mut AppState) -> Vec<Effect> {
+    if let Some((_, pane)) = &mut state.logs.run_pane {
+        *pane = match pane {
+            Pane::Server => Pane::Benchmark,
+            Pane::Benchmark => Pane::Server,
+        };
+    }
+    Vec::new()
+}
+
+fn open_search(state: &mut AppState) -> Vec<Effect> {
+    let last = state.logs.last_query.clone();
+    let Some(view) = state.focused_log_mut() else { return Vec::new() };
+    let text = view.search.as_ref().map_or(last, |s| s.query.clone());
+    state.mode = Mode::Prompt(Prompt::new(PromptPurpose::LogSearch, "", text));
+    Vec::new()
+}
+
+/// Esc: clear the search, else close the log.
+fn close_or_clear(state: &mut AppState) -> Vec<Effect> {
+    let cleared = state.focused_log_mut().is_some_and(|v| v.search.take().is_some());
+    if !cleared {
+        close(state);
+    }
+    Vec::new()
+}
+
+fn view_action(view: &mut LogView, action: Action, rows: usize) -> Vec<Effect> {
     let current = top(view, rows);
     let last_top = view.ring.total().saturating_sub(rows);
     let jump = |view: &mut LogView, to: usize| {
@@ -76,12 +135,12 @@ pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
         view.top = to.min(last_top);
     };
     match action {
-        Action::Up => jump(view, current.saturating_sub(1)),
-        Action::Down => jump(view, current + 1),
-        Action::PageUp => jump(view, current.saturating_sub(rows)),
-        Action::PageDown => jump(view, current + rows),
-        Action::Top => jump(view, 0),
-        Action::Bottom => resume(view),
+        Action::ScrollUp => jump(view, current.saturating_sub(1)),
+        Action::ScrollDown => jump(view, current + 1),
+        Action::ScrollPageUp => jump(view, current.saturating_sub(rows)),
+        Action::ScrollPageDown => jump(view, current + rows),
+        Action::ScrollTop => jump(view, 0),
+        Action::Follow => resume(view),
         Action::SearchNext | Action::SearchPrev => {
             to_match(view, current, rows, action == Action::SearchNext)
         }
@@ -89,38 +148,21 @@ pub fn act(state: &mut AppState, action: Action) -> Option<Vec<Effect>> {
         Action::ToggleMatchesOnly => view.only_matches = !view.only_matches,
         Action::CycleLevel => view.min_level = next_level(view.min_level),
         Action::ToggleWrap => view.wrap = !view.wrap,
-        Action::SaveLog => return Some(vec![Effect::SaveLog { key: view.key.clone() }]),
-        Action::ExpandLines => {
-            let lines: Vec<usize> = view
-                .visible(rows, current)
-                .into_iter()
-                .filter(|&n| view.line(n).is_some_and(|l| l.full_chars.is_some()))
-                .collect();
-            view.wrap = true;
-            return Some(if lines.is_empty() {
-                Vec::new()
-            } else {
-                vec![Effect::ExpandLines { key: view.key.clone(), lines }]
-            });
-        }
-        Action::Filter => {
-            let text = view.search.as_ref().map_or(last_query, |s| s.query.clone());
-            state.mode =
-                Mode::Prompt(Prompt { purpose: PromptPurpose::LogSearch, short: String::new(), text });
-            return Some(Vec::new());
-        }
-        Action::ClearFilter => {
-            if view.search.take().is_none() {
-                state.log = None;
-                state.focus_run = None;
-            }
-            return Some(Vec::new());
-        }
-        Action::OpenLog => return Some(toggle(state)),
-        _ => return None,
+        Action::SaveLog => return vec![Effect::SaveLog { key: view.key.clone() }],
+        Action::ExpandLines => return expand(view, rows, current),
+        _ => {}
     }
-    let view = state.focused_log_mut()?;
-    Some(fetch_if_needed(view, rows))
+    fetch_if_needed(view, rows)
+}
+
+fn expand(view: &mut LogView, rows: usize, current: usize) -> Vec<Effect> {
+    let lines: Vec<usize> = view
+        .visible(rows, current)
+        .into_iter()
+        .filter(|&n| view.line(n).is_some_and(|l| l.full_chars.is_some()))
+        .collect();
+    view.wrap = true;
+    if lines.is_empty() { Vec::new() } else { vec![Effect::ExpandLines { key: view.key.clone(), lines }] }
 }
 
 fn resume(view: &mut LogView) {
@@ -191,12 +233,11 @@ fn next_level(level: Option<logs::Level>) -> Option<logs::Level> {
 /// Live-update the log search while typing: the ring only.
 pub fn search(state: &mut AppState, query: &str) {
     let Some(view) = state.focused_log_mut() else { return };
-    match view.set_search(query) {
-        Ok(()) => {}
-        Err(note) => state.message = Some((Level::Warn, note)),
+    if let Err(note) = view.set_search(query) {
+        state.notify(Level::Warn, note);
     }
     if !query.is_empty() {
-        state.last_log_query = query.to_string();
+        state.logs.last_query = query.to_string();
     }
 }
 
@@ -216,14 +257,14 @@ pub fn submit_search(state: &mut AppState, query: &str) -> Vec<Effect> {
     }
 }
 
-pub fn search_hits(
+fn search_hits(
     state: &mut AppState,
     key: &LogKey,
     query: &str,
     hits: Vec<(usize, Vec<(usize, usize)>)>,
     done: bool,
 ) {
-    let Some(view) = state.log.as_mut().filter(|v| &v.key == key) else { return };
+    let Some(view) = recorded(state, key) else { return };
     if let Some(search) = view.search.as_mut().filter(|s| s.regex.as_str() == query) {
         search.merge(hits, done);
     }

@@ -1,165 +1,180 @@
-//! `update(state, msg) -> effects`: the only place state changes. One file per area.
+//! `update(state, msg) -> effects`: the only place state changes. One file per area; areas never
+//! call each other: what crosses areas (a confirmed action, a submitted prompt) comes back here
+//! and is dispatched, and every call ends by starting queued runs that have a free slot.
 
 mod board;
-pub mod fixes;
-pub mod logs;
+mod confirm;
+mod fixes;
+mod gpu;
+mod help;
+mod logs;
 mod prompt;
-pub mod runs;
+mod runs;
 mod triage;
 
-use super::{Action, AppState, Effect, Level, Mode, Msg};
+use super::{Action, AppState, ConfirmAction, Effect, Focus, Key, KeyCode, KeyMode, Level, Msg};
+use prompt::Edit;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    let mut effects = route(state, msg);
+    effects.extend(runs::pump(state));
+    if state.session.quit_when_idle && !state.runs.is_live() && !effects.contains(&Effect::Quit) {
+        effects.extend(quit(state));
+    }
+    effects
+}
+
+fn quit(state: &mut AppState) -> Vec<Effect> {
+    state.session.quitting = true;
+    vec![Effect::Quit]
+}
+
+fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
-        Msg::Key(key) => match &state.mode {
-            Mode::Choose(_) => runs::chooser_key(state, key),
-            Mode::Fix(_) => fixes::menu_key(state, key),
-            Mode::BulkFix { .. } => fixes::bulk_key(state, key),
-            Mode::Normal => {
-                let action =
-                    if state.log_focused() { state.keymap.log_action(key) } else { state.keymap.action(key) };
-                match action {
-                    Some(action) => act(state, action),
-                    None => Vec::new(),
-                }
-            }
-            Mode::Help => {
-                state.mode = Mode::Normal;
-                Vec::new()
-            }
-            Mode::Prompt(_) => prompt::key(state, key),
-            Mode::Confirm(_) => prompt::confirm_key(state, key),
-        },
+        Msg::Key(key) => key_pressed(state, key),
         Msg::ScrollUp => board::move_by(state, -3),
         Msg::ScrollDown => board::move_by(state, 3),
         Msg::Resize(w, h) => {
-            state.size = (w, h);
+            state.session.size = (w, h);
             Vec::new()
         }
-        Msg::Tick(now) => {
-            state.now = now;
-            state.ticks += 1;
-            runs::refresh_live_cells(state);
-            Vec::new()
-        }
-        Msg::Docker(status) => {
-            state.docker = status;
-            Vec::new()
-        }
-        Msg::RunPhase { run_id, phase } => {
-            runs::phase(state, &run_id, phase);
-            Vec::new()
-        }
-        Msg::RunLines { run_id, pane, lines } => {
-            runs::lines(state, &run_id, pane, lines);
-            Vec::new()
-        }
-        Msg::RunFinished { run_id, outcome, verdict } => {
-            runs::finished(state, &run_id, outcome, verdict);
-            Vec::new()
-        }
-        Msg::RunFound { run_id, short, variant } => {
-            runs::found(state, &run_id, &short, variant);
-            Vec::new()
-        }
-        Msg::Saved(Ok(())) => {
-            state.unsaved = false;
-            Vec::new()
-        }
-        Msg::Saved(Err(why)) => {
-            state.message = Some((Level::Error, format!("NOT SAVED: {why}")));
-            Vec::new()
-        }
-        Msg::LogLines { key, lines, finished } => {
-            logs::lines(state, &key, lines, finished);
-            Vec::new()
-        }
-        Msg::LogPage { key, first, lines } => {
-            logs::page(state, &key, first, lines);
-            Vec::new()
-        }
-        Msg::LogLineExpanded { key, n, line } => {
-            if let Some(view) = state.log.as_mut().filter(|v| v.key == key) {
-                view.replace(n, line);
-            }
-            Vec::new()
-        }
-        Msg::LogSearchHits { key, query, hits, done } => {
-            logs::search_hits(state, &key, &query, hits, done);
-            Vec::new()
-        }
-        Msg::FixOffers { short, variant, offers } => {
-            fixes::offers(state, &short, variant, offers);
-            Vec::new()
-        }
-        Msg::FixDone { short, variant, recipe, outcome, image, log, commit_image } => fixes::done(
-            state,
-            fixes::FixDoneArgs { short, variant, recipe, outcome, image, log, commit_image },
-        ),
-        Msg::Gpu(Ok((source, sample))) => {
-            state.gpu.record(sample, source, state.ticks);
-            runs::refresh_live_cells(state);
-            Vec::new()
-        }
-        Msg::Gpu(Err(why)) => {
-            state.gpu.unavailable = Some(why);
-            Vec::new()
-        }
+        Msg::Tick(now) => tick(state, now),
+        Msg::TookOver { book, messages } => triage::took_over(state, &book, &messages),
+        Msg::Saved(result) => saved(state, result),
+        Msg::Log(msg) => logs::message(state, msg),
+        Msg::Run(msg) => runs::message(state, msg),
+        Msg::Docker(msg) => runs::docker(state, msg),
+        Msg::Fix(msg) => fixes::message(state, msg),
+        Msg::Gpu(msg) => gpu::message(state, msg),
         Msg::Notice(level, text) => {
-            state.message = Some((level, text));
+            state.notify(level, text);
             Vec::new()
         }
     }
 }
 
-/// Run an action in normal mode.
-pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
-    state.message = None;
-    if state.log_focused()
-        && let Some(effects) = logs::act(state, action)
-    {
-        return effects;
+fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
+    state.session.now = now;
+    state.session.ticks += 1;
+    state.refresh_live_cells();
+    // A read-only board asks for the lock every other second.
+    if state.session.read_only && state.session.ticks.is_multiple_of(2) {
+        vec![Effect::TryTakeOver]
+    } else {
+        Vec::new()
     }
+}
+
+fn saved(state: &mut AppState, result: Result<(), String>) -> Vec<Effect> {
+    match result {
+        Ok(()) => state.session.unsaved = false,
+        Err(why) => state.notify(Level::Error, format!("NOT SAVED: {why}")),
+    }
+    Vec::new()
+}
+
+/// A key, read in the key mode of whatever is in front.
+fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
+    let mode = state.key_mode();
+    let action = state.session.keymap.action(mode, key);
+    match (mode, action) {
+        (KeyMode::Prompt, None) => typed(state, key),
+        (_, None) => Vec::new(),
+        (KeyMode::Board | KeyMode::Log, Some(action)) => act(state, action),
+        (KeyMode::Chooser, Some(action)) => runs::chooser(state, action),
+        (KeyMode::FixMenu, Some(action)) => fixes::menu(state, action),
+        (KeyMode::BulkPicker, Some(action)) => fixes::bulk(state, action),
+        (KeyMode::Confirm, Some(action)) => match confirm::act(state, action) {
+            confirm::Answer::Yes(confirmed) => dispatch_confirmed(state, confirmed),
+            confirm::Answer::LeaveRunning => quit(state),
+            confirm::Answer::Pending | confirm::Answer::No => Vec::new(),
+        },
+        (KeyMode::Prompt, Some(action)) => {
+            let edit = prompt::act(state, action);
+            edited(state, edit)
+        }
+        (KeyMode::Help, Some(action)) => help::act(state, action),
+    }
+}
+
+/// A printable character typed into a prompt.
+fn typed(state: &mut AppState, key: Key) -> Vec<Effect> {
+    match key.code {
+        KeyCode::Char(c) if !key.ctrl => {
+            let edit = prompt::push(state, c);
+            edited(state, edit)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// What a prompt edit means to the area the prompt is for.
+fn edited(state: &mut AppState, edit: Edit) -> Vec<Effect> {
+    match edit {
+        Edit::None | Edit::FilterChanged => Vec::new(),
+        Edit::SearchChanged(text) => {
+            logs::search(state, &text);
+            Vec::new()
+        }
+        Edit::Submitted(p) => match p.purpose {
+            super::PromptPurpose::Filter => Vec::new(),
+            super::PromptPurpose::LogSearch => logs::submit_search(state, &p.text),
+            super::PromptPurpose::Note => triage::record_note(state, &p.short, &p.text),
+            super::PromptPurpose::UnfixableReason => triage::confirm_unfixable(state, p),
+        },
+    }
+}
+
+/// A confirmed dialog's action, handed to its area (gitui's round trip).
+fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect> {
     match action {
+        ConfirmAction::MarkUnfixable { short, reason } => triage::record_unfixable(state, &short, reason),
+        ConfirmAction::StartRuns { short, variants } => runs::start(state, &short, &variants),
+        ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
+        ConfirmAction::ApplyFix { short, variant, recipe, commit_image } => {
+            fixes::apply(state, &short, variant, &recipe, commit_image)
+        }
+        ConfirmAction::BulkFix { shorts, recipe } => fixes::apply_bulk(state, &shorts, &recipe),
+        ConfirmAction::QuitStoppingRuns => runs::stop_all(state),
+        ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
+    }
+}
+
+/// A board or log-pane action (the log pane also takes the board's).
+pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
+    state.session.message = None;
+    match action {
+        Action::Quit if state.runs.is_live() => runs::ask_quit(state),
+        Action::Quit => quit(state),
+        Action::Help => help::open(state),
+        Action::CycleFocus => cycle_focus(state),
         Action::OpenLog => logs::toggle(state),
         Action::StartRun => runs::open_chooser(state),
         Action::CancelRun => runs::ask_cancel(state),
         Action::FixMenu => fixes::open(state),
-        Action::GpuPane => {
-            state.gpu.visible = !state.gpu.visible;
-            Vec::new()
-        }
-        Action::GpuWindow => {
-            state.gpu.window = state.gpu.window.next();
-            Vec::new()
-        }
-        Action::GpuFaster | Action::GpuSlower => {
-            let ms = state.gpu.interval_ms;
-            let next = if action == Action::GpuFaster {
-                (ms / 2).max(crate::gpu::FLOOR_MS)
-            } else {
-                (ms * 2).min(60_000)
-            };
-            state.gpu.interval_ms = next;
-            state.message = Some((Level::Info, format!("GPU sampling every {next} ms")));
-            vec![Effect::GpuInterval(next)]
-        }
-        Action::Pick => fixes::pick(state),
-        Action::BulkFix => {
-            let recipes = state.recipes.clone();
-            fixes::open_bulk(state, &recipes)
-        }
-        Action::Quit => {
-            state.quitting = true;
-            vec![Effect::Quit]
-        }
-        Action::Help => {
-            state.mode = Mode::Help;
-            Vec::new()
-        }
+        Action::BulkFix => fixes::open_bulk(state),
         Action::Filter => prompt::open_filter(state),
-        Action::MarkUnfixable | Action::AddNote => prompt::open_for_selected(state, action),
+        Action::MarkUnfixable | Action::AddNote => triage::open_prompt(state, action),
         Action::MarkSkip | Action::ClearMark => triage::quick_mark(state, action),
+        Action::GpuPane | Action::GpuWindow | Action::GpuFaster | Action::GpuSlower => {
+            gpu::act(state, action)
+        }
+        Action::DebugPane | Action::DebugLevel => help::debug(state, action),
+        _ if KeyMode::Log.offers(action) => logs::act(state, action),
+        Action::Pick => board::pick(state),
         _ => board::navigate(state, action),
     }
+}
+
+/// Board → log pane → (a run's other pane) → board.
+fn cycle_focus(state: &mut AppState) -> Vec<Effect> {
+    if !state.logs.is_open() {
+        state.notify(Level::Info, "only the board is open: L opens the log pane");
+        return Vec::new();
+    }
+    state.focus = match state.focus {
+        Focus::Board => Focus::Log,
+        Focus::Log => Focus::Board,
+    };
+    Vec::new()
 }

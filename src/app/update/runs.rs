@@ -1,36 +1,49 @@
-//! Launching and cancelling runs from the board, and what their messages do to it.
+//! Runs from the board: choosing and queueing them, starting queued runs when a slot is free and
+//! Docker is connected, cancelling, and what the job service reports.
 
-use crate::app::runs::RunView;
-use crate::app::{AppState, Confirm, ConfirmAction, Effect, Key, KeyCode, Level, Mode};
+use crate::app::{
+    Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, KeyMode, Level, Mode, RunMsg,
+    RunRequest, RunView,
+};
+use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
-use crate::runs::{Pane, RunPhase};
+use crate::runs::RunPhase;
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
 pub fn open_chooser(state: &mut AppState) -> Vec<Effect> {
-    if let Some(short) = state.selected_short().map(str::to_string) {
+    if let Some(short) = state.board.selected_short().map(str::to_string) {
         state.mode = Mode::Choose(short);
     }
     Vec::new()
 }
 
-pub fn chooser_key(state: &mut AppState, key: Key) -> Vec<Effect> {
+pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Mode::Choose(short) = &state.mode else { return Vec::new() };
     let short = short.clone();
-    let variants = match key.code {
-        KeyCode::Char('b') => vec![Variant::Baseline],
-        KeyCode::Char('h') => vec![Variant::Human],
-        KeyCode::Char('a') => vec![Variant::Agent],
-        KeyCode::Char('3') => Variant::ALL.to_vec(),
+    let variants = match action {
+        Action::RunBaseline => vec![Variant::Baseline],
+        Action::RunHuman => vec![Variant::Human],
+        Action::RunAgent => vec![Variant::Agent],
+        Action::RunAll => Variant::ALL.to_vec(),
         _ => {
             state.mode = Mode::Normal;
             return Vec::new();
         }
     };
-    let Some(index) = state.entry_index(&short) else { return Vec::new() };
-    let commit = &state.entries[index].commit;
+    let Some(preview) = preview(state, &short, &variants) else { return Vec::new() };
+    let names: Vec<&str> = variants.iter().map(|v| v.name()).collect();
+    let title = format!("Run {} of {short}?", names.join(", "));
+    let action = ConfirmAction::StartRuns { short, variants };
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
+    Vec::new()
+}
+
+fn preview(state: &AppState, short: &str, variants: &[Variant]) -> Option<Vec<String>> {
+    let commit = &state.board.entries[state.board.entry_index(short)?].commit;
     let mut preview = Vec::new();
-    for v in &variants {
-        let image = state.images.image_for(commit, *v).unwrap_or_else(|| "— no parent, no image".into());
+    for v in variants {
+        let image =
+            state.session.images.image_for(commit, *v).unwrap_or_else(|| "— no parent, no image".into());
         preview.push(format!("{} {}: {image}", v.letter(), v.name()));
     }
     preview.push(format!("command: {}", commit.perf_command.effective().unwrap_or("— none")));
@@ -39,139 +52,202 @@ pub fn chooser_key(state: &mut AppState, key: Key) -> Vec<Effect> {
         commit.gpu_count(),
         commit.gpu.as_deref().unwrap_or("unknown")
     ));
-    let names: Vec<&str> = variants.iter().map(|v| v.name()).collect();
-    let title = format!("Run {} of {short}?", names.join(", "));
-    state.mode = Mode::Confirm(Confirm {
-        title,
-        preview,
-        action: ConfirmAction::StartRuns { short, variants },
-        yes_focused: false,
-    });
-    Vec::new()
+    Some(preview)
 }
 
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
 pub fn start(state: &mut AppState, short: &str, variants: &[Variant]) -> Vec<Effect> {
-    let mut effects = Vec::new();
     for v in variants {
-        let image = state.book.fixed_image(short, v.name());
-        let fixes = if image.is_some() { state.book.fixes(short, v.name()) } else { Vec::new() };
-        effects.extend(start_with(state, short, &[*v], image, fixes));
+        let image = state.board.book.fixed_image(short, v.name());
+        let fixes = if image.is_some() { state.board.book.fixes(short, v.name()) } else { Vec::new() };
+        state.queue_run(RunRequest { short: short.to_string(), variant: *v, image, fixes });
     }
-    effects
+    if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
+        state.notify(Level::Warn, "waiting for Docker (see the header); queued runs start when it connects");
+    }
+    state.refresh_live_cells();
+    Vec::new()
 }
 
-pub fn start_with(
-    state: &mut AppState,
-    short: &str,
-    variants: &[Variant],
-    image: Option<String>,
-    fixes: Vec<String>,
-) -> Vec<Effect> {
+/// Start queued runs while slots are free and Docker is connected.
+pub fn pump(state: &mut AppState) -> Vec<Effect> {
     let mut effects = Vec::new();
-    for variant in variants {
-        state.run_counter += 1;
-        let run_id = format!("{}{}{}", state.now_compact(), state.session, state.run_counter);
-        state.runs.push(RunView::new(&run_id, short, *variant, state.ticks, state.log_ring));
-        let (image, fixes) = (image.clone(), fixes.clone());
-        effects.push(Effect::StartRun { run_id, short: short.to_string(), variant: *variant, image, fixes });
+    if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
+        return effects;
     }
-    refresh_live_cells(state);
+    while state.runs.active() < state.runs.concurrency.max(1) {
+        let Some(run_id) = state.runs.queue.pop_front() else { break };
+        let Some(run) = state.runs.get_mut(&run_id) else { continue };
+        run.dispatched = true;
+        let RunRequest { short, variant, image, fixes } = run.request.clone();
+        effects.push(Effect::StartRun { run_id, short, variant, image, fixes });
+    }
     effects
 }
 
 /// `x`: cancel the selected commit's live run, after a confirm.
 pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
-    let Some(short) = state.selected_short().map(str::to_string) else { return Vec::new() };
-    let Some(run) = state.runs.iter().rev().find(|r| r.short == short && !r.phase.is_finished()) else {
-        state.message = Some((Level::Info, format!("{short} has no live run")));
+    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(run) = state.runs.live_of(&short) else {
+        state.notify(Level::Info, format!("{short} has no live run"));
         return Vec::new();
     };
     let preview = vec![
-        format!("Run {} ({} {}) is {}.", run.run_id, run.short, run.variant.name(), run.phase.word()),
+        format!("Run {} ({} {}) is {}.", run.run_id, run.short(), run.variant().name(), run.phase.word()),
         "Its container will be stopped and removed; the logs so far are kept.".into(),
     ];
-    let title = format!("Cancel {} {}?", run.short, run.variant.name());
+    let title = format!("Cancel {} {}?", run.short(), run.variant().name());
     let action = ConfirmAction::CancelRun { run_id: run.run_id.clone() };
-    state.mode = Mode::Confirm(Confirm { title, preview, action, yes_focused: false });
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
     Vec::new()
 }
 
-pub fn phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
-    let Some(run) = state.runs.iter_mut().find(|r| r.run_id == run_id) else { return };
+/// Confirmed: a queued run leaves the queue here; a started one is cancelled by the job service.
+pub fn cancel(state: &mut AppState, run_id: &str) -> Vec<Effect> {
+    if let Some(at) = state.runs.queue.iter().position(|id| id == run_id) {
+        state.runs.queue.remove(at);
+        set_phase(state, run_id, RunPhase::Cancelled);
+        state.notify(Level::Info, format!("run {run_id} cancelled before it started"));
+        return Vec::new();
+    }
+    state.notify(Level::Info, format!("cancelling run {run_id}…"));
+    vec![Effect::CancelRun { run_id: run_id.to_string() }]
+}
+
+pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
+    match msg {
+        RunMsg::Phase { run_id, phase } => set_phase(state, &run_id, phase),
+        RunMsg::Lines { run_id, pane, lines } => {
+            if let Some(run) = state.runs.get_mut(&run_id) {
+                run.pane_mut(pane).append(lines);
+            }
+        }
+        RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
+        RunMsg::Recorded { run_id, source } => recorded(state, &run_id, source),
+        RunMsg::Found { run_id, short, variant, container, created } => {
+            if found(state, &run_id, &short, variant) {
+                return vec![Effect::ResumeRun { run_id, short, variant, container, created }];
+            }
+        }
+    }
+    Vec::new()
+}
+
+pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
+    match msg {
+        DockerMsg::Connected(engine) => state.runs.docker = DockerStatus::Connected(engine),
+        DockerMsg::Unreachable(why) => state.runs.docker = DockerStatus::Unreachable(why),
+        DockerMsg::Owners(owners) => state.gpu.owners = owners,
+        DockerMsg::Orphans(orphans) => offer_removal(state, &orphans),
+    }
+    Vec::new()
+}
+
+fn set_phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
+    let Some(run) = state.runs.get_mut(run_id) else { return };
     let ended = phase.is_finished();
     run.phase = phase;
-    let short = run.short.clone();
+    let short = run.short().to_string();
     // An ended run gives its cell back to the recorded outcome (a result, if any, follows).
-    if ended && let Some(index) = state.entry_index(&short) {
-        state.rebuild_row(index);
+    if ended && let Some(index) = state.board.entry_index(&short) {
+        state.board.rebuild_row(index);
     }
-    refresh_live_cells(state);
+    state.refresh_live_cells();
 }
 
-pub fn lines(state: &mut AppState, run_id: &str, pane: Pane, lines: Vec<crate::logs::Line>) {
-    if let Some(run) = state.runs.iter_mut().find(|r| r.run_id == run_id) {
-        run.pane_mut(pane).append(lines);
-    }
-}
-
-/// A finished run's outcome replaces the variant's on the board.
-pub fn finished(
-    state: &mut AppState,
-    run_id: &str,
-    outcome: Outcome,
-    verdict: Option<crate::classify::Verdict>,
-) {
-    let Some(run) = state.runs.iter_mut().find(|r| r.run_id == run_id) else { return };
+/// A finished run's outcome replaces the variant's on the board; its result file is written next.
+fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Option<Verdict>) -> Vec<Effect> {
+    let Some(run) = state.runs.get_mut(run_id) else { return Vec::new() };
     run.server.finished = true;
     run.bench.finished = true;
     if run.phase == RunPhase::Cancelled {
         // Nothing was measured: the variant keeps what it had.
-        refresh_live_cells(state);
-        return;
+        state.refresh_live_cells();
+        return Vec::new();
     }
-    let (short, variant) = (run.short.clone(), run.variant);
-    if let Some(index) = state.entry_index(&short) {
-        let slot = &mut state.entries[index].variants[variant as usize];
+    let (short, variant) = (run.short().to_string(), run.variant());
+    if let Some(index) = state.board.entry_index(&short) {
+        let slot = &mut state.board.entries[index].variants[variant as usize];
         slot.outcome = outcome;
         slot.verdict = verdict;
         slot.loaded = true;
-        state.rebuild_row(index);
+        state.board.rebuild_row(index);
     }
-    refresh_live_cells(state);
-    state.refilter();
+    state.refresh_live_cells();
+    state.board.refilter();
+    vec![Effect::WriteResult { run_id: run_id.to_string(), gpu: state.gpu.ledger.get(run_id).cloned() }]
 }
 
-/// Live runs show their phase and elapsed time in their board cell.
-pub fn refresh_live_cells(state: &mut AppState) {
-    let live: Vec<(String, Variant, String, u64)> = state
-        .runs
-        .iter()
-        .filter(|r| !r.phase.is_finished())
-        .map(|r| (r.short.clone(), r.variant, r.cell_text(state.ticks), state.gpu.run_memory_mib(&r.run_id)))
-        .collect();
-    for (short, variant, text, gpu_mib) in live {
-        if let Some(index) = state.entry_index(&short) {
-            let row = &mut state.rows[index];
-            row.cells[variant as usize].text = text;
-            row.cells[variant as usize].live = true;
-            // While a run holds GPU memory, the GPU column shows how much.
-            if gpu_mib > 0 {
-                row.gpus = format!("{:.1}G", gpu_mib as f64 / 1024.0);
+fn recorded(state: &mut AppState, run_id: &str, source: Result<String, String>) {
+    let Some(run) = state.runs.get(run_id) else { return };
+    let (short, variant) = (run.short().to_string(), run.variant());
+    match source {
+        Ok(path) => {
+            if let Some(index) = state.board.entry_index(&short) {
+                state.board.entries[index].variants[variant as usize].outcome.source = Some(path);
             }
         }
+        Err(why) => state.notify(Level::Error, format!("run {run_id}: cannot write the result file: {why}")),
     }
 }
 
-/// A container of ours still running after a restart: show it, follow its server output.
-pub fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant) {
-    if state.runs.iter().any(|r| r.run_id == run_id) {
+/// A container of ours still running after a restart: show it; it is picked up where it is
+/// (`false` when the run is already on the board).
+fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant) -> bool {
+    if state.runs.get(run_id).is_some() {
+        return false;
+    }
+    let request = RunRequest { short: short.to_string(), variant, image: None, fixes: Vec::new() };
+    let mut run = RunView::new(run_id, request, state.session.ticks, state.logs.ring);
+    run.reattached = true;
+    run.dispatched = true;
+    run.phase = RunPhase::Starting;
+    state.runs.list.push(run);
+    state.notify(
+        Level::Info,
+        format!("re-attached to run {run_id} ({short} {}): picking it up", variant.name()),
+    );
+    state.refresh_live_cells();
+    true
+}
+
+/// `q` with live runs: stop them first, leave them running, or stay.
+pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
+    let live: Vec<String> = state
+        .runs
+        .live()
+        .map(|r| format!("  {} {} ({})", r.short(), r.variant().name(), r.phase.word()))
+        .collect();
+    let mut preview = vec![format!("{} run(s) are live:", live.len())];
+    preview.extend(live);
+    preview.push("Yes stops them (their containers are removed) and quits when they are gone;".into());
+    let leave = state.session.keymap.key_name(KeyMode::Confirm, Action::LeaveRunning);
+    preview.push(format!("{leave} leaves them running (re-attached at the next start); Cancel stays."));
+    let title = "Quit with live runs?".to_string();
+    state.mode = Mode::Confirm(Confirm::new(title, preview, ConfirmAction::QuitStoppingRuns));
+    Vec::new()
+}
+
+/// Confirmed: cancel every live run; `update` quits once none is live.
+pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
+    let live: Vec<String> = state.runs.live().map(|r| r.run_id.clone()).collect();
+    state.session.quit_when_idle = true;
+    live.iter().flat_map(|id| cancel(state, id)).collect()
+}
+
+/// Containers left by a perftriage that is gone: offer to remove them (if nothing else is open).
+fn offer_removal(state: &mut AppState, orphans: &[crate::runs::Orphan]) {
+    if orphans.is_empty() || state.mode != Mode::Normal {
         return;
     }
-    let mut run = RunView::new(run_id, short, variant, state.ticks, state.log_ring);
-    run.reattached = true;
-    run.phase = RunPhase::Benchmarking;
-    state.runs.push(run);
-    state.message = Some((Level::Info, format!("re-attached to run {run_id} ({short} {})", variant.name())));
-    refresh_live_cells(state);
+    let mut preview =
+        vec![format!("{} container(s) of ours were left by a perftriage that is gone:", orphans.len())];
+    preview.extend(orphans.iter().map(|o| {
+        let state = if o.running { "running" } else { "stopped" };
+        format!("  {} ({} {}, run {}, {state})", o.name, o.short, o.variant, o.run_id)
+    }));
+    preview.push("Yes stops and removes them; their logs in the workspace are kept.".into());
+    let ids = orphans.iter().map(|o| o.id.clone()).collect();
+    let action = ConfirmAction::RemoveOrphans { ids };
+    state.mode = Mode::Confirm(Confirm::new("Remove left-behind containers?".into(), preview, action));
 }

@@ -2,21 +2,67 @@
 //! Lenient: trailing garbage after the first JSON value is accepted; anything else that cannot be
 //! read becomes a warning naming the file. Never a panic, never a silently skipped `.json` file.
 
+mod modal;
+mod role;
 mod shapes;
+mod stamp;
+mod walk;
+
+pub use stamp::Stamp;
+pub use walk::read_dirs;
 
 use super::{Outcome, Variant};
+use crate::classify::{Classifier, Verdict};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// One variant's outcome read from a result file.
+/// One variant's outcome read from a result file, whatever the file's shape.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultRecord {
     pub short: String,
     pub variant: Variant,
+    /// The agent of the run the record belongs to (named by its `omniperf_results_3way_<agent>`
+    /// folder); `None` where nothing says.
+    pub agent: Option<String>,
     pub outcome: Outcome,
-    pub timestamp: Option<String>,
-    /// Every text field that can carry the root cause (error, raw output, server logs…).
+    /// The record's own time; `None` when its file gives none.
+    pub at: Option<Stamp>,
+    /// Every text that can carry the root cause, named by the field (or file) it came from.
+    pub texts: Vec<TextField>,
+    /// Why the record cannot stand for its variant (a check on a stand-in model, say): it is
+    /// listed with the commit but decides nothing.
+    pub not_comparable: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextField {
+    pub field: String,
     pub text: String,
+}
+
+impl ResultRecord {
+    /// All of the record's text, field after field.
+    pub fn text(&self) -> String {
+        self.texts.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Classify all of the record's text; the verdict names the field its evidence came from,
+    /// with the line number inside that field.
+    pub fn classify(&self, classifier: &Classifier) -> Option<Verdict> {
+        let mut verdict = classifier.classify(&self.text())?;
+        let mut first_line = 1;
+        for t in &self.texts {
+            let lines = t.text.matches('\n').count() + 1;
+            if verdict.line < first_line + lines {
+                verdict.field = Some(t.field.clone());
+                verdict.line -= first_line - 1;
+                verdict.context = crate::classify::context(&t.text, verdict.line);
+                break;
+            }
+            first_line += lines;
+        }
+        Some(verdict)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,53 +93,6 @@ impl ResultSet {
         self.warnings.extend(other.warnings);
         self.files_read += other.files_read;
     }
-}
-
-/// Read every `*.json` under the given directories (recursively), on all cores.
-pub fn read_dirs(dirs: &[PathBuf]) -> ResultSet {
-    let mut set = ResultSet::default();
-    let mut files = Vec::new();
-    for dir in dirs {
-        if let Err(message) = collect_json_files(dir, &mut files) {
-            set.warnings.push(LoadWarning { path: dir.clone(), message });
-        }
-    }
-    files.sort();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
-    let chunk = files.len().div_ceil(workers).max(1);
-    let parts: Vec<ResultSet> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files.chunks(chunk).map(|part| scope.spawn(move || read_files(part))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-    });
-    for part in parts {
-        set.absorb(part);
-    }
-    set
-}
-
-fn read_files(paths: &[PathBuf]) -> ResultSet {
-    let mut set = ResultSet::default();
-    for path in paths {
-        set.files_read += 1;
-        match read_file(path) {
-            Ok(parsed) => set.absorb(parsed),
-            Err(message) => set.warnings.push(LoadWarning { path: path.clone(), message }),
-        }
-    }
-    set
-}
-
-fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read directory: {e}"))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("cannot list directory: {e}"))?.path();
-        if path.is_dir() {
-            collect_json_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Read one result file; `Err` is the warning text.

@@ -1,75 +1,105 @@
-//! Recognising each upstream result shape and turning it into per-variant records (REPORT.md §2.1–2.3).
+//! Recognising each upstream result shape (REPORT.md §2.1–2.3) and the helpers all shapes share.
+//! Shapes are told apart by their keys, never by particular file names or folders.
 
-use super::{LoadWarning, ResultRecord, ResultSet};
-use crate::dataset::{Outcome, RunStatus, Variant};
-use crate::metrics::{self, Metrics, parse};
+use super::{LoadWarning, ResultRecord, ResultSet, Stamp, TextField, modal, role};
+use crate::dataset::{Outcome, Variant};
+use crate::metrics::{self, Metrics};
 use serde_json::{Map, Value};
 use std::path::Path;
 
-type Obj = Map<String, Value>;
+pub(super) type Obj = Map<String, Value>;
 
-const TEXT_FIELDS: &[&str] = &[
-    "error",
-    "error_message",
-    "skip_reason",
-    "raw_output",
-    "logs",
-    "agent_error",
-    "server_logs",
-    "stdout",
-    "stderr",
-    "traceback",
-    "baseline_raw",
-    "human_raw",
-    "agent_raw",
-];
+/// Where a file's records come from: its path (the records' `source`) and the agent its folder names.
+pub(super) struct Origin<'a> {
+    pub path: &'a Path,
+    pub source: String,
+    pub agent: Option<String>,
+}
+
+impl Origin<'_> {
+    pub fn record(&self, short: &str, variant: Variant, outcome: Outcome, at: Option<Stamp>) -> ResultRecord {
+        ResultRecord {
+            short: short.to_string(),
+            variant,
+            agent: self.agent.clone(),
+            outcome: Outcome { source: outcome.source.or_else(|| Some(self.source.clone())), ..outcome },
+            at,
+            texts: Vec::new(),
+            not_comparable: None,
+        }
+    }
+
+    pub fn warn(&self, message: &str) -> LoadWarning {
+        LoadWarning { path: self.path.to_path_buf(), message: message.to_string() }
+    }
+}
 
 pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String> {
     let obj = value.as_object().ok_or("unknown shape: the top-level JSON value is not an object")?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    let source = path.display().to_string();
+    let origin = Origin { path, source: path.display().to_string(), agent: agent_of(path) };
+    let at = stamp(obj, &["timestamp", "generated_at"]);
     if let (Some(Value::Object(instance)), Some(Value::Object(result))) =
         (obj.get("instance"), obj.get("result"))
     {
         let short =
             short_of(result).or_else(|| short_of(instance)).ok_or("Modal result without a commit hash")?;
-        return Ok(modal(&short, result, &source, None));
+        return Ok(with_beside(modal::records(&origin, &short, result, at), path));
     }
-    if let Some(Value::Object(roles)) = obj.get("results") {
-        let short = short_of(obj).ok_or("3-way rerun without a commit hash")?;
-        return Ok(per_role_objects(&short, roles, &source, text(obj, "timestamp")));
+    match obj.get("results") {
+        Some(Value::Object(roles)) => {
+            let short = short_of(obj).ok_or("3-way rerun without a commit hash")?;
+            return Ok(role::per_role_objects(&origin, &short, roles, at));
+        }
+        Some(Value::Array(entries)) => return Ok(modal::progress_log(&origin, entries, at)),
+        _ => {}
     }
-    if let Some(Value::Array(entries)) = obj.get("results") {
-        return Ok(progress_log(entries, &source, text(obj, "timestamp")));
-    }
+    by_keys(&origin, obj, at)
+}
+
+/// Shapes that have no wrapper: told apart by the keys at the top level.
+fn by_keys(origin: &Origin, obj: &Obj, at: Option<Stamp>) -> Result<ResultSet, String> {
+    let name = origin.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let hash = || short_of(obj).or_else(|| short_from_name(name));
     if Variant::ALL.iter().any(|v| obj.get(v.name()).is_some_and(Value::is_object)) {
-        let short = short_of(obj).ok_or("3-way result without a commit hash")?;
-        return Ok(per_role_objects(&short, obj, &source, text(obj, "timestamp")));
+        let short = hash().ok_or("3-way result without a commit hash")?;
+        return Ok(role::per_role_objects(origin, &short, obj, at));
+    }
+    if modal::is_bare_result(obj) {
+        let short = hash().ok_or("Modal-style result without a commit hash")?;
+        return Ok(with_beside(modal::records(origin, &short, obj, at), origin.path));
     }
     if let Some(variant) = role_from_file_name(name) {
-        let short =
-            short_of(obj).or_else(|| short_from_name(name)).ok_or("per-role result without a commit hash")?;
-        let mut set = ResultSet::default();
-        set.records.push(role_record(&short, variant, obj, &source));
-        return Ok(set);
+        let short = hash().ok_or("per-role result without a commit hash")?;
+        return Ok(role::one(origin, &short, variant, obj, at));
     }
     if name.ends_with("_result.json") && obj.contains_key("status") {
-        let short =
-            short_of(obj).or_else(|| short_from_name(name)).ok_or("flat result without a commit hash")?;
-        let model = text(obj, "model").unwrap_or_else(|| "unknown model".into());
-        let status = text(obj, "status").unwrap_or_default();
-        let note = format!("verification run ({model}, not comparable): {status} — {source}");
-        return Ok(ResultSet { notes: vec![(short, note)], ..ResultSet::default() });
+        let short = hash().ok_or("flat result without a commit hash")?;
+        return Ok(role::docker_check(origin, &short, obj, at));
     }
     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
     Err(format!("unknown shape (keys: {})", keys.join(", ")))
 }
 
-fn text(obj: &Obj, key: &str) -> Option<String> {
+/// The agent a folder `omniperf_results_3way_<agent>` names, unless `<agent>` is the project
+/// folder right below it (`…_3way_sglang/sglang/`): then the folder names the project, not an agent.
+pub(super) fn agent_of(path: &Path) -> Option<String> {
+    let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+    parts.iter().enumerate().rev().find_map(|(i, part)| {
+        let agent = part.strip_prefix("omniperf_results_3way_").filter(|a| !a.is_empty())?;
+        let names_project = parts.get(i + 1) == Some(&agent);
+        (!names_project).then(|| agent.to_string())
+    })
+}
+
+pub(super) fn text(obj: &Obj, key: &str) -> Option<String> {
     obj.get(key).and_then(Value::as_str).map(str::to_string).filter(|s| !s.is_empty())
 }
 
-fn short_of(obj: &Obj) -> Option<String> {
+pub(super) fn stamp(obj: &Obj, keys: &[&str]) -> Option<Stamp> {
+    keys.iter().find_map(|k| text(obj, k).and_then(|t| Stamp::parse(&t)))
+}
+
+pub(super) fn short_of(obj: &Obj) -> Option<String> {
     ["human_commit", "commit_short", "commit", "commit_hash", "full_commit", "human_commit_full"]
         .iter()
         .filter_map(|k| text(obj, k))
@@ -87,12 +117,22 @@ fn role_from_file_name(name: &str) -> Option<Variant> {
     Variant::ALL.into_iter().find(|v| stem.ends_with(&format!("_{}", v.name())))
 }
 
-fn gather_text(obj: &Obj) -> String {
-    TEXT_FIELDS.iter().filter_map(|k| text(obj, k)).collect::<Vec<_>>().join("\n")
+/// The named text fields of `obj` that are present, each labelled `<prefix><name>`.
+pub(super) fn fields(obj: &Obj, names: &[&str], prefix: &str) -> Vec<TextField> {
+    names
+        .iter()
+        .filter_map(|k| Some(TextField { field: format!("{prefix}{k}"), text: text(obj, k)? }))
+        .collect()
 }
 
-/// Metrics from a `metrics` object, or the flat numeric fields of legacy files.
-fn metrics_of(obj: &Obj) -> Metrics {
+/// A text nested one object down: `outer.inner`.
+pub(super) fn nested(obj: &Obj, outer: &str, inner: &str) -> Option<TextField> {
+    let text = obj.get(outer)?.get(inner)?.as_str().filter(|s| !s.is_empty())?;
+    Some(TextField { field: format!("{outer}.{inner}"), text: text.to_string() })
+}
+
+/// The metrics a file recorded: a `metrics` object, or the flat numeric fields of legacy files.
+pub(super) fn recorded_metrics(obj: &Obj) -> Metrics {
     let source = match obj.get("metrics") {
         Some(Value::Object(m)) => m,
         _ => obj,
@@ -102,140 +142,14 @@ fn metrics_of(obj: &Obj) -> Metrics {
     all.into_iter().filter(|(k, _)| metrics::definition(k).is_some()).collect()
 }
 
-/// `perftriage.fixes` of a result file we wrote: the numbers come from a modified environment.
-fn fixes_of(obj: &Obj) -> Vec<String> {
-    obj.get("perftriage")
-        .and_then(|p| p.get("fixes"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-        .unwrap_or_default()
-}
-
-fn role_record(short: &str, variant: Variant, obj: &Obj, source: &str) -> ResultRecord {
-    let mut status = RunStatus::from_upstream(&text(obj, "status").unwrap_or_default());
-    let error =
-        text(obj, "error").or_else(|| text(obj, "error_message")).or_else(|| text(obj, "skip_reason"));
-    let mut metrics = metrics_of(obj);
-    let mut source = source.to_string();
-    // Re-parse the raw output with the anchored parser: it fixes the harness's spurious values and
-    // recovers results the harness missed (its "No … metrics" false negatives).
-    if let Some(parsed) = text(obj, "raw_output").and_then(|raw| parse::parse(&raw).ok()) {
-        if status == RunStatus::Error && error.as_deref().is_some_and(|e| e.contains("metrics")) {
-            status = RunStatus::Success;
-            source.push_str(" (results recovered from raw_output; the harness reported no metrics)");
-        }
-        if status == RunStatus::Success {
-            metrics = parsed.metrics;
-        }
-    }
-    let error = if status == RunStatus::Success { None } else { error };
-    ResultRecord {
-        short: short.to_string(),
-        variant,
-        outcome: Outcome { status, source: Some(source), error, metrics, fixes: fixes_of(obj) },
-        timestamp: text(obj, "timestamp"),
-        text: gather_text(obj),
-    }
-}
-
-fn per_role_objects(short: &str, roles: &Obj, source: &str, timestamp: Option<String>) -> ResultSet {
-    let mut set = ResultSet::default();
-    for variant in Variant::ALL {
-        if let Some(Value::Object(obj)) = roles.get(variant.name()) {
-            let mut record = role_record(short, variant, obj, source);
-            record.timestamp = record.timestamp.or_else(|| timestamp.clone());
-            set.records.push(record);
-        }
-    }
-    set
-}
-
-fn progress_log(entries: &[Value], source: &str, timestamp: Option<String>) -> ResultSet {
-    let mut set = ResultSet::default();
-    for entry in entries {
-        match entry.as_object().and_then(|e| Some((short_of(e)?, e))) {
-            Some((short, e)) => set.absorb(modal(&short, e, source, timestamp.clone())),
-            None => set
-                .warnings
-                .push(LoadWarning { path: source.into(), message: "progress entry without a commit".into() }),
-        }
-    }
-    set
-}
-
-/// A Modal result speaks for all three variants; attribute its status to the phases it covers.
-fn modal(short: &str, r: &Obj, source: &str, timestamp: Option<String>) -> ResultSet {
-    let status = text(r, "status").unwrap_or_default();
-    let error = text(r, "error");
-    let record = |variant: Variant, status: RunStatus, error: Option<String>| {
-        let metrics = match r.get(&format!("{}_metrics", variant.name())) {
-            Some(Value::Object(m)) if status == RunStatus::Success => metrics_of(&wrap(m)),
-            _ => Metrics::new(),
-        };
-        let own_raw = text(r, &format!("{}_raw", variant.name()));
-        let body = [error.clone(), text(r, "server_logs"), own_raw].into_iter().flatten().collect::<Vec<_>>();
-        ResultRecord {
-            short: short.to_string(),
-            variant,
-            outcome: Outcome { status, source: Some(source.to_string()), error, metrics, fixes: Vec::new() },
-            timestamp: timestamp.clone(),
-            text: body.join("\n"),
-        }
+/// The `stdout.txt` / `stderr.txt` a run wrote beside its result file, read once per file and
+/// added to each of its records.
+fn with_beside(mut set: ResultSet, path: &Path) -> ResultSet {
+    let read = |name: &str| {
+        let text = std::fs::read_to_string(path.parent()?.join(name)).ok()?;
+        (!text.is_empty()).then(|| TextField { field: name.to_string(), text })
     };
-    let mut set = ResultSet::default();
-    let failed_phase = modal_failed_phase(&status, error.as_deref());
-    for variant in Variant::ALL {
-        let outcome = match (&failed_phase, status.as_str()) {
-            (_, "version_bug" | "no_perf_command" | "blocked_model") => {
-                Some((RunStatus::Skipped, error.clone()))
-            }
-            (Some(failed), _) if *failed == variant => Some((RunStatus::Error, error.clone())),
-            (Some(failed), _) if *failed > variant => Some((RunStatus::Success, None)),
-            (Some(_), _) => None,
-            (None, _) => Some(agent_or_success(r, variant)),
-        };
-        if let Some((status, err)) = outcome {
-            set.records.push(record(variant, status, err));
-        }
-    }
+    let beside: Vec<TextField> = ["stdout.txt", "stderr.txt"].into_iter().filter_map(read).collect();
+    set.records.iter_mut().for_each(|r| r.texts.extend(beside.iter().cloned()));
     set
-}
-
-fn wrap(metrics: &Obj) -> Obj {
-    let mut obj = Obj::new();
-    obj.insert("metrics".into(), Value::Object(metrics.clone()));
-    obj
-}
-
-/// Which phase a Modal failure belongs to; `None` for a success.
-fn modal_failed_phase(status: &str, error: Option<&str>) -> Option<Variant> {
-    match status {
-        "success" => None,
-        "human_failed" => Some(Variant::Human),
-        "agent_failed" => Some(Variant::Agent),
-        _ => {
-            let head = error.unwrap_or("").trim_start().to_ascii_lowercase();
-            Some(if head.starts_with("human") {
-                Variant::Human
-            } else if head.starts_with("agent") {
-                Variant::Agent
-            } else {
-                Variant::Baseline
-            })
-        }
-    }
-}
-
-fn agent_or_success(r: &Obj, variant: Variant) -> (RunStatus, Option<String>) {
-    if variant != Variant::Agent {
-        return (RunStatus::Success, None);
-    }
-    match r.get("agent_metrics") {
-        Some(Value::Object(m)) if !m.is_empty() => (RunStatus::Success, None),
-        _ => {
-            let why = text(r, "agent_error")
-                .unwrap_or_else(|| "Modal run succeeded but recorded no agent metrics".into());
-            (RunStatus::Error, Some(why))
-        }
-    }
 }

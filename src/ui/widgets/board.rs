@@ -3,6 +3,7 @@
 use super::status_style;
 use crate::app::AppState;
 use crate::app::rows::{Column, Row as BoardRow};
+use crate::classify::Disposition;
 use crate::triage::Mark;
 use crate::ui::Theme;
 use ratatui::Frame;
@@ -59,7 +60,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
         Column::Commit => text(&row.short, theme.accent),
         Column::Subject => text(&row.subject, theme.text),
         Column::Model => text(&row.model, theme.text),
-        Column::Kind => text(row.kind, theme.dim),
+        Column::Kind => text(row.kind.name(), theme.dim),
         Column::Gpus => text(&row.gpus, theme.dim),
         Column::Baseline | Column::Human | Column::Agent => {
             let c = &row.cells[column as usize - Column::Baseline as usize];
@@ -67,8 +68,8 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
         }
         Column::Category => {
             let style = match row.disposition {
-                Some("unfixable_here") => theme.unfixable,
-                Some("fixable_in_container" | "infra_retry") => theme.fixable,
+                Some(Disposition::UnfixableHere) => theme.unfixable,
+                Some(d) if d.is_fixable() => theme.fixable,
                 _ => theme.text,
             };
             text(&row.category, style)
@@ -84,30 +85,34 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
 }
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let block = Block::default().borders(Borders::ALL).border_style(theme.border).title(Line::from(vec![
-        Span::styled(format!(" {} ", state.view.title()), theme.header),
-        Span::styled(format!("{}/{} ", state.visible.len(), state.entries.len()), theme.dim),
+    // With a log pane beside it, the border says which of the two takes the keys.
+    let focused = state.logs.is_open() && state.focus == crate::app::Focus::Board;
+    let border = if focused { theme.accent } else { theme.border };
+    let block = Block::default().borders(Borders::ALL).border_style(border).title(Line::from(vec![
+        Span::styled(format!(" {} ", state.board.view.title()), theme.header),
+        Span::styled(format!("{}/{} ", state.board.visible.len(), state.board.entries.len()), theme.dim),
     ]));
     let inner_height = usize::from(area.height.saturating_sub(3)).max(1);
-    if state.visible.is_empty() {
+    if state.board.visible.is_empty() {
         let text = "No commits match. Esc clears the filter; Tab changes the view.";
         frame.render_widget(Paragraph::new(text).style(theme.dim).block(block), area);
         return;
     }
-    let offset = state.selected.saturating_sub(inner_height - 1);
+    let offset = state.board.selected.saturating_sub(inner_height - 1);
     let cols = columns(area.width);
     let narrow_mark = area.width < 110;
-    let rows = state.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
-        let row = &state.rows[i];
+    let rows = state.board.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
+        let row = &state.board.rows[i];
         let mut cells: Vec<Cell> = cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, theme)).collect();
-        if state.picked.contains(&row.short) {
+        if state.board.picked.contains(&row.short) {
             cells[0] = Cell::from(Span::styled(format!("•{}", &row.short[..7]), theme.warn));
         }
         let table_row = Row::new(cells);
-        if pos == state.selected { table_row.style(theme.selected) } else { table_row }
+        if pos == state.board.selected { table_row.style(theme.selected) } else { table_row }
     });
     let header = Row::new(cols.iter().map(|(c, _)| {
-        let mark = if *c == state.sort { if state.sort_reverse { "↑" } else { "↓" } } else { "" };
+        let mark =
+            if *c == state.board.sort { if state.board.sort_reverse { "↑" } else { "↓" } } else { "" };
         Cell::from(format!("{}{mark}", c.title()))
     }))
     .style(theme.header);

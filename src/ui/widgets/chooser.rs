@@ -1,29 +1,33 @@
-//! `r`: which variants to run. One key each; anything else cancels.
+//! `r`: which variants to run, one key each (from the key map); a preview and a confirm follow.
 
-use super::centered;
+use super::{hints, popup};
+use crate::app::{Action, KeyMap, KeyMode};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
-pub fn render(frame: &mut Frame, area: Rect, short: &str, theme: &Theme) {
-    let choice = |key: &'static str, what: &'static str| {
-        Line::from(vec![Span::styled(format!("  [{key}] "), theme.accent), Span::styled(what, theme.text)])
-    };
-    let lines = vec![
-        choice("b", "baseline — the parent commit"),
-        choice("h", "human — the PR commit"),
-        choice("a", "agent — the agent's patch on the parent"),
-        choice("3", "all three, in that order"),
-        Line::raw(""),
-        Line::styled("  any other key cancels; a preview and a confirm follow", theme.dim),
+pub fn render(frame: &mut Frame, area: Rect, short: &str, keymap: &KeyMap, theme: &Theme) {
+    let choices = [
+        (Action::RunBaseline, "baseline — the parent commit"),
+        (Action::RunHuman, "human — the PR commit"),
+        (Action::RunAgent, "agent — the agent's patch on the parent"),
+        (Action::RunAll, "all three, in that order"),
     ];
-    let rect = centered(area, 60, lines.len() as u16 + 2);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.accent)
-        .title(Span::styled(format!(" Run {short} "), theme.header));
-    frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block), rect);
+    let mut lines: Vec<Line> = choices
+        .iter()
+        .map(|(action, what)| {
+            let key = hints::key(keymap, KeyMode::Chooser, *action);
+            Line::from(vec![
+                Span::styled(format!("  [{key}] "), theme.accent),
+                Span::styled(*what, theme.text),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    let close = hints::key(keymap, KeyMode::Chooser, Action::Close);
+    lines.push(Line::styled(format!("  {close} closes; a preview and a confirm follow"), theme.dim));
+    let title = Span::styled(format!(" Run {short} "), theme.header);
+    popup(frame, area, (60, super::cells(lines.len()) + 2), title, theme.accent, Paragraph::new(lines));
 }

@@ -1,29 +1,26 @@
 //! The confirm dialog: a preview of exactly what will happen; Cancel is focused by default.
 
-use super::centered;
-use crate::app::Confirm;
+use super::{hints, popup};
+use crate::app::{Action, Confirm, KeyMap, KeyMode};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn render(frame: &mut Frame, area: Rect, confirm: &Confirm, theme: &Theme) {
+pub fn render(frame: &mut Frame, area: Rect, confirm: &Confirm, keymap: &KeyMap, theme: &Theme) {
     let mut lines: Vec<Line> = confirm.preview.iter().map(|l| Line::styled(l.clone(), theme.text)).collect();
     lines.push(Line::raw(""));
     let (yes, no) =
         if confirm.yes_focused { (theme.selected, theme.dim) } else { (theme.dim, theme.selected) };
+    let (y, n) =
+        (hints::key(keymap, KeyMode::Confirm, Action::Yes), hints::key(keymap, KeyMode::Confirm, Action::No));
     lines.push(Line::from(vec![
-        Span::styled(" [y] Yes ", yes),
+        Span::styled(format!(" [{y}] Yes "), yes),
         Span::raw("   "),
-        Span::styled(" [N] Cancel ", no),
+        Span::styled(format!(" [{n}] Cancel "), no),
     ]));
-    let height = lines.len() as u16 + 4;
-    let rect = centered(area, 72, height);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.warn)
-        .title(Span::styled(format!(" {} ", confirm.title), theme.warn));
-    frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), rect);
+    let height = super::cells(lines.len()) + 4;
+    let title = Span::styled(format!(" {} ", confirm.title), theme.warn);
+    popup(frame, area, (72, height), title, theme.warn, Paragraph::new(lines).wrap(Wrap { trim: false }));
 }

@@ -3,6 +3,7 @@
 
 use super::status_style;
 use crate::app::AppState;
+use crate::dataset::results::Stamp;
 use crate::dataset::{Entry, ImageTemplates, Variant};
 use crate::metrics::{self, Verdict, verdict};
 use crate::report::{TIE_BAND_PCT, compare};
@@ -18,13 +19,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         .borders(Borders::ALL)
         .border_style(theme.border)
         .title(Span::styled(" Detail ", theme.header));
-    let Some(index) = state.selected_entry() else {
+    let Some(index) = state.board.selected_entry() else {
         frame.render_widget(Paragraph::new("No commit selected.").block(block), area);
         return;
     };
-    let lines = lines(&state.entries[index], state, theme);
+    let lines = lines(&state.board.entries[index], state, theme);
     let paragraph =
-        Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.detail_scroll, 0));
+        Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.board.detail_scroll, 0));
     frame.render_widget(paragraph, area);
 }
 
@@ -56,11 +57,12 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
         out.push(field("vLLM", v.join("   "), theme));
     }
     out.extend(command_lines(entry, theme));
-    out.extend(image_lines(entry, &state.images, theme));
+    out.extend(image_lines(entry, &state.session.images, theme));
     out.push(section("Variants", theme));
     for v in Variant::ALL {
         out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
     }
+    out.extend(overridden_lines(entry, theme));
     out.extend(evidence_lines(entry, theme));
     out.extend(metric_lines(entry, theme));
     out.extend(triage_lines(entry, state, theme));
@@ -116,8 +118,11 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
     let mut out = vec![Line::from(vec![
         Span::styled(format!("{} {:<9}", v.letter(), v.name()), theme.accent),
         Span::styled(format!("{} {:<8}", o.status.glyph(), o.status.word()), status_style(o.status, theme)),
-        Span::styled(o.source.clone().unwrap_or_default(), theme.dim),
+        Span::styled(provenance(state.agent.as_deref(), state.at, o.source.as_deref()), theme.dim),
     ])];
+    if let Some(from) = o.metrics_from {
+        out.push(Line::styled(format!("    numbers from {}", from.describe()), theme.dim));
+    }
     if let Some(err) = &o.error {
         out.push(Line::from(vec![
             Span::styled("    error  ", theme.dim),
@@ -126,8 +131,9 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
     }
     match (&state.verdict, o.status.is_failure()) {
         (Some(verdict), _) => {
-            let head =
-                format!("    {} ({}) line {}: ", verdict.category, verdict.disposition.name(), verdict.line);
+            let place = verdict.field.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
+            let (category, disposition) = (&verdict.category, verdict.disposition.name());
+            let head = format!("    {category} ({disposition}) {place}line {}: ", verdict.line);
             out.push(Line::from(vec![
                 Span::styled(head, theme.fixable),
                 Span::styled(verdict.evidence.clone(), theme.text),
@@ -140,6 +146,30 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
             out.push(Line::styled(format!("    {why}"), theme.dim));
         }
         _ => {}
+    }
+    out
+}
+
+/// `agent · time · source`, each where known.
+fn provenance(agent: Option<&str>, at: Option<Stamp>, source: Option<&str>) -> String {
+    let at = at.map(|t| t.to_string());
+    [agent, at.as_deref(), source].into_iter().flatten().collect::<Vec<_>>().join(" · ")
+}
+
+/// Older records that a newer one replaced: where they came from, and what they said.
+fn overridden_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
+    if entry.overridden.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![section("Overridden by newer records", theme)];
+    for o in &entry.overridden {
+        let words = format!("{} {}", o.status.glyph(), o.status.word());
+        let line = format!(
+            "{} {words:<10}{}",
+            o.variant.letter(),
+            provenance(o.agent.as_deref(), o.at, o.source.as_deref())
+        );
+        out.push(Line::styled(line, theme.dim));
     }
     out
 }
@@ -223,13 +253,13 @@ fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
 fn triage_lines<'a>(entry: &Entry, state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
     let short = &entry.commit.short;
     let mut out = vec![section("Triage", theme)];
-    let mark = match state.book.mark(short) {
+    let mark = match state.board.book.mark(short) {
         Some(crate::triage::Mark::Unfixable { reason }) => format!("UNFIXABLE — {reason}"),
         Some(crate::triage::Mark::Skip) => "skip".into(),
         None => "none".into(),
     };
     out.push(field("mark", mark, theme));
-    for h in state.book.history(short) {
+    for h in state.board.book.history(short) {
         out.push(Line::from(vec![
             Span::styled(format!("  {}  ", h.at), theme.dim),
             Span::raw(h.change.describe()),

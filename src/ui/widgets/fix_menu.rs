@@ -1,14 +1,14 @@
 //! The fix menu (`f`) and the bulk recipe chooser (`F`).
 
-use super::centered;
-use crate::app::FixMenu;
+use super::{hints, popup};
+use crate::app::{BulkPicker, FixMenu, KeyMap, KeyMode};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, theme: &Theme) {
+pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, keymap: &KeyMap, theme: &Theme) {
     let mut lines = vec![Line::styled(
         format!("{} {} failed with {}", menu.short, menu.variant.name(), menu.category),
         theme.dim,
@@ -17,7 +17,11 @@ pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, theme: &Theme) {
         None => lines.push(Line::styled("probing the image for applicable fixes…", theme.dim)),
         Some(Err(why)) => lines.push(Line::styled(format!("cannot probe the image: {why}"), theme.error)),
         Some(Ok(_)) if menu.shown().is_empty() => {
-            lines.push(Line::styled("no fix applies here (w shows why each one does not)", theme.warn))
+            let why = hints::key(keymap, KeyMode::FixMenu, crate::app::Action::ShowWhy);
+            lines.push(Line::styled(
+                format!("no fix applies here ({why} shows why each one does not)"),
+                theme.warn,
+            ))
         }
         Some(Ok(_)) => {
             for (i, offer) in menu.shown().iter().enumerate() {
@@ -37,42 +41,31 @@ pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, theme: &Theme) {
         }
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Enter apply + re-run  c apply + commit fixed image  w why others are hidden  u mark unfixable  Esc close",
-        theme.dim,
-    ));
-    let rect = centered(area, 110, lines.len() as u16 + 2);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.accent)
-        .title(Span::styled(" Fix ", theme.header));
-    frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), rect);
+    lines.push(hints::line(keymap, KeyMode::FixMenu, theme));
+    let body = Paragraph::new(lines.clone()).wrap(Wrap { trim: false });
+    popup(
+        frame,
+        area,
+        (110, super::cells(lines.len()) + 3),
+        Span::styled(" Fix ", theme.header),
+        theme.accent,
+        body,
+    );
 }
 
-pub fn render_bulk(
-    frame: &mut Frame,
-    area: Rect,
-    shorts: &[String],
-    recipes: &[(String, String)],
-    selected: usize,
-    theme: &Theme,
-) {
+pub fn render_bulk(frame: &mut Frame, area: Rect, picker: &BulkPicker, keymap: &KeyMap, theme: &Theme) {
+    let BulkPicker { shorts, recipes, selected } = picker;
     let mut lines =
         vec![Line::styled(format!("{} commit(s): {}", shorts.len(), shorts.join(" ")), theme.dim)];
     for (i, (id, title)) in recipes.iter().enumerate() {
-        let style = if i == selected { theme.selected } else { theme.text };
+        let style = if i == *selected { theme.selected } else { theme.text };
         lines.push(Line::from(vec![
             Span::styled(format!("  {id:<28}"), style),
             Span::styled(title.clone(), theme.dim),
         ]));
     }
-    lines.push(Line::styled("Enter choose (a confirm follows)  any other key cancels", theme.dim));
-    let rect = centered(area, 110, lines.len() as u16 + 4);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.accent)
-        .title(Span::styled(" Bulk fix ", theme.header));
-    frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }), rect);
+    lines.push(hints::line(keymap, KeyMode::BulkPicker, theme));
+    let body = Paragraph::new(lines.clone()).wrap(Wrap { trim: false });
+    let title = Span::styled(" Bulk fix ", theme.header);
+    popup(frame, area, (110, super::cells(lines.len()) + 4), title, theme.accent, body);
 }

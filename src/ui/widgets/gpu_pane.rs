@@ -2,8 +2,8 @@
 //! utilisation sparkline over the chosen window; then the GPU processes with their owners.
 
 use crate::app::AppState;
-use crate::app::gpu::Window;
-use crate::gpu::{GpuInfo, GpuProcess};
+use crate::app::Window;
+use crate::telemetry::{GpuInfo, GpuProcess};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,13 +15,15 @@ use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
 pub fn height(state: &AppState) -> u16 {
     match &state.gpu.latest {
         Some(s) if state.gpu.unavailable.is_none() => {
-            2 + 2 * s.gpus.len() as u16 + s.processes.len().min(4) as u16
+            2 + 2 * super::cells(s.gpus.len()) + super::cells(s.processes.len().min(4))
         }
         _ => 3,
     }
 }
 
 fn bar(fraction: f64, width: usize) -> String {
+    // The product is within 0..=width, so the conversion cannot truncate.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let filled = ((fraction.clamp(0.0, 1.0)) * width as f64).round() as usize;
     format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
 }
@@ -69,9 +71,7 @@ fn gpu_line<'a>(g: &GpuInfo, theme: &Theme) -> Line<'a> {
 
 fn process_line<'a>(p: &GpuProcess, theme: &Theme) -> Line<'a> {
     let who = match (&p.owner, &p.container) {
-        (Some((run, short, variant)), _) => {
-            Span::styled(format!("{short} {variant} · run {run}"), theme.accent)
-        }
+        (Some(o), _) => Span::styled(format!("{} {} · run {}", o.short, o.variant, o.run_id), theme.accent),
         (None, Some(c)) => Span::styled(format!("container {} (not ours)", &c[..12.min(c.len())]), theme.dim),
         (None, None) => Span::styled("host process", theme.dim),
     };
@@ -83,7 +83,7 @@ fn process_line<'a>(p: &GpuProcess, theme: &Theme) -> Line<'a> {
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let gpu = &state.gpu;
-    let stale = if gpu.is_stale(state.ticks) { " STALE (last good sample)" } else { "" };
+    let stale = if gpu.is_stale(state.session.ticks) { " STALE (last good sample)" } else { "" };
     let window = match gpu.window {
         Window::Minute => "60 s",
         Window::TenMinutes => "10 min",
@@ -106,9 +106,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     rows.push(Constraint::Min(0));
     let areas = Layout::vertical(rows).split(inner);
     let since = match gpu.window {
-        Window::Minute => state.ticks.saturating_sub(60),
-        Window::TenMinutes => state.ticks.saturating_sub(600),
-        Window::Run => state.runs.last().map_or(0, |r| r.started_tick),
+        Window::Minute => state.session.ticks.saturating_sub(60),
+        Window::TenMinutes => state.session.ticks.saturating_sub(600),
+        Window::Run => state.runs.list.last().map_or(0, |r| r.started_tick),
     };
     for (i, g) in sample.gpus.iter().enumerate() {
         frame.render_widget(Paragraph::new(gpu_line(g, theme)), areas[2 * i]);

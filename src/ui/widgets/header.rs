@@ -10,17 +10,17 @@ use ratatui::widgets::Paragraph;
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let mut spans = vec![Span::styled("perftriage ", theme.accent)];
     for (i, view) in View::ALL.iter().enumerate() {
-        let label = format!(" {} {} ", view.title(), state.view_counts[i]);
-        let style = if *view == state.view { theme.tab_active } else { theme.text };
+        let label = format!(" {} {} ", view.title(), state.board.view_counts[i]);
+        let style = if *view == state.board.view { theme.tab_active } else { theme.text };
         spans.push(Span::styled(label, style));
     }
-    let arrow = if state.sort_reverse { "↑" } else { "↓" };
-    spans.push(Span::styled(format!("  sort:{}{arrow}", state.sort.title()), theme.dim));
-    if !state.query.is_empty() {
-        spans.push(Span::styled(format!("  filter:{}", state.query.text), theme.accent));
-        spans.push(Span::styled(format!(" ({} shown)", state.visible.len()), theme.dim));
+    let arrow = if state.board.sort_reverse { "↑" } else { "↓" };
+    spans.push(Span::styled(format!("  sort:{}{arrow}", state.board.sort.title()), theme.dim));
+    if !state.board.query.is_empty() {
+        spans.push(Span::styled(format!("  filter:{}", state.board.query.text), theme.accent));
+        spans.push(Span::styled(format!(" ({} shown)", state.board.visible.len()), theme.dim));
     }
-    let docker = match &state.docker {
+    let docker = match &state.runs.docker {
         crate::app::DockerStatus::Connecting => Span::styled("  Docker: connecting…", theme.dim),
         crate::app::DockerStatus::Connected(d) => {
             Span::styled(format!("  Docker: connected ({d})"), theme.dim)
@@ -34,10 +34,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let short: String = why.chars().take(60).collect();
         spans.push(Span::styled(format!("  GPU: unavailable — {short}"), theme.dim));
     }
-    if state.read_only {
+    if state.session.read_only {
         spans.push(Span::styled("  READ-ONLY", theme.warn));
     }
-    if state.unsaved {
+    if state.session.unsaved {
         spans.push(Span::styled("  UNSAVED", theme.warn));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -1,48 +1,49 @@
-//! The `?` overlay, generated from the live key map so it cannot disagree with it. It switches to
-//! two columns when one does not fit the terminal's height.
+//! The `?` overlay: one section per key mode, generated from the live key map so it cannot
+//! disagree with it; it scrolls when it does not fit.
 
-use super::centered;
-use crate::app::{Action, AppState};
+use super::popup;
+use crate::app::{Action, AppState, KeyMap, KeyMode};
 use crate::ui::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let mut entries = Vec::new();
-    for action in Action::ALL {
-        let keys = state.keymap.keys_for(action);
-        if keys.is_empty() {
-            continue;
+    let keymap = &state.session.keymap;
+    let mut lines = Vec::new();
+    for mode in KeyMode::ALL {
+        lines.push(Line::styled(mode.title(), theme.header));
+        lines.extend(section(keymap, mode, theme));
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled("✓ ok  ✗ fail  ◷ timeout  ⊘ skip  · not run", theme.dim));
+    let height = area.height.saturating_sub(2);
+    let last_top = super::cells(lines.len()).saturating_sub(height.saturating_sub(2));
+    let scroll = state.session.help_scroll.min(last_top);
+    let key = |action| super::hints::key(keymap, KeyMode::Help, action);
+    let (down, up, close) = (key(Action::MenuDown), key(Action::MenuUp), key(Action::Close));
+    let title = format!(" Keys — {down}/{up} scroll, {close} closes ({}/{}) ", scroll + 1, lines.len());
+    let title = Span::styled(title, theme.header);
+    popup(frame, area, (100, height), title, theme.border, Paragraph::new(lines).scroll((scroll, 0)));
+}
+
+/// One line per action of the mode: its keys and what it does.
+fn section(keymap: &KeyMap, mode: KeyMode, theme: &Theme) -> Vec<Line<'static>> {
+    let mut actions: Vec<Action> = Vec::new();
+    for (_, action) in keymap.bindings(mode) {
+        if !actions.contains(action) {
+            actions.push(*action);
         }
-        let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
-        entries.push(Line::from(vec![
-            Span::styled(format!("{:>12}  ", keys.join(" ")), theme.accent),
-            Span::styled(action.description(), theme.text),
-        ]));
     }
-    let footer = Line::styled("✓ ok  ✗ fail  ◷ timeout  ⊘ skip  · not run   any key closes", theme.dim);
-    let two_columns = entries.len() + 4 > usize::from(area.height);
-    let per_column = if two_columns { entries.len().div_ceil(2) } else { entries.len() };
-    let width = if two_columns { area.width } else { 96 };
-    let rect = centered(area, width, per_column as u16 + 4);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Span::styled(" Keys ", theme.header));
-    frame.render_widget(Clear, rect);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let [body, bottom] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let columns = Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).split(body);
-    let mut chunks = entries.chunks(per_column.max(1));
-    let first = chunks.next().unwrap_or_default().to_vec();
-    if two_columns {
-        frame.render_widget(Paragraph::new(first), columns[0]);
-        frame.render_widget(Paragraph::new(chunks.next().unwrap_or_default().to_vec()), columns[1]);
-    } else {
-        frame.render_widget(Paragraph::new(first), body);
-    }
-    frame.render_widget(Paragraph::new(footer), bottom);
+    actions
+        .into_iter()
+        .map(|action| {
+            let keys: Vec<String> = keymap.keys_for(mode, action).iter().map(ToString::to_string).collect();
+            Line::from(vec![
+                Span::styled(format!("{:>16}  ", keys.join(" ")), theme.accent),
+                Span::styled(action.description(), theme.text),
+            ])
+        })
+        .collect()
 }

@@ -2,7 +2,6 @@
 //! colours as styles, noise dimmed, search matches highlighted, follow/paused state in the title.
 
 use crate::app::LogView;
-use crate::app::update::logs::top;
 use crate::logs::{CellStyle, Color as LogColor, DISPLAY_CAP, Line as LogLine};
 use crate::ui::Theme;
 use ratatui::Frame;
@@ -12,11 +11,23 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 /// Draw `view`; `page_rows` is the scroll page the update uses, `focused` highlights the border.
-pub fn render(frame: &mut Frame, area: Rect, view: &LogView, page_rows: usize, focused: bool, theme: &Theme) {
+/// A log view and how to draw it.
+pub struct LogPaneProps<'a> {
+    pub view: &'a LogView,
+    /// Rows the model scrolls by (the pane's height as `AppState::log_rows` computes it).
+    pub page_rows: usize,
+    /// It takes the keys: its border is highlighted.
+    pub focused: bool,
+    /// The key that expands capped lines, for the hint on them.
+    pub expand_key: String,
+}
+
+pub fn render(frame: &mut Frame, area: Rect, props: &LogPaneProps, theme: &Theme) {
+    let view = props.view;
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
-    let numbers = view.visible(rows, top(view, page_rows));
-    let lines: Vec<Line> = numbers.iter().map(|&n| render_line(view, n, theme)).collect();
-    let border = if focused { theme.accent } else { theme.border };
+    let numbers = view.visible(rows, view.top_line(props.page_rows));
+    let lines: Vec<Line> = numbers.iter().map(|&n| render_line(props, n, theme)).collect();
+    let border = if props.focused { theme.accent } else { theme.border };
     let block = Block::default().borders(Borders::ALL).border_style(border).title(title(view, theme));
     let mut paragraph = Paragraph::new(lines).block(block);
     if view.wrap {
@@ -51,7 +62,8 @@ fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
     Line::from(spans)
 }
 
-fn render_line<'a>(view: &'a LogView, n: usize, theme: &Theme) -> Line<'a> {
+fn render_line<'a>(props: &LogPaneProps<'a>, n: usize, theme: &Theme) -> Line<'a> {
+    let view = props.view;
     let gutter = Span::styled(format!("{:>7} ", n + 1), theme.dim);
     let Some(line) = view.line(n) else {
         return Line::from(vec![gutter, Span::styled("… reading from the spool", theme.dim)]);
@@ -61,7 +73,10 @@ fn render_line<'a>(view: &'a LogView, n: usize, theme: &Theme) -> Line<'a> {
     let mut spans = vec![if current { Span::styled(format!("{:>7}>", n + 1), theme.accent) } else { gutter }];
     // A capped line says so up front: its end is off screen.
     if let Some(full) = line.full_chars {
-        spans.push(Span::styled(format!("[{full} chars, {DISPLAY_CAP} shown; x expands] "), theme.warn));
+        spans.push(Span::styled(
+            format!("[{full} chars, {DISPLAY_CAP} shown; {} expands] ", props.expand_key),
+            theme.warn,
+        ));
     }
     spans.extend(styled_spans(line, ranges, theme));
     Line::from(spans)

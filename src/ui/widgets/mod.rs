@@ -3,20 +3,25 @@
 pub mod board;
 pub mod chooser;
 pub mod confirm;
+pub mod debug_pane;
 pub mod detail;
 pub mod fix_menu;
 pub mod footer;
 pub mod gpu_pane;
 pub mod header;
 pub mod help;
+pub mod hints;
 pub mod log_pane;
 pub mod run_panes;
 pub mod too_small;
 
 use crate::dataset::RunStatus;
 use crate::ui::Theme;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 pub fn status_style(status: RunStatus, theme: &Theme) -> Style {
     match status {
@@ -30,9 +35,25 @@ pub fn status_style(status: RunStatus, theme: &Theme) -> Style {
 
 /// A centred rectangle of at most `width`×`height` inside `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let [row] =
-        Layout::vertical([Constraint::Length(height.min(area.height))]).flex(Flex::Center).areas(area);
-    let [cell] =
-        Layout::horizontal([Constraint::Length(width.min(area.width))]).flex(Flex::Center).areas(row);
-    cell
+    area.centered(Constraint::Length(width.min(area.width)), Constraint::Length(height.min(area.height)))
+}
+
+/// Draw a popup: clear a centred rectangle and put `body` in a bordered block titled `title`.
+pub fn popup(
+    frame: &mut Frame,
+    area: Rect,
+    size: (u16, u16),
+    title: Span<'static>,
+    border: Style,
+    body: Paragraph,
+) {
+    let rect = centered(area, size.0, size.1);
+    let block = Block::default().borders(Borders::ALL).border_style(border).title(title);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(body.block(block), rect);
+}
+
+/// A row or column count for layout: counts beyond the screen are clamped.
+pub fn cells(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }

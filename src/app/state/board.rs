@@ -1,0 +1,156 @@
+//! The board's part of the model: commits, their rows and triage book, sort, view, filter,
+//! selection, the detail pane and the commits picked for a bulk fix.
+
+use super::super::filter::Query;
+use super::super::rows::{Column, Row, build_row};
+use crate::dataset::{CommitStatus, Entry};
+use crate::triage::{Mark, TriageBook};
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    All,
+    Failed,
+    Fixable,
+    Unfixable,
+    Done,
+}
+
+impl View {
+    pub const ALL: [View; 5] = [View::All, View::Failed, View::Fixable, View::Unfixable, View::Done];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            View::All => "All",
+            View::Failed => "Failed",
+            View::Fixable => "Fixable",
+            View::Unfixable => "Unfixable",
+            View::Done => "Done",
+        }
+    }
+
+    pub fn admits(self, entry: &Entry, row: &Row) -> bool {
+        let status = entry.status();
+        match self {
+            View::All => true,
+            View::Failed => status == CommitStatus::Failed,
+            View::Fixable => {
+                status == CommitStatus::Failed
+                    && row.mark.is_none()
+                    && entry.verdict().is_some_and(|v| v.disposition.is_fixable())
+            }
+            View::Unfixable => matches!(row.mark, Some(Mark::Unfixable { .. })),
+            View::Done => status == CommitStatus::Done,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BoardState {
+    pub entries: Vec<Entry>,
+    pub rows: Vec<Row>,
+    pub book: TriageBook,
+    /// Entry indices in sort order; `visible` is this filtered by view and query.
+    pub order: Vec<usize>,
+    pub visible: Vec<usize>,
+    pub view_counts: [usize; 5],
+    pub selected: usize,
+    pub view: View,
+    pub query: Query,
+    pub sort: Column,
+    pub sort_reverse: bool,
+    pub detail_open: bool,
+    pub detail_scroll: u16,
+    /// Commits picked with Space for a bulk fix.
+    pub picked: BTreeSet<String>,
+}
+
+impl BoardState {
+    pub fn new(entries: Vec<Entry>, book: TriageBook) -> BoardState {
+        let rows = entries.iter().map(|e| build_row(e, &book)).collect();
+        let mut board = BoardState {
+            entries,
+            rows,
+            book,
+            order: Vec::new(),
+            visible: Vec::new(),
+            view_counts: [0; 5],
+            selected: 0,
+            view: View::All,
+            query: Query::default(),
+            sort: Column::Commit,
+            sort_reverse: false,
+            detail_open: false,
+            detail_scroll: 0,
+            picked: BTreeSet::new(),
+        };
+        board.resort();
+        board
+    }
+
+    /// Index into `entries` of the selected commit.
+    pub fn selected_entry(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    pub fn selected_short(&self) -> Option<&str> {
+        self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
+    }
+
+    pub fn entry_index(&self, short: &str) -> Option<usize> {
+        self.entries.iter().position(|e| e.commit.short == short)
+    }
+
+    pub fn resort(&mut self) {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        let rows = &self.rows;
+        order.sort_by(|&a, &b| super::super::sort::compare(&rows[a], &rows[b], self.sort));
+        if self.sort_reverse {
+            order.reverse();
+        }
+        self.order = order;
+        self.refilter();
+    }
+
+    /// Recompute the visible rows, keeping the selected commit selected where it still shows.
+    pub fn refilter(&mut self) {
+        let keep = self.selected_entry();
+        let (entries, rows, query) = (&self.entries, &self.rows, &self.query);
+        for (slot, view) in View::ALL.iter().enumerate() {
+            self.view_counts[slot] =
+                self.order.iter().filter(|&&i| view.admits(&entries[i], &rows[i])).count();
+        }
+        let view = self.view;
+        self.visible = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| view.admits(&entries[i], &rows[i]) && query.matches(&rows[i]))
+            .collect();
+        self.selected = keep.and_then(|k| self.visible.iter().position(|&i| i == k)).unwrap_or(0);
+        self.clamp_selection();
+    }
+
+    pub fn clamp_selection(&mut self) {
+        self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn rebuild_row(&mut self, index: usize) {
+        self.rows[index] = build_row(&self.entries[index], &self.book);
+    }
+
+    /// The unfixable reason to prefill from the board: the failure's category and evidence line.
+    pub fn unfixable_reason(&self, short: &str) -> String {
+        let verdict = self.entry_index(short).and_then(|i| self.entries[i].verdict());
+        verdict.map(|v| format!("{}: {}", v.category, v.evidence)).unwrap_or_default()
+    }
+
+    /// The reason to prefill from the fix menu: the category and the rule's explanation.
+    pub fn explained_reason(&self, short: &str, category: &str) -> String {
+        let verdict = self.entry_index(short).and_then(|i| self.entries[i].verdict());
+        match verdict.map(|v| v.explain.as_str()).filter(|e| !e.is_empty()) {
+            Some(explain) => format!("{category}: {explain}"),
+            None => category.to_string(),
+        }
+    }
+}

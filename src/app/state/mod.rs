@@ -1,0 +1,156 @@
+//! The model, in parts: board, session, runs, logs, GPU; the popup in front and what has focus.
+//! Owned by the runtime loop alone.
+
+mod board;
+mod fixmenu;
+mod gpu;
+mod logs;
+mod logview;
+mod popup;
+mod runs;
+mod session;
+
+pub use crate::fixes::FixOffer;
+pub use board::{BoardState, View};
+pub use fixmenu::FixMenu;
+pub use gpu::{GpuState, Window};
+pub use logs::LogsState;
+pub use logview::{LogKey, LogView, MAX_MATCHES, Search};
+pub use popup::{BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
+pub use runs::{DockerStatus, RunRequest, RunView, RunsState};
+pub use session::{Level, RecipeInfo, SessionState};
+
+use super::{KeyMap, KeyMode};
+use crate::dataset::Entry;
+use crate::triage::TriageBook;
+
+/// Which pane takes the keys when no popup is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Board,
+    Log,
+}
+
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub board: BoardState,
+    pub session: SessionState,
+    pub runs: RunsState,
+    pub logs: LogsState,
+    pub gpu: GpuState,
+    pub mode: Mode,
+    pub focus: Focus,
+}
+
+impl AppState {
+    pub fn new(entries: Vec<Entry>, book: TriageBook, keymap: KeyMap) -> AppState {
+        AppState {
+            board: BoardState::new(entries, book),
+            session: SessionState::new(keymap),
+            runs: RunsState::new(),
+            logs: LogsState::new(),
+            gpu: GpuState::default(),
+            mode: Mode::Normal,
+            focus: Focus::Board,
+        }
+    }
+
+    /// The key mode keys are read in now: the popup in front, else what has focus.
+    pub fn key_mode(&self) -> KeyMode {
+        match &self.mode {
+            Mode::Prompt(_) => KeyMode::Prompt,
+            Mode::Confirm(_) => KeyMode::Confirm,
+            Mode::Choose(_) => KeyMode::Chooser,
+            Mode::Fix(_) => KeyMode::FixMenu,
+            Mode::BulkFix(_) => KeyMode::BulkPicker,
+            Mode::Help => KeyMode::Help,
+            Mode::Normal if self.log_focused() => KeyMode::Log,
+            Mode::Normal => KeyMode::Board,
+        }
+    }
+
+    /// Text rows of the log pane (it takes the detail pane's place; a run's two panes share it).
+    pub fn log_rows(&self) -> usize {
+        let (w, h) = self.session.size;
+        let h = if w >= 140 { h } else { h / 2 };
+        let h = if self.logs.run_pane.is_some() { h / 2 } else { h };
+        usize::from(h.saturating_sub(4)).max(1)
+    }
+
+    /// Rows the board can show at the current height (header, tabs, footer and borders taken off).
+    pub fn page_rows(&self) -> usize {
+        let (w, h) = self.session.size;
+        let board = if (self.board.detail_open || self.logs.is_open()) && w < 140 { h / 2 } else { h };
+        usize::from(board.saturating_sub(6)).max(1)
+    }
+
+    /// The log view keys act on: the shown run pane, else the recorded log.
+    pub fn focused_log_mut(&mut self) -> Option<&mut LogView> {
+        match &self.logs.run_pane {
+            Some((id, pane)) => {
+                let pane = *pane;
+                self.runs.get_mut(id).map(|r| r.pane_mut(pane))
+            }
+            None => self.logs.recorded.as_mut(),
+        }
+    }
+
+    /// The log pane is open and has focus.
+    pub fn log_focused(&self) -> bool {
+        self.logs.is_open() && self.focus == Focus::Log
+    }
+
+    pub fn notify(&mut self, level: Level, text: impl Into<String>) {
+        self.session.notify(level, text);
+    }
+}
+
+impl AppState {
+    /// Append a triage change to a commit's history and ask for a save; refused on a read-only board.
+    pub fn record(&mut self, short: &str, change: crate::triage::Change) -> Vec<super::Effect> {
+        if self.session.read_only {
+            self.notify(Level::Warn, READ_ONLY);
+            return Vec::new();
+        }
+        let summary = format!("{short}: {}", change.describe());
+        if let Err(e) = self.board.book.apply(short, change, self.session.now.clone()) {
+            self.notify(Level::Warn, e.to_string());
+            return Vec::new();
+        }
+        if let Some(index) = self.board.entry_index(short) {
+            self.board.rebuild_row(index);
+            self.board.refilter();
+        }
+        self.session.unsaved = true;
+        self.notify(Level::Info, summary);
+        vec![super::Effect::SaveTriage(self.board.book.clone())]
+    }
+
+    /// Queue a run under a new id; `update` starts it when a slot is free.
+    pub fn queue_run(&mut self, request: RunRequest) -> String {
+        self.runs.counter += 1;
+        let run_id = format!("{}{}{}", self.session.now_compact(), self.session.id, self.runs.counter);
+        self.runs.enqueue(run_id.clone(), request, self.session.ticks, self.logs.ring);
+        run_id
+    }
+}
+
+impl AppState {
+    /// Live runs show their phase, elapsed time and GPU memory in their board cells.
+    pub fn refresh_live_cells(&mut self) {
+        let ticks = self.session.ticks;
+        for run in self.runs.live() {
+            let Some(index) = self.board.entry_index(run.short()) else { continue };
+            let row = &mut self.board.rows[index];
+            let cell = &mut row.cells[run.variant() as usize];
+            cell.text = run.cell_text(ticks);
+            cell.live = true;
+            let gpu_mib = self.gpu.run_memory_mib(&run.run_id);
+            if gpu_mib > 0 {
+                row.gpus = format!("{:.1}G", gpu_mib as f64 / 1024.0);
+            }
+        }
+    }
+}
+
+pub const READ_ONLY: &str = "read-only board: another perftriage holds the workspace";

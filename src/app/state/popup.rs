@@ -1,0 +1,97 @@
+//! Popups in front of the board: text prompts, the confirm dialog, the run chooser, the fix
+//! menu, the bulk picker and help. A confirm holds the action it will hand back to `update`.
+
+use super::fixmenu::FixMenu;
+use crate::dataset::Variant;
+
+/// What a text prompt is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptPurpose {
+    Filter,
+    LogSearch,
+    UnfixableReason,
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub purpose: PromptPurpose,
+    pub short: String,
+    pub text: String,
+}
+
+impl Prompt {
+    pub fn new(purpose: PromptPurpose, short: &str, text: String) -> Prompt {
+        Prompt { purpose, short: short.to_string(), text }
+    }
+}
+
+/// What a confirm dialog does when the operator says yes; `update` dispatches it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmAction {
+    MarkUnfixable {
+        short: String,
+        reason: String,
+    },
+    StartRuns {
+        short: String,
+        variants: Vec<Variant>,
+    },
+    CancelRun {
+        run_id: String,
+    },
+    ApplyFix {
+        short: String,
+        variant: Variant,
+        recipe: String,
+        commit_image: bool,
+    },
+    BulkFix {
+        shorts: Vec<String>,
+        recipe: String,
+    },
+    /// Quit with runs still live: yes stops them first (their containers are removed); the
+    /// leave key quits at once and they are re-attached at the next start.
+    QuitStoppingRuns,
+    /// Remove containers left behind by a perftriage that is gone.
+    RemoveOrphans {
+        ids: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub title: String,
+    /// Exactly what will happen, line by line.
+    pub preview: Vec<String>,
+    pub action: ConfirmAction,
+    /// The focused button; Cancel is the default.
+    pub yes_focused: bool,
+}
+
+impl Confirm {
+    pub fn new(title: String, preview: Vec<String>, action: ConfirmAction) -> Confirm {
+        Confirm { title, preview, action, yes_focused: false }
+    }
+}
+
+/// Choosing the recipe to apply to several commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkPicker {
+    pub shorts: Vec<String>,
+    /// (id, title) of the recipes that answer their failures.
+    pub recipes: Vec<(String, String)>,
+    pub selected: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    Prompt(Prompt),
+    Confirm(Confirm),
+    /// Choosing which variants of this commit to run.
+    Choose(String),
+    Fix(FixMenu),
+    BulkFix(BulkPicker),
+    Help,
+}

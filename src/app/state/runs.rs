@@ -1,0 +1,158 @@
+//! Runs as the model owns them: the Docker connection, the queue, the concurrency limit, and each
+//! run's phase, elapsed time and two live log panes (server, benchmark). `update` starts a queued
+//! run only when a slot is free and Docker is connected; the job service only executes.
+
+use super::logview::{LogKey, LogView};
+use crate::dataset::Variant;
+use crate::runs::{Pane, RunPhase};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DockerStatus {
+    Connecting,
+    Connected(String),
+    Unreachable(String),
+}
+
+/// What to run: a variant of a commit, in a fixed image (with the recipes that made it) or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRequest {
+    pub short: String,
+    pub variant: Variant,
+    pub image: Option<String>,
+    pub fixes: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunView {
+    pub run_id: String,
+    pub request: RunRequest,
+    pub phase: RunPhase,
+    /// Handed to the job service (it holds a slot until it finishes).
+    pub dispatched: bool,
+    /// `SessionState::ticks` when the run was asked for, for the elapsed time.
+    pub started_tick: u64,
+    pub server: LogView,
+    pub bench: LogView,
+    /// Found running after a restart: its benchmark output before the restart is not ours to show.
+    pub reattached: bool,
+}
+
+impl RunView {
+    pub fn new(run_id: &str, request: RunRequest, started_tick: u64, ring: usize) -> RunView {
+        let (short, variant) = (request.short.clone(), request.variant);
+        let key = |pane: &str| LogKey { short: short.clone(), variant, run: format!("{run_id}-{pane}") };
+        let title = |pane: &str| format!("{pane} · {short} {} · run {run_id}", variant.name());
+        RunView {
+            run_id: run_id.to_string(),
+            phase: RunPhase::Queued,
+            dispatched: false,
+            started_tick,
+            server: LogView::new(key("server"), title("server"), ring),
+            bench: LogView::new(key("benchmark"), title("benchmark"), ring),
+            reattached: false,
+            request,
+        }
+    }
+
+    pub fn short(&self) -> &str {
+        &self.request.short
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.request.variant
+    }
+
+    pub fn pane(&self, pane: Pane) -> &LogView {
+        match pane {
+            Pane::Server => &self.server,
+            Pane::Benchmark => &self.bench,
+        }
+    }
+
+    pub fn pane_mut(&mut self, pane: Pane) -> &mut LogView {
+        match pane {
+            Pane::Server => &mut self.server,
+            Pane::Benchmark => &mut self.bench,
+        }
+    }
+
+    /// Holds a slot: handed to the job service and not finished.
+    pub fn is_active(&self) -> bool {
+        self.dispatched && !self.phase.is_finished()
+    }
+
+    /// The board cell while the run is live: `▶ starting 12s`.
+    pub fn cell_text(&self, ticks: u64) -> String {
+        let elapsed = ticks.saturating_sub(self.started_tick);
+        match &self.phase {
+            RunPhase::Pulling { bytes, total, .. } if *total > 0 => {
+                format!("▶ pull {}%", bytes * 100 / total)
+            }
+            RunPhase::Pulling { layers, done, .. } if *layers > 0 => format!("▶ pull {done}/{layers}"),
+            phase => format!("▶ {} {elapsed}s", phase.word()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunsState {
+    pub docker: DockerStatus,
+    /// Every run asked for in this session (and containers found still running), oldest first.
+    pub list: Vec<RunView>,
+    /// Run ids waiting for a slot, first out first.
+    pub queue: VecDeque<String>,
+    /// Runs at a time (`[runs] concurrency`).
+    pub concurrency: usize,
+    pub counter: u64,
+}
+
+impl RunsState {
+    pub fn new() -> RunsState {
+        RunsState {
+            docker: DockerStatus::Connecting,
+            list: Vec::new(),
+            queue: VecDeque::new(),
+            concurrency: 1,
+            counter: 0,
+        }
+    }
+
+    pub fn get(&self, run_id: &str) -> Option<&RunView> {
+        self.list.iter().find(|r| r.run_id == run_id)
+    }
+
+    pub fn get_mut(&mut self, run_id: &str) -> Option<&mut RunView> {
+        self.list.iter_mut().find(|r| r.run_id == run_id)
+    }
+
+    pub fn active(&self) -> usize {
+        self.list.iter().filter(|r| r.is_active()).count()
+    }
+
+    /// The runs that have not ended (queued ones too), oldest first.
+    pub fn live(&self) -> impl Iterator<Item = &RunView> {
+        self.list.iter().filter(|r| !r.phase.is_finished())
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.live().next().is_some()
+    }
+
+    /// The newest unfinished run of a commit.
+    pub fn live_of(&self, short: &str) -> Option<&RunView> {
+        self.live().filter(|r| r.short() == short).last()
+    }
+
+    /// Queue a run; it starts when `update` finds a free slot.
+    pub fn enqueue(&mut self, run_id: String, request: RunRequest, tick: u64, ring: usize) {
+        self.list.push(RunView::new(&run_id, request, tick, ring));
+        self.queue.push_back(run_id);
+    }
+}
+
+impl Default for RunsState {
+    fn default() -> Self {
+        RunsState::new()
+    }
+}

@@ -1,0 +1,78 @@
+//! What the session knows beside the commits: the key map, image templates, the recipe book as
+//! data, the clock, the terminal size, the message line and whether state is saved.
+
+use super::super::KeyMap;
+use crate::dataset::ImageTemplates;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+/// A recipe as the board offers it: id, title and the failure categories it answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecipeInfo {
+    pub id: String,
+    pub title: String,
+    pub answers: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionState {
+    pub keymap: KeyMap,
+    pub images: ImageTemplates,
+    pub recipes: Vec<RecipeInfo>,
+    pub message: Option<(Level, String)>,
+    pub read_only: bool,
+    pub unsaved: bool,
+    pub warnings: Vec<String>,
+    pub size: (u16, u16),
+    /// Wall-clock time (RFC 3339 UTC) of the latest tick.
+    pub now: String,
+    /// Seconds since start, one per `Msg::Tick`.
+    pub ticks: u64,
+    pub quitting: bool,
+    /// Quit as soon as no run is live any more (the operator chose to stop them first).
+    pub quit_when_idle: bool,
+    /// Set by the runtime (the process id), so run ids never clash across boards.
+    pub id: String,
+    /// First line of the help overlay on screen.
+    pub help_scroll: u16,
+    /// The debug pane (the tool's own log) is shown, from this level up.
+    pub debug_pane: bool,
+    pub debug_level: crate::logs::Level,
+}
+
+impl SessionState {
+    pub fn new(keymap: KeyMap) -> SessionState {
+        SessionState {
+            keymap,
+            images: ImageTemplates::default(),
+            recipes: Vec::new(),
+            message: None,
+            read_only: false,
+            unsaved: false,
+            warnings: Vec::new(),
+            size: (80, 24),
+            now: String::new(),
+            ticks: 0,
+            quitting: false,
+            quit_when_idle: false,
+            id: String::new(),
+            help_scroll: 0,
+            debug_pane: false,
+            debug_level: crate::logs::Level::Info,
+        }
+    }
+
+    pub fn notify(&mut self, level: Level, text: impl Into<String>) {
+        self.message = Some((level, text.into()));
+    }
+
+    /// `2026-11-22T01:02:03Z` → `20261122010203`, for run ids.
+    pub fn now_compact(&self) -> String {
+        self.now.chars().filter(char::is_ascii_digit).collect()
+    }
+}

@@ -1,0 +1,34 @@
+//! The GPU pane's keys and samples: attribution to our runs happens here, on arrival.
+
+use crate::app::{Action, AppState, Effect, GpuMsg, Level};
+use crate::telemetry::FLOOR_MS;
+
+pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let gpu = &mut state.gpu;
+    match action {
+        Action::GpuPane => gpu.visible = !gpu.visible,
+        Action::GpuWindow => gpu.window = gpu.window.next(),
+        Action::GpuFaster | Action::GpuSlower => {
+            let ms = gpu.interval_ms;
+            let next =
+                if action == Action::GpuFaster { (ms / 2).max(FLOOR_MS) } else { (ms * 2).min(60_000) };
+            gpu.interval_ms = next;
+            state.notify(Level::Info, format!("GPU sampling every {next} ms"));
+            return vec![Effect::GpuInterval(next)];
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+pub fn message(state: &mut AppState, msg: GpuMsg) -> Vec<Effect> {
+    match msg {
+        GpuMsg::Sample { source, sample } => {
+            state.gpu.unavailable = None;
+            state.gpu.record(sample, source, state.session.ticks);
+            state.refresh_live_cells();
+        }
+        GpuMsg::Unavailable(why) => state.gpu.unavailable = Some(why),
+    }
+    Vec::new()
+}

@@ -1,0 +1,139 @@
+//! Headless `perftriage fix list [SHORT]` and `perftriage fix apply SHORT --variant V --recipe ID
+//! [--commit-image]`. Exit codes as for `run`: 0 ok, 3 the fix or the re-run failed, 1 tool error.
+
+use crate::dataset::{Entry, Variant};
+use crate::docker::Engine;
+use crate::jobs::fix::{FixJob, FixReport, apply};
+use crate::session::Context;
+use crate::triage::{Change, FixOutcome};
+use anyhow::Result;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn list(ctx: &Context, short: Option<&str>) -> Result<ExitCode> {
+    let book = ctx.recipes()?;
+    let mut out = super::out::stdout();
+    let Some(short) = short else {
+        for r in &book.recipes {
+            writeln!(out, "{:<28} answers {:<36} {}", r.id, r.answers.join(","), r.title)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
+    for v in Variant::ALL {
+        let state = entry.variant(v);
+        let Some(verdict) =
+            state.verdict.as_ref().or(entry.hint.as_ref().filter(|_| state.outcome.status.is_failure()))
+        else {
+            continue;
+        };
+        let suggested: Vec<&str> = book.answering(&verdict.category).map(|r| r.id.as_str()).collect();
+        let list = if suggested.is_empty() { "no known fix".to_string() } else { suggested.join(", ") };
+        writeln!(out, "{} {:<8} {:<20} {list}", entry.commit.short, v.name(), verdict.category)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The job for a variant: its current image (a fixed one if committed before), where a fixed image goes.
+pub fn job(ctx: &Context, entry: &Entry, variant: Variant, commit_image: bool) -> Result<FixJob> {
+    let c = &entry.commit;
+    let book = ctx.read_workspace().book;
+    let planned = crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, "fix")?;
+    let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
+    let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
+    let repo = commit_image.then(|| ctx.config.fixed_repo());
+    Ok(FixJob::new(c, variant, image, evidence, repo.as_deref(), &ctx.workspace))
+}
+
+pub fn apply_cli(
+    ctx: &Context,
+    short: &str,
+    variant: Variant,
+    recipe_id: &str,
+    commit_image: bool,
+) -> Result<ExitCode> {
+    let book = ctx.recipes()?;
+    let Some(recipe) = book.get(recipe_id).cloned() else {
+        super::out::err(&format!("perftriage: no recipe `{recipe_id}` (see `perftriage fix list`)"));
+        return Ok(ExitCode::from(2));
+    };
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
+    let job = job(ctx, entry, variant, commit_image)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let engine = Engine::connect().await?;
+        super::out::err(&format!(
+            "perftriage: applying {recipe_id} to {} {} in {}",
+            job.short,
+            variant.name(),
+            job.image
+        ));
+        let repo = ctx.config.runs.vllm_repo.as_deref();
+        let mut out = super::out::stdout();
+        let printed = apply(&engine, &job, &recipe, repo, |t| drop(out.write_all(t.as_bytes()))).await;
+        drop(out);
+        match printed {
+            Ok(report) => after_fix(ctx, entry, &job, recipe_id, report).await,
+            Err(why) => {
+                super::out::err(&format!("perftriage: fix {recipe_id} not applied: {why}"));
+                Ok(ExitCode::from(3))
+            }
+        }
+    })
+}
+
+/// Record the fix; then, unless its image was committed, re-run the variant in it.
+async fn after_fix(
+    ctx: &Context,
+    entry: &Entry,
+    job: &FixJob,
+    recipe_id: &str,
+    report: FixReport,
+) -> Result<ExitCode> {
+    let fixes = record(ctx, job, recipe_id, &report)?;
+    let variant = job.variant;
+    if report.outcome == FixOutcome::Failed {
+        return Ok(ExitCode::from(3));
+    }
+    if job.commits_image() {
+        let image = report.image.unwrap_or_default();
+        super::out::err(&format!("perftriage: {} {} now runs in {image}", job.short, variant.name()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let image = report.image.unwrap_or(job.image.clone());
+    let run_id = super::run::run_id();
+    let plan =
+        crate::runs::plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id)?;
+    super::run::run_plan(ctx, plan.with_fixed_image(image, fixes), false).await
+}
+
+/// The fix in the triage history (and its output kept); the fixes the variant now has.
+fn record(ctx: &Context, job: &FixJob, recipe_id: &str, report: &FixReport) -> Result<Vec<String>> {
+    let mut workspace = ctx.open_workspace(false)?;
+    let log = job.save_output(recipe_id, &report.output);
+    let change = Change::Fix {
+        variant: job.variant.name().into(),
+        recipe: recipe_id.into(),
+        outcome: report.outcome,
+        image: if job.commits_image() { report.image.clone() } else { None },
+        log: log.clone(),
+    };
+    workspace.book.apply(&job.short, change, crate::session::now_rfc3339())?;
+    workspace.store.save(&workspace.book)?;
+    let how = match report.outcome {
+        FixOutcome::Verified => "verified",
+        FixOutcome::AlreadyApplied => "already applied",
+        FixOutcome::Failed => "FAILED (fix failed; output kept)",
+    };
+    let output = log.unwrap_or_default();
+    super::out::err(&format!(
+        "perftriage: {recipe_id} on {} {}: {how}; output {output}",
+        job.short,
+        job.variant.name()
+    ));
+    let mut fixes = workspace.book.fixes(&job.short, job.variant.name());
+    if !fixes.iter().any(|f| f == recipe_id) {
+        fixes.push(recipe_id.to_string());
+    }
+    Ok(fixes)
+}

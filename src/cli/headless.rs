@@ -1,0 +1,99 @@
+//! Headless commands: `status`, `report`, `mark`. Same loading and the same truth as the board.
+
+use crate::dataset::Variant;
+use crate::report::{self, ReportFormat};
+use crate::session::Context;
+use crate::triage::{Change, StoreError};
+use anyhow::Result;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
+    let book = read_book(ctx);
+    let mut out = super::out::stdout();
+    if json {
+        for entry in &ctx.entries {
+            writeln!(out, "{}", super::out::json(&report::status_record(entry, &book, &ctx.images))?)?;
+        }
+    } else {
+        let colour = super::out::colour_wanted();
+        writeln!(
+            out,
+            "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT",
+            "COMMIT", "STATUS", "B H A", "CATEGORY", "MARK"
+        )?;
+        for entry in &ctx.entries {
+            let glyphs: Vec<String> = Variant::ALL
+                .iter()
+                .map(|v| {
+                    paint(entry.variant(*v).outcome.status.glyph(), entry.variant(*v).outcome.status, colour)
+                })
+                .collect();
+            let mark = book.mark(&entry.commit.short).map_or("", |m| m.name());
+            let subject: String = entry.commit.subject.chars().take(60).collect();
+            let (short, status, category) = (&entry.commit.short, entry.status().name(), entry.category());
+            writeln!(out, "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}", glyphs.join(" "))?;
+        }
+    }
+    out.finish()?;
+    warn(&ctx.warnings, ctx.verbose);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String {
+    use crate::dataset::RunStatus::*;
+    let code = match status {
+        Success => "32",
+        Error => "31",
+        Timeout => "35",
+        Skipped => "34",
+        NotRun => "2",
+    };
+    if colour { format!("\x1b[{code}m{glyph}\x1b[0m") } else { glyph.to_string() }
+}
+
+pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
+    let book = read_book(ctx);
+    let text = report::render(&report::build(&ctx.entries, &book), format);
+    let mut out = super::out::stdout();
+    out.write_all(text.as_bytes())?;
+    out.finish()?;
+    warn(&ctx.warnings, ctx.verbose);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
+    let short = entry.commit.short.clone();
+    let mut workspace = match ctx.open_workspace(false) {
+        Ok(w) => w,
+        Err(e @ StoreError::Locked { .. }) => anyhow::bail!("{e}"),
+        Err(e) => return Err(e.into()),
+    };
+    for m in &workspace.report.messages {
+        super::out::err(&format!("perftriage: {m}"));
+    }
+    let summary = change.describe();
+    if let Err(e) = workspace.book.apply(&short, change, crate::session::now_rfc3339()) {
+        super::out::err(&format!("perftriage: {e}"));
+        return Ok(ExitCode::from(2));
+    }
+    workspace.store.save(&workspace.book)?;
+    let mut out = super::out::stdout();
+    writeln!(out, "{short}: {summary} (saved to {})", workspace.store.path().display())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_book(ctx: &Context) -> crate::triage::TriageBook {
+    let workspace = ctx.read_workspace();
+    warn(&workspace.report.messages, true);
+    workspace.book
+}
+
+/// Warnings on stderr: one line per kind, or every one with `--verbose`.
+fn warn(warnings: &[String], verbose: bool) {
+    let lines = if verbose { warnings.to_vec() } else { super::warnings::summarise(warnings) };
+    for w in &lines {
+        super::out::err(&format!("perftriage: warning: {w}"));
+    }
+}

@@ -1,0 +1,241 @@
+//! Headless `classify FILE...` and `metrics FILE...`: plain logs or result JSON files.
+//! Exit 0 when every file was read, 1 otherwise.
+
+use crate::classify::{Classifier, LiveClassifier, Verdict};
+use crate::dataset::results;
+use crate::metrics::parse;
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// A result file's records, or `Err` naming why it holds none: never silence.
+fn records(path: &Path) -> Result<Vec<results::ResultRecord>, String> {
+    let set = results::read_file(path)?;
+    if set.records.is_empty() {
+        let why = set.warnings.first().map(|w| format!(" ({})", w.message)).unwrap_or_default();
+        return Err(format!("no result record of a known shape{why}"));
+    }
+    Ok(set.records)
+}
+
+fn is_result_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// What names a record in a row: file, variant, agent, and why it cannot stand for its variant.
+fn record_row(file: &str, r: &results::ResultRecord) -> Value {
+    let mut row = json!({ "file": file, "variant": r.variant.name(), "agent": r.agent });
+    if let Some(why) = &r.not_comparable {
+        row["not_comparable"] = json!(why);
+    }
+    row
+}
+
+fn verdict_json(verdict: Option<&Verdict>) -> Value {
+    match verdict {
+        None => json!({ "category": null }),
+        Some(v) => json!({
+            "category": v.category,
+            "disposition": v.disposition.name(),
+            "fixes": v.fixes,
+            "explain": v.explain,
+            "evidence": v.evidence,
+            "line": v.line,
+            "field": v.field,
+            "tags": v.tags,
+        }),
+    }
+}
+
+/// Classify a plain log line by line, never holding it whole (logs can be gigabytes).
+fn classify_stream(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Result<Option<Verdict>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut live = LiveClassifier::new(classifier.clone());
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => return Ok(live.verdict()),
+            Ok(_) => live.feed(String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r'])),
+            Err(e) => return Err(format!("read failed: {e}")),
+        }
+    }
+}
+
+pub fn classify(
+    classifier: &std::sync::Arc<Classifier>,
+    files: &[PathBuf],
+    as_json: bool,
+) -> std::io::Result<ExitCode> {
+    let rows: Vec<Value> = files.iter().flat_map(|path| classify_file(classifier, path)).collect();
+    emit(&rows, as_json, verdict_text)
+}
+
+/// One row per record of a result file, or one for a plain log; an unreadable file is a row too.
+fn classify_file(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Vec<Value> {
+    let file = path.display().to_string();
+    let merged = |verdict: Option<Verdict>, mut row: Value| {
+        for (k, v) in verdict_json(verdict.as_ref()).as_object().into_iter().flatten() {
+            row[k] = v.clone();
+        }
+        row
+    };
+    let rows = if is_result_file(path) {
+        records(path)
+            .map(|list| list.iter().map(|r| merged(r.classify(classifier), record_row(&file, r))).collect())
+    } else {
+        classify_stream(classifier, path).map(|verdict| vec![merged(verdict, json!({ "file": file }))])
+    };
+    rows.unwrap_or_else(|e| vec![json!({ "file": file, "error": e })])
+}
+
+fn verdict_text(r: &Value) -> String {
+    let head = head(r);
+    match (&r["error"], &r["category"]) {
+        (Value::String(e), _) => format!("{head}: ERROR {e}"),
+        (_, Value::Null) => format!("{head}: no known failure signature"),
+        _ => format!(
+            "{head}: {} ({}) {}line {}: {}\n  fixes: {}  tags: {}",
+            s(&r["category"]),
+            s(&r["disposition"]),
+            r["field"].as_str().map(|f| format!("{f} ")).unwrap_or_default(),
+            r["line"],
+            s(&r["evidence"]),
+            list(&r["fixes"]),
+            list(&r["tags"])
+        ),
+    }
+}
+
+pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
+    let mut rows = Vec::new();
+    for path in files {
+        let file = path.display().to_string();
+        let found = if is_result_file(path) {
+            records(path).map(|list| list.iter().map(|r| record_metrics(&file, r)).collect())
+        } else {
+            std::fs::read(path)
+                .map(|b| vec![log_metrics(&file, &String::from_utf8_lossy(&b))])
+                .map_err(|e| format!("cannot read: {e}"))
+        };
+        rows.extend(found.unwrap_or_else(|e| vec![json!({ "file": file, "error": e })]));
+    }
+    emit(&rows, as_json, |r| match (&r["error"], &r["metrics"]) {
+        (Value::String(e), _) => format!("{}: ERROR {e}", head(r)),
+        (_, Value::Object(m)) => {
+            let pairs: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} [{}] from {}: {}", head(r), s(&r["kind"]), s(&r["from"]), pairs.join(" "))
+        }
+        _ => format!("{}: no metrics — {}", head(r), s(&r["reason"])),
+    })
+}
+
+fn log_metrics(file: &str, text: &str) -> Value {
+    match parse::parse(text) {
+        Ok(p) => json!({ "file": file, "kind": p.kind, "metrics": p.metrics, "partial": p.partial }),
+        Err(why) => json!({ "file": file, "no_metrics": why, "reason": why.describe() }),
+    }
+}
+
+/// A record's numbers as the board holds them, with where they came from; without any, why.
+fn record_metrics(file: &str, r: &results::ResultRecord) -> Value {
+    let mut row = record_row(file, r);
+    let raw = r.texts.iter().find(|t| t.field.contains("raw")).map(|t| parse::parse(&t.text));
+    match (&r.outcome.metrics_from, raw) {
+        (Some(from), raw) => {
+            row["metrics"] = json!(r.outcome.metrics);
+            row["from"] = json!(from.describe());
+            row["source"] = json!(from);
+            row["kind"] = json!(raw.and_then(Result::ok).map(|p| p.kind));
+        }
+        (None, Some(Err(why))) => {
+            row["no_metrics"] = json!(why);
+            row["reason"] = json!(why.describe());
+        }
+        (None, _) => {
+            row["reason"] = json!(format!("the record holds no metrics ({})", r.outcome.status.word()))
+        }
+    }
+    row
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+fn list(v: &Value) -> String {
+    v.as_array().map(|a| a.iter().map(|x| s(x).to_string()).collect::<Vec<_>>().join(",")).unwrap_or_default()
+}
+
+fn head(r: &Value) -> String {
+    let agent = r["agent"].as_str().map(|a| format!(" {a}")).unwrap_or_default();
+    let aside = r["not_comparable"].as_str().map(|w| format!(" (not comparable: {w})")).unwrap_or_default();
+    match r["variant"].as_str() {
+        Some(v) => format!("{} [{v}{agent}]{aside}", s(&r["file"])),
+        None => s(&r["file"]).to_string(),
+    }
+}
+
+fn emit(rows: &[Value], as_json: bool, plain: impl Fn(&Value) -> String) -> std::io::Result<ExitCode> {
+    let mut out = super::out::stdout();
+    for r in rows {
+        if as_json {
+            writeln!(out, "{}", super::out::json(r)?)?;
+        } else {
+            writeln!(out, "{}", plain(r))?;
+        }
+    }
+    out.finish()?;
+    let all_read = rows.iter().all(|r| r.get("error").is_none());
+    Ok(if all_read { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Stream a log file through the line path in 1 MiB chunks (into a ring, as a log view keeps
+/// them) and report lines per second.
+pub fn ingest(file: &Path, spool: &Path, search: Option<&str>) -> std::io::Result<ExitCode> {
+    use std::io::Read;
+    let classifier = std::sync::Arc::new(Classifier::embedded().map_err(std::io::Error::other)?);
+    let mut path =
+        crate::jobs::lines::LinePath::create(spool, crate::logs::Redactor::from_env(), classifier)?;
+    let mut ring = crate::logs::Ring::new(crate::logs::DEFAULT_RING);
+    let mut input = std::fs::File::open(file)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let started = std::time::Instant::now();
+    let mut bytes = 0u64;
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        path.ingest(crate::logs::Stream::Stdout, &buf[..n])?.into_iter().for_each(|l| ring.push(l));
+    }
+    path.finish()?.into_iter().for_each(|l| ring.push(l));
+    let (lines, secs) = (path.total(), started.elapsed().as_secs_f64());
+    let mut out = super::out::stdout();
+    writeln!(
+        out,
+        "{lines} lines, {:.0} MB in {secs:.2} s: {:.0} lines/s, {:.0} MB/s; ring holds {}, spool has {}",
+        bytes as f64 / 1e6,
+        lines as f64 / secs,
+        bytes as f64 / 1e6 / secs,
+        ring.total() - ring.first(),
+        path.reader()?.lines()
+    )?;
+    if let Some(query) = search {
+        let regex = regex::Regex::new(query).map_err(std::io::Error::other)?;
+        let reader = path.reader()?;
+        let started = std::time::Instant::now();
+        let (mut first, mut hits) = (0, 0);
+        while first < reader.lines() {
+            let batch = reader.read(first, 8192, crate::logs::Stream::Stdout)?;
+            hits += batch.iter().filter(|l| regex.is_match(l.text())).count();
+            first += batch.len().max(1);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        writeln!(out, "search /{query}/ over the whole spool: {hits} matching lines in {secs:.2} s")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,10 @@
+//! Headless commands: the same truth as the board, for scripts. One file per command; each
+//! returns its exit code (0 ok, 1 runtime error, 2 usage, 3 a run or fix failed).
+
+pub mod fix;
+pub mod gpu;
+pub mod headless;
+pub mod inspect;
+pub mod out;
+pub mod run;
+pub mod warnings;

@@ -1,0 +1,121 @@
+//! Headless `perftriage run SHORT --variant V`: the board's engine, its log lines on stdout.
+//! Exit 0 success, 3 the run failed (category printed), 1 a tool error.
+
+use crate::dataset::{RunStatus, Variant};
+use crate::docker::Engine;
+use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
+use crate::logs::Redactor;
+use crate::runs::{Pane, RunPlan, plan};
+use crate::session::Context;
+use anyhow::Result;
+use std::io::Write;
+use std::process::ExitCode;
+use tokio::sync::{mpsc, watch};
+
+pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<ExitCode> {
+    let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
+    let book = ctx.read_workspace().book;
+    let mut plan = plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id())?;
+    if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
+        plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(run_plan(ctx, plan, json))
+}
+
+/// Unique across processes: two runs of one commit in the same second must not share a container name.
+pub fn run_id() -> String {
+    format!("{}-{}", crate::session::now_compact().to_lowercase(), std::process::id())
+}
+
+/// Carry out a plan, printing its logs; the exit code says how it went.
+pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool) -> Result<ExitCode> {
+    let (short, variant) = (plan.short.clone(), plan.variant);
+    let engine = Engine::connect().await?;
+    let image = &plan.image;
+    super::out::err(&format!(
+        "perftriage: Docker connected ({}); {short} {} in {image}",
+        engine.description,
+        variant.name()
+    ));
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel) = watch::channel(false);
+    let stopped_by = on_signal(&cancel_tx);
+    let redactor = Redactor::from_env();
+    let env = RunEnv {
+        engine: engine.clone(),
+        workspace: ctx.workspace.clone(),
+        vllm_repo: ctx.config.runs.vllm_repo.clone(),
+        redactor: redactor.clone(),
+        classifier: std::sync::Arc::new(ctx.classifier.clone()),
+        events: events_tx,
+        cancel,
+    };
+    let printer = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if print_event(&event, json).is_err() {
+                break; // stdout is gone (a closed pipe): the run goes on, unprinted
+            }
+        }
+    });
+    let outcome = execute(&plan, env).await;
+    let _ = printer.await;
+    if let Some(signal) = stopped_by.lock().ok().and_then(|s| *s) {
+        super::out::err(&format!(
+            "perftriage: stopped by {}; the container is removed, no result written",
+            signal.0
+        ));
+        return Ok(ExitCode::from(128 + signal.1));
+    }
+    let path = write_result(&outcome, &ctx.workspace, &redactor, &crate::session::now_rfc3339(), None)?;
+    let summary = match outcome.status {
+        RunStatus::Success => format!("done: {} metrics", outcome.metrics.len()),
+        _ => format!(
+            "failed: {} — {}",
+            outcome.category.as_ref().map_or("?", |c| c.name()),
+            outcome.error.as_deref().unwrap_or("")
+        ),
+    };
+    super::out::err(&format!("perftriage: {short} {}: {summary}; result {}", variant.name(), path.display()));
+    Ok(if outcome.status == RunStatus::Success { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}
+
+/// A run's event on stdout: JSON lines, or `[server] …` text (phases go to stderr then).
+fn print_event(event: &RunEvent, json: bool) -> std::io::Result<()> {
+    let mut out = super::out::stdout();
+    match event {
+        RunEvent::Phase(p) if json => {
+            writeln!(out, "{}", super::out::json(&serde_json::json!({ "event": "phase", "phase": p }))?)?
+        }
+        RunEvent::Phase(p) => super::out::err(&format!("perftriage: {}", p.word())),
+        RunEvent::Lines { pane, lines } => {
+            let tag = if *pane == Pane::Server { "server" } else { "bench" };
+            for line in lines {
+                if json {
+                    let event = serde_json::json!({ "event": "line", "pane": tag, "text": line.text() });
+                    writeln!(out, "{}", super::out::json(&event)?)?;
+                } else {
+                    writeln!(out, "[{tag}] {}", line.text())?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A signal that stopped the run: its name and number.
+type Stopped = std::sync::Arc<std::sync::Mutex<Option<(&'static str, u8)>>>;
+
+/// SIGINT, SIGTERM or SIGHUP cancel the run: its container is stopped and removed before we exit.
+fn on_signal(cancel: &watch::Sender<bool>) -> Stopped {
+    let (stopped, cancel) = (Stopped::default(), cancel.clone());
+    let record = stopped.clone();
+    crate::jobs::signals::on_stop(move |name, number| {
+        if let Ok(mut s) = record.lock() {
+            *s = Some((name, number));
+        }
+        super::out::err(&format!("perftriage: {name}: stopping the run and removing its container"));
+        let _ = cancel.send(true);
+    });
+    stopped
+}

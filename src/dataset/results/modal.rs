@@ -1,0 +1,185 @@
+//! Modal `result` objects — wrapped in `{instance, result}`, bare (sglang runs) or as entries of a
+//! progress log — speak for all three variants. The December-2025 "patched" form speaks for a
+//! baseline and an agent (`patched_*` is the agent's patch applied to the baseline).
+
+use super::shapes::{Obj, Origin, fields, nested, recorded_metrics, short_of, stamp, text};
+use super::{ResultRecord, ResultSet, Stamp, TextField};
+use crate::dataset::{Outcome, RunStatus, Variant};
+use crate::metrics::{self, Metrics};
+use serde_json::Value;
+
+/// Text fields every variant of a Modal result shares.
+const SHARED_FIELDS: &[&str] = &[
+    "error",
+    "error_message",
+    "server_logs",
+    "stdout",
+    "stderr",
+    "raw_output",
+    "logs",
+    "traceback",
+    "agent_error",
+];
+
+/// A Modal result without its `{instance, result}` wrapper.
+pub(super) fn is_bare_result(obj: &Obj) -> bool {
+    let per_variant =
+        ["baseline_metrics", "human_metrics", "agent_metrics", "patched_metrics", "baseline_ms"];
+    obj.contains_key("status") && per_variant.iter().any(|k| obj.contains_key(*k))
+}
+
+pub(super) fn records(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> ResultSet {
+    let at = stamp(r, &["timestamp"]).or(at);
+    let records = if is_patched(r) { patched(origin, short, r, at) } else { three_way(origin, short, r, at) };
+    ResultSet { records, ..ResultSet::default() }
+}
+
+pub(super) fn progress_log(origin: &Origin, entries: &[Value], at: Option<Stamp>) -> ResultSet {
+    let mut set = ResultSet::default();
+    for entry in entries {
+        match entry.as_object().and_then(|e| Some((short_of(e)?, e))) {
+            Some((short, e)) => set.absorb(records(origin, &short, e, at)),
+            None => set.warnings.push(origin.warn("progress entry without a commit")),
+        }
+    }
+    set
+}
+
+fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<ResultRecord> {
+    let status = text(r, "status").unwrap_or_default();
+    let error = text(r, "error").or_else(|| text(r, "error_message"));
+    let failed_phase = failed_phase(&status, error.as_deref());
+    let mut out = Vec::new();
+    for variant in Variant::ALL {
+        let outcome = match (&failed_phase, status.as_str()) {
+            (_, "version_bug" | "no_perf_command" | "blocked_model") => (RunStatus::Skipped, error.clone()),
+            (Some(failed), _) if *failed == variant => (RunStatus::Error, error.clone()),
+            (Some(failed), _) if *failed > variant => (RunStatus::Success, None),
+            (Some(_), _) => continue,
+            (None, _) if variant == Variant::Agent => agent_outcome(r),
+            // A success that measured only some variants (sglang's human-only runs): the rest never ran.
+            (None, _) if !measured(r, variant.name()) => continue,
+            (None, _) => (RunStatus::Success, None),
+        };
+        let (metrics, metrics_from) = variant_metrics(r, variant.name(), outcome.0);
+        let outcome =
+            Outcome { status: outcome.0, error: outcome.1, metrics, metrics_from, ..Outcome::not_run() };
+        let mut record = origin.record(short, variant, outcome, at);
+        record.texts = variant_texts(r, variant.name());
+        out.push(record);
+    }
+    out
+}
+
+/// Raw output first (`<role>_metrics.raw_output`, else `<role>_raw`), else the recorded numbers.
+fn variant_metrics(r: &Obj, role: &str, status: RunStatus) -> (Metrics, Option<metrics::MetricsFrom>) {
+    if status != RunStatus::Success {
+        return (Metrics::new(), None);
+    }
+    let recorded = r.get(&format!("{role}_metrics")).and_then(Value::as_object);
+    let raw = recorded.and_then(|m| m.get("raw_output")).and_then(Value::as_str).map(str::to_string);
+    let raw = raw.or_else(|| text(r, &format!("{role}_raw")));
+    metrics::pick(raw.as_deref(), recorded.map(|m| recorded_metrics(&wrap(m))).unwrap_or_default())
+}
+
+fn wrap(metrics: &Obj) -> Obj {
+    let mut obj = Obj::new();
+    obj.insert("metrics".into(), Value::Object(metrics.clone()));
+    obj
+}
+
+/// Every failure text a Modal result carries for a variant: the shared fields, the variant's raw
+/// output (also nested in its metrics) and the baseline's own error.
+fn variant_texts(r: &Obj, role: &str) -> Vec<TextField> {
+    let mut out = fields(r, SHARED_FIELDS, "");
+    out.extend(fields(r, &[&format!("{role}_raw")], ""));
+    out.extend(nested(r, &format!("{role}_metrics"), "raw_output"));
+    out.extend(nested(r, "baseline_output", "error"));
+    out
+}
+
+/// Which phase a Modal failure belongs to; `None` for a success.
+fn failed_phase(status: &str, error: Option<&str>) -> Option<Variant> {
+    match status {
+        "success" => None,
+        "human_failed" => Some(Variant::Human),
+        "agent_failed" => Some(Variant::Agent),
+        _ => {
+            let head = error.unwrap_or("").trim_start().to_ascii_lowercase();
+            Some(if head.starts_with("human") {
+                Variant::Human
+            } else if head.starts_with("agent") {
+                Variant::Agent
+            } else {
+                Variant::Baseline
+            })
+        }
+    }
+}
+
+fn measured(r: &Obj, role: &str) -> bool {
+    let numbers = r.get(&format!("{role}_metrics")).and_then(Value::as_object).is_some_and(|m| !m.is_empty());
+    numbers || text(r, &format!("{role}_raw")).is_some()
+}
+
+fn agent_outcome(r: &Obj) -> (RunStatus, Option<String>) {
+    match r.get("agent_metrics") {
+        Some(Value::Object(m)) if !m.is_empty() => (RunStatus::Success, None),
+        _ => {
+            let why = text(r, "agent_error")
+                .unwrap_or_else(|| "Modal run succeeded but recorded no agent metrics".into());
+            (RunStatus::Error, Some(why))
+        }
+    }
+}
+
+fn is_patched(r: &Obj) -> bool {
+    ["patched_metrics", "patched_ms", "patch_path"].iter().any(|k| r.contains_key(*k))
+}
+
+/// The older form: a baseline, then the agent's patch on it (`patched_*`); no human run.
+fn patched(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<ResultRecord> {
+    let status = text(r, "status").unwrap_or_default();
+    let why = text(r, "error_message").or_else(|| text(r, "error")).unwrap_or_else(|| status.clone());
+    let (base, base_from) = side_metrics(r, "baseline");
+    let (agent, agent_from) = side_metrics(r, "patched");
+    let (b, a) = patched_statuses(&status, !base.is_empty(), !agent.is_empty());
+    let mut texts = fields(r, &["error_message", "error", "stdout", "stderr"], "");
+    texts.extend(["baseline_metrics", "patched_metrics"].iter().filter_map(|o| nested(r, o, "raw_output")));
+    texts.extend(nested(r, "baseline_output", "error"));
+    let mut out = Vec::new();
+    for (variant, state, metrics, from) in
+        [(Variant::Baseline, Some(b), base, base_from), (Variant::Agent, a, agent, agent_from)]
+    {
+        let Some(state) = state else { continue };
+        let error = (state != RunStatus::Success).then(|| why.clone());
+        let outcome = Outcome { status: state, error, metrics, metrics_from: from, ..Outcome::not_run() };
+        let mut record = origin.record(short, variant, outcome, at);
+        record.texts = texts.clone();
+        out.push(record);
+    }
+    out
+}
+
+/// Baseline and agent status of a patched result; `None`: the agent never ran.
+fn patched_statuses(status: &str, has_base: bool, has_agent: bool) -> (RunStatus, Option<RunStatus>) {
+    match status {
+        "no_perf_command" => (RunStatus::Skipped, Some(RunStatus::Skipped)),
+        "success" if has_agent => (RunStatus::Success, Some(RunStatus::Success)),
+        "success" => (RunStatus::Success, Some(RunStatus::Error)),
+        "no_patch" => (RunStatus::Success, Some(RunStatus::Skipped)),
+        _ if has_base => (RunStatus::Success, Some(RunStatus::Error)),
+        _ => (RunStatus::Error, None),
+    }
+}
+
+/// `<side>_metrics` (raw output inside first), or the test script's `<side>_ms`.
+fn side_metrics(r: &Obj, side: &str) -> (Metrics, Option<metrics::MetricsFrom>) {
+    if let Some(Value::Object(m)) = r.get(&format!("{side}_metrics")) {
+        let raw = m.get("raw_output").and_then(Value::as_str);
+        return metrics::pick(raw, recorded_metrics(&wrap(m)));
+    }
+    let ms = r.get(&format!("{side}_ms")).and_then(Value::as_f64).filter(|v| v.is_finite());
+    let recorded: Metrics = ms.map(|v| ("latency_avg".to_string(), v)).into_iter().collect();
+    metrics::pick(None, recorded)
+}

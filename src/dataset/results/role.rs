@@ -1,0 +1,99 @@
+//! Records of one variant each: per-role result files, the role objects of 3-way reruns, and the
+//! flat Docker results of `results/docker/` (human images, often on a stand-in model).
+
+use super::shapes::{Obj, Origin, fields, recorded_metrics, short_of, stamp, text};
+use super::{ResultRecord, ResultSet, Stamp};
+use crate::dataset::{Outcome, RunStatus, Variant};
+use crate::metrics::{self, MetricsFrom};
+use serde_json::Value;
+
+/// Text fields a per-role or flat result can carry.
+const TEXT_FIELDS: &[&str] = &[
+    "error",
+    "error_message",
+    "skip_reason",
+    "raw_output",
+    "logs",
+    "agent_error",
+    "server_logs",
+    "stdout",
+    "stderr",
+    "traceback",
+    "note",
+];
+
+/// A model used in place of the benchmark's own, for "does it run" checks.
+const STAND_IN_MODEL: &str = "facebook/opt-125m";
+
+pub(super) fn one(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Option<Stamp>) -> ResultSet {
+    ResultSet { records: vec![role_record(origin, short, variant, obj, at)], ..ResultSet::default() }
+}
+
+pub(super) fn per_role_objects(origin: &Origin, short: &str, roles: &Obj, at: Option<Stamp>) -> ResultSet {
+    let records = Variant::ALL
+        .into_iter()
+        .filter_map(|v| match roles.get(v.name()) {
+            Some(Value::Object(obj)) => Some(role_record(origin, short, v, obj, at)),
+            _ => None,
+        })
+        .collect();
+    ResultSet { records, ..ResultSet::default() }
+}
+
+fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Option<Stamp>) -> ResultRecord {
+    let mut status = RunStatus::from_upstream(&text(obj, "status").unwrap_or_default());
+    let error = ["error", "error_message", "skip_reason"].iter().find_map(|k| text(obj, k));
+    let raw = text(obj, "raw_output");
+    let (metrics, metrics_from) = metrics::pick(raw.as_deref(), recorded_metrics(obj));
+    let mut source = origin.source.clone();
+    // The harness sometimes missed results its own output holds (its "No … metrics" errors).
+    let from_raw = !matches!(metrics_from, None | Some(MetricsFrom::Recorded));
+    if status == RunStatus::Error && from_raw && error.as_deref().is_some_and(|e| e.contains("metrics")) {
+        status = RunStatus::Success;
+        source.push_str(" (results recovered from raw_output; the harness reported no metrics)");
+    }
+    let keep = status == RunStatus::Success;
+    let outcome = Outcome {
+        status,
+        source: Some(source),
+        error: if keep { None } else { error },
+        metrics,
+        fixes: fixes_of(obj),
+        metrics_from,
+    };
+    let mut record = origin.record(short, variant, outcome, stamp(obj, &["timestamp"]).or(at));
+    record.texts = fields(obj, TEXT_FIELDS, "");
+    record
+}
+
+/// Fixes a result says its environment had: ours (`perftriage.fixes`), or upstream's `fix_applied`.
+fn fixes_of(obj: &Obj) -> Vec<String> {
+    let words = |v: &Value| -> Vec<String> {
+        match v {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let ours = obj.get("perftriage").and_then(|p| p.get("fixes")).map(words);
+    let upstream = obj.get("fix_applied").map(words).unwrap_or_default();
+    let upstream = upstream.into_iter().filter(|f| !f.is_empty() && !f.starts_with("none")).collect();
+    ours.unwrap_or(upstream)
+}
+
+/// A flat Docker result: the human image run once, often on a stand-in model. On the benchmark's
+/// own model it is a human record like any other; on a stand-in (or none named) it is listed
+/// with the commit but decides nothing.
+pub(super) fn docker_check(origin: &Origin, short: &str, obj: &Obj, at: Option<Stamp>) -> ResultSet {
+    let short = short_of(obj).unwrap_or_else(|| short.to_string());
+    let mut record = role_record(origin, &short, Variant::Human, obj, at);
+    let model = text(obj, "model");
+    record.not_comparable = match (model.as_deref(), text(obj, "original_model")) {
+        (_, Some(original)) => Some(format!("ran {} in place of {original}", model.unwrap_or_default())),
+        (Some(STAND_IN_MODEL) | None, _) => {
+            Some(format!("a check on {}", model.unwrap_or_else(|| "an unnamed model".into())))
+        }
+        _ => None,
+    };
+    ResultSet { records: vec![record], ..ResultSet::default() }
+}

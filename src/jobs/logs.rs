@@ -1,0 +1,205 @@
+//! Recorded logs on the log pane: spools a variant's recorded output through the line path and
+//! streams its lines to the app; reads older lines back, expands long ones, searches and saves.
+//! Every file operation runs on a blocking thread and answers with a message.
+
+use super::lines::LinePath;
+use crate::app::{Level, LogKey, LogMsg, Msg};
+use crate::classify::Classifier;
+use crate::dataset::results;
+use crate::logs::{Line, Redactor, SpoolReader, Stream};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Lines per spool read and per hits message of a background search.
+const SEARCH_BATCH: usize = 8192;
+const CHUNK: usize = 64 * 1024;
+
+type Readers = Arc<Mutex<HashMap<LogKey, SpoolReader>>>;
+
+pub struct Logs {
+    workspace: PathBuf,
+    classifier: Arc<Classifier>,
+    redactor: Redactor,
+    readers: Readers,
+    /// Cancel flag of each log's running spool search.
+    searches: HashMap<LogKey, Arc<AtomicBool>>,
+    tx: UnboundedSender<Msg>,
+}
+
+impl Logs {
+    pub fn new(workspace: &Path, classifier: Arc<Classifier>, tx: UnboundedSender<Msg>) -> Logs {
+        let (readers, searches, redactor) = (Readers::default(), HashMap::new(), Redactor::from_env());
+        Logs { workspace: workspace.to_path_buf(), classifier, redactor, readers, searches, tx }
+    }
+
+    /// Spool and stream a recorded log: the result file's recorded output, else `text`.
+    pub fn open(&self, key: LogKey, source: Option<String>, text: String) {
+        let stamp = crate::session::now_compact();
+        let path = self.workspace.join("logs").join(&key.short).join(key.variant.name());
+        let path = path.join(format!("{}-{stamp}.log", key.run));
+        let (redactor, classifier) = (self.redactor.clone(), self.classifier.clone());
+        let (readers, tx) = (self.readers.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let bytes = source.and_then(|s| recorded_output(Path::new(&s), key.variant)).unwrap_or(text);
+            match LinePath::create(&path, redactor, classifier) {
+                Ok(mut lines) => stream(&mut lines, bytes.as_bytes(), &key, &tx, &readers),
+                Err(e) => notice(&tx, Level::Error, format!("cannot create {}: {e}", path.display())),
+            }
+        });
+    }
+
+    fn reader(&self, key: &LogKey) -> Option<SpoolReader> {
+        let reader = self.readers.lock().ok().and_then(|r| r.get(key).cloned());
+        if reader.is_none() {
+            notice(&self.tx, Level::Warn, "that log is no longer open".into());
+        }
+        reader
+    }
+
+    pub fn read(&self, key: LogKey, first: usize, count: usize) {
+        let Some(reader) = self.reader(&key) else { return };
+        let (classifier, tx) = (self.classifier.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || match reader.read(first, count, Stream::Stdout) {
+            Ok(mut lines) => {
+                mark_noise(&mut lines, &classifier);
+                let _ = tx.send(Msg::Log(LogMsg::Page { key, first, lines }));
+            }
+            Err(e) => notice(&tx, Level::Error, format!("cannot read the log back: {e}")),
+        });
+    }
+
+    /// Read lines back in full, one message each.
+    pub fn expand(&self, key: LogKey, lines: Vec<usize>) {
+        let Some(reader) = self.reader(&key) else { return };
+        let (classifier, tx) = (self.classifier.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            for n in lines {
+                match reader.read_full(n, Stream::Stdout) {
+                    Ok(Some(mut line)) => {
+                        line.noise = classifier.is_noise(line.text());
+                        let _ = tx.send(Msg::Log(LogMsg::Expanded { key: key.clone(), n, line }));
+                    }
+                    Ok(None) => {}
+                    Err(e) => notice(&tx, Level::Error, format!("cannot read line {}: {e}", n + 1)),
+                }
+            }
+        });
+    }
+
+    /// Search spooled lines `0..upto` on a thread, streaming hits; a newer search cancels it.
+    pub fn search(&mut self, key: LogKey, query: String, upto: usize) {
+        let Some(reader) = self.reader(&key) else { return };
+        let regex = match regex::RegexBuilder::new(&query).case_insensitive(true).build() {
+            Ok(r) => r,
+            Err(e) => return notice(&self.tx, Level::Warn, format!("search: {e}")),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Some(old) = self.searches.insert(key.clone(), cancel.clone()) {
+            old.store(true, Ordering::Relaxed);
+        }
+        let search = SpoolSearch { reader, regex, key, query, upto, tx: self.tx.clone() };
+        std::thread::spawn(move || search.run(&cancel));
+    }
+
+    /// Copy the whole raw (redacted) log to `<workspace>/exports/`: an open recorded log, or the
+    /// spool a run's pane writes to (`logs/<short>/<variant>/<run>-<pane>.log`).
+    pub fn save(&self, key: &LogKey) {
+        let spool = self
+            .workspace
+            .join("logs")
+            .join(&key.short)
+            .join(key.variant.name())
+            .join(format!("{}.log", key.run));
+        let reader = self.readers.lock().ok().and_then(|r| r.get(key).cloned());
+        if reader.is_none() && !spool.is_file() {
+            return notice(&self.tx, Level::Warn, format!("no log to save at {}", spool.display()));
+        }
+        let exports = self.workspace.join("exports");
+        let dest = exports.join(format!("{}-{}-{}.log", key.short, key.variant.name(), key.run));
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let copy = |dest: &Path| match &reader {
+                Some(reader) => reader.save_to(dest),
+                None => crate::files::copy(&spool, dest),
+            };
+            let saved = crate::files::private_dir(&exports).and_then(|_| copy(&dest));
+            let (level, text) = match saved {
+                Ok(bytes) => (Level::Info, format!("saved {bytes} bytes to {}", dest.display())),
+                Err(e) => (Level::Error, format!("cannot save the log to {}: {e}", dest.display())),
+            };
+            notice(&tx, level, text);
+        });
+    }
+}
+
+/// Feed recorded bytes through the line path in chunks, forwarding lines as they come.
+fn stream(lines: &mut LinePath, bytes: &[u8], key: &LogKey, tx: &UnboundedSender<Msg>, readers: &Readers) {
+    for chunk in bytes.chunks(CHUNK) {
+        match lines.ingest(Stream::Stdout, chunk) {
+            Ok(batch) => {
+                drop(tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines: batch, finished: false })))
+            }
+            Err(e) => return notice(tx, Level::Error, format!("log spool {}: {e}", lines.path().display())),
+        }
+    }
+    let last = lines.finish().unwrap_or_default();
+    if let (Ok(reader), Ok(mut map)) = (lines.reader(), readers.lock()) {
+        map.insert(key.clone(), reader);
+    }
+    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines: last, finished: true }));
+}
+
+/// A background search of the spool below the ring.
+struct SpoolSearch {
+    reader: SpoolReader,
+    regex: regex::Regex,
+    key: LogKey,
+    query: String,
+    upto: usize,
+    tx: UnboundedSender<Msg>,
+}
+
+impl SpoolSearch {
+    fn run(self, cancel: &AtomicBool) {
+        let mut first = 0;
+        while first < self.upto && !cancel.load(Ordering::Relaxed) {
+            let lines = match self.reader.read(first, SEARCH_BATCH.min(self.upto - first), Stream::Stdout) {
+                Ok(lines) if !lines.is_empty() => lines,
+                _ => break,
+            };
+            let hits = self.hits(first, &lines);
+            first += lines.len();
+            let done = first >= self.upto;
+            let (key, query) = (self.key.clone(), self.query.clone());
+            if self.tx.send(Msg::Log(LogMsg::SearchHits { key, query, hits, done })).is_err() {
+                return;
+            }
+        }
+    }
+
+    fn hits(&self, first: usize, lines: &[Line]) -> Vec<(usize, Vec<(usize, usize)>)> {
+        let ranges = |l: &Line| -> Vec<(usize, usize)> {
+            self.regex.find_iter(l.text()).map(|m| (m.start(), m.end())).collect()
+        };
+        lines.iter().enumerate().map(|(i, l)| (first + i, ranges(l))).filter(|(_, r)| !r.is_empty()).collect()
+    }
+}
+
+fn notice(tx: &UnboundedSender<Msg>, level: Level, text: String) {
+    let _ = tx.send(Msg::Notice(level, text));
+}
+
+fn mark_noise(lines: &mut [Line], classifier: &Classifier) {
+    for line in lines {
+        line.noise = classifier.is_noise(line.text());
+    }
+}
+
+/// A variant's recorded output from its result file: the error and every raw field.
+fn recorded_output(path: &Path, variant: crate::dataset::Variant) -> Option<String> {
+    let set = results::read_file(path).ok()?;
+    set.records.into_iter().find(|r| r.variant == variant).map(|r| r.text())
+}

@@ -1,0 +1,12 @@
+//! Executors: one job = one container (a run, a fix probe, a fix), the log line path every job's
+//! output takes, and the board's job service that turns effects into tasks and reports back.
+
+pub mod fix;
+pub mod git;
+pub mod lines;
+pub mod logs;
+pub mod orphans;
+pub mod owners;
+pub mod run;
+pub mod service;
+pub mod signals;

@@ -1,0 +1,38 @@
+//! Containers of ours whose perftriage is gone (its pid is in their labels) — killed with -9, or
+//! lost with its terminal. Running ones are picked up again as runs (see the job service's
+//! re-attach); stopped ones are found at connect time and offered for removal.
+
+use crate::docker::Engine;
+use crate::runs::{LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, Orphan};
+
+/// Our stopped containers in `workspace` whose owning process no longer runs on this machine.
+pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
+    let ours = engine.ours(workspace).await.unwrap_or_default();
+    ours.into_iter()
+        .filter(|c| !c.running && !owned(&c.labels))
+        .map(|c| {
+            let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
+            Orphan {
+                run_id: label(LABEL_RUN),
+                short: label(LABEL_COMMIT),
+                variant: label(LABEL_VARIANT),
+                id: c.id,
+                name: c.name,
+                running: c.running,
+            }
+        })
+        .collect()
+}
+
+/// The perftriage that started the container (its pid label) still runs here: it is that
+/// process's to finish and remove.
+pub fn owned(labels: &std::collections::HashMap<String, String>) -> bool {
+    labels.get(LABEL_PID).is_some_and(|pid| alive(pid))
+}
+
+/// A perftriage process with this pid is running here.
+fn alive(pid: &str) -> bool {
+    let Ok(pid) = pid.parse::<u32>() else { return false };
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|cmd| String::from_utf8_lossy(&cmd).contains("perftriage"))
+}

@@ -1,0 +1,183 @@
+//! The end of a run: its outcome, and the result file in the ISO-Bench run_3way schema with a
+//! `perftriage` object beside the upstream fields (tools that read run_3way keep working).
+
+use crate::classify::{Classifier, Verdict};
+use crate::dataset::RunStatus;
+use crate::logs::Redactor;
+use crate::metrics::{Metrics, parse};
+use crate::runs::{Failure, FailureKind, RunPlan};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PatchOutcome {
+    pub applied: bool,
+    pub root: String,
+    /// The patch touches C/C++/CUDA sources, which an editable install does not rebuild.
+    pub needs_rebuild: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub plan: RunPlan,
+    pub status: RunStatus,
+    pub category: Option<FailureKind>,
+    pub error: Option<String>,
+    pub verdict: Option<Verdict>,
+    pub metrics: Metrics,
+    pub duration_s: f64,
+    pub ready_after_s: Option<f64>,
+    pub image_digest: Option<String>,
+    pub container: Option<String>,
+    pub patch: Option<PatchOutcome>,
+    pub bench_exit: Option<i64>,
+    pub logs: Vec<PathBuf>,
+    pub raw_tail: String,
+}
+
+impl RunOutcome {
+    pub fn new(plan: &RunPlan) -> RunOutcome {
+        RunOutcome {
+            plan: plan.clone(),
+            status: RunStatus::NotRun,
+            category: None,
+            error: None,
+            verdict: None,
+            metrics: Metrics::new(),
+            duration_s: 0.0,
+            ready_after_s: None,
+            image_digest: None,
+            container: None,
+            patch: None,
+            bench_exit: None,
+            logs: Vec::new(),
+            raw_tail: String::new(),
+        }
+    }
+
+    pub(super) fn failed(mut self, failure: Failure, started: Instant) -> RunOutcome {
+        let Failure { kind, message } = failure;
+        self.status = if kind == FailureKind::Timeout { RunStatus::Timeout } else { RunStatus::Error };
+        // A named signature in the output says more than the generic step that noticed it.
+        self.category = match (&self.verdict, kind.is_generic()) {
+            (Some(v), true) => Some(FailureKind::from_name(&v.category)),
+            _ => Some(kind),
+        };
+        self.error = Some(message);
+        self.duration_s = started.elapsed().as_secs_f64();
+        self
+    }
+
+    pub(super) fn finish(
+        mut self,
+        bench: &str,
+        server: &str,
+        classifier: &Classifier,
+        started: Instant,
+    ) -> RunOutcome {
+        self.raw_tail = tail(&format!("{server}\n{bench}"), 10_000);
+        match parse::parse(bench) {
+            Ok(parsed) if self.bench_exit.unwrap_or(0) == 0 => {
+                self.status = RunStatus::Success;
+                self.metrics = parsed.metrics;
+                self.duration_s = started.elapsed().as_secs_f64();
+                self
+            }
+            Ok(_) | Err(_) => {
+                let why =
+                    parse::parse(bench).err().map_or("the benchmark exited with an error", |w| w.describe());
+                self.verdict = classifier.classify(&format!("{bench}\n{server}"));
+                let kind =
+                    FailureKind::from_name(self.verdict.as_ref().map_or("no_metrics", |v| &v.category));
+                let message = format!("No {} metrics in output: {why}", self.plan.kind.name());
+                self.failed(Failure::new(kind, message), started)
+            }
+        }
+    }
+}
+
+pub(super) fn tail(text: &str, chars: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(chars)).collect()
+}
+
+/// run_3way spellings of our metric names.
+fn upstream_name(name: &str) -> String {
+    match name {
+        "request_throughput" => "request_throughput_req_s".into(),
+        "output_throughput" => "output_token_throughput_tok_s".into(),
+        "total_throughput" => "total_token_throughput_tok_s".into(),
+        "input_throughput" => "input_throughput_tok_s".into(),
+        "throughput" => "throughput_tok_s".into(),
+        "elapsed_time" => "elapsed_time_s".into(),
+        other => format!("{other}_ms"),
+    }
+}
+
+/// Write `<workspace>/results/<short>_<variant>_result.json` (atomically); returns its path.
+pub fn write_result(
+    outcome: &RunOutcome,
+    workspace: &Path,
+    redactor: &Redactor,
+    now: &str,
+    gpu: Option<&Value>,
+) -> std::io::Result<PathBuf> {
+    let plan = &outcome.plan;
+    let metrics: serde_json::Map<String, Value> =
+        outcome.metrics.iter().map(|(k, v)| (upstream_name(k), json!(v))).collect();
+    let status = match outcome.status {
+        RunStatus::Success => "success",
+        RunStatus::Timeout => "timeout",
+        _ => "error",
+    };
+    let body = json!({
+        "human_commit": plan.short,
+        "human_commit_full": plan.full,
+        "parent_commit": plan.parent,
+        "model": plan.model,
+        "status": status,
+        "error": outcome.error.as_deref().map(|e| redactor.text(e)),
+        "duration_s": outcome.duration_s,
+        "metrics": metrics,
+        "raw_output": redactor.text(&outcome.raw_tail),
+        "timestamp": now.replace('T', " ").trim_end_matches('Z'),
+        "perftriage": ours(outcome, redactor, now, gpu),
+    });
+    let dir = workspace.join("results");
+    crate::files::private_dir(&dir)?;
+    let path = dir.join(format!("{}_{}_result.json", plan.short, plan.variant.name()));
+    let tmp = dir.join(format!(".{}_{}_result.json.tmp", plan.short, plan.variant.name()));
+    crate::files::write(&tmp, &serde_json::to_vec_pretty(&body).map_err(std::io::Error::other)?)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(path)
+}
+
+/// The `perftriage` object beside the upstream fields.
+fn ours(outcome: &RunOutcome, redactor: &Redactor, now: &str, gpu: Option<&Value>) -> Value {
+    let plan = &outcome.plan;
+    let logs: Vec<String> = outcome.logs.iter().map(|p| p.display().to_string()).collect();
+    json!({
+        "schema_version": 1,
+        "run_id": plan.run_id,
+        "variant": plan.variant.name(),
+        "image": plan.image,
+        "image_digest": outcome.image_digest,
+        "final_command": redactor.text(&plan.final_command),
+        "fixes": plan.fixes,
+        "patch": outcome.patch,
+        "logs": { "server": logs.first(), "benchmark": logs.get(1) },
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "gpu": gpu,
+        "timings": { "ready_after_s": outcome.ready_after_s, "duration_s": outcome.duration_s, "finished_at": now },
+        "classification": classification(outcome, redactor),
+    })
+}
+
+fn classification(outcome: &RunOutcome, redactor: &Redactor) -> Value {
+    let Some(v) = &outcome.verdict else { return json!({ "category": outcome.category }) };
+    json!({
+        "category": outcome.category, "disposition": v.disposition.name(), "evidence": redactor.text(&v.evidence),
+        "line": v.line, "tags": v.tags, "fixes": v.fixes,
+    })
+}

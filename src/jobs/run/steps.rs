@@ -1,0 +1,308 @@
+//! The steps of a run, in order; each can fail with a typed `Failure`.
+
+use super::{PaneLog, RunEnv, docker_failure, phase, ready};
+use crate::logs::Stream;
+use crate::runs::{Failure, FailureKind, Pane, RunPhase, RunPlan};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+type Chunk = (Pane, Stream, Vec<u8>);
+
+/// Generic verdicts that do not, on their own, mean the server is dead.
+const NOT_FATAL: &[&str] =
+    &["server_crash", "no_metrics", "outlines_fsm", "timeout", "server_timeout", "port_bug"];
+const GO_FILE: &str = "/tmp/perftriage-go";
+
+/// The two panes a run writes to.
+pub(super) struct Panes<'p> {
+    pub server: &'p mut PaneLog,
+    pub bench: &'p mut PaneLog,
+}
+
+impl Panes<'_> {
+    fn push(&mut self, env: &RunEnv, (pane, stream, bytes): Chunk) {
+        match pane {
+            Pane::Server => self.server.push(env, stream, &bytes),
+            Pane::Benchmark => self.bench.push(env, stream, &bytes),
+        }
+    }
+}
+
+pub(super) async fn run_steps(
+    plan: &RunPlan,
+    env: &RunEnv,
+    mut panes: Panes<'_>,
+    outcome: &mut super::RunOutcome,
+) -> Result<(), Failure> {
+    pull_if_missing(plan, env).await?;
+    phase(env, RunPhase::Starting);
+    let id = env.engine.start(&container_spec(plan)).await.map_err(|e| docker_failure(&e))?;
+    outcome.container = Some(id.clone());
+    outcome.image_digest = env.engine.image_digest(&plan.image).await;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
+    if let Some(repo) = &env.vllm_repo {
+        upload_scripts(env, &id, repo, &plan.scripts_commit).await?;
+    }
+    if let Some(patch) = &plan.patch {
+        outcome.patch = Some(apply_patch(env, &id, patch, panes.bench).await?);
+    }
+    if plan.server_argv.is_some() {
+        follow_server(env, &id, 0, tx.clone());
+        exec_quiet(env, &id, vec!["touch".into(), GO_FILE.into()]).await?;
+        let after = wait_ready(plan, env, &id, panes.server, &mut rx).await?;
+        outcome.ready_after_s = Some(after);
+        phase(env, RunPhase::Ready { after_s: after });
+    }
+    phase(env, RunPhase::Benchmarking);
+    outcome.bench_exit = benchmark(plan, env, &id, tx, &mut rx, &mut panes).await?;
+    Ok(())
+}
+
+/// Pick a running container up again (after a restart of the board, or a lost connection): its
+/// server output from now on, readiness, then the benchmark. What it printed before is in its
+/// earlier spool; a benchmark cut off by the loss runs again.
+pub(super) async fn resume_steps(
+    plan: &RunPlan,
+    env: &RunEnv,
+    mut panes: Panes<'_>,
+    outcome: &mut super::RunOutcome,
+    id: &str,
+) -> Result<(), Failure> {
+    outcome.container = Some(id.to_string());
+    let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
+    if plan.server_argv.is_some() {
+        let now = i64::try_from(crate::session::unix_now()).unwrap_or(0);
+        follow_server(env, id, now, tx.clone());
+        let after = wait_ready(plan, env, id, panes.server, &mut rx).await?;
+        phase(env, RunPhase::Ready { after_s: after });
+    }
+    phase(env, RunPhase::Benchmarking);
+    outcome.bench_exit = benchmark(plan, env, id, tx, &mut rx, &mut panes).await?;
+    Ok(())
+}
+
+async fn pull_if_missing(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
+    if env.engine.has_image(&plan.image).await {
+        return Ok(());
+    }
+    phase(env, RunPhase::Pulling { done: 0, layers: 0, bytes: 0, total: 0 });
+    let progress = |p: &crate::docker::PullEvent| {
+        phase(
+            env,
+            RunPhase::Pulling { done: p.layers_done, layers: p.layers, bytes: p.current, total: p.total },
+        )
+    };
+    env.engine.pull(&plan.image, progress).await.map_err(|e| docker_failure(&e))
+}
+
+/// The container: for a serving run it waits for the go file, then becomes the server, so the
+/// server's output is the container's log.
+fn container_spec(plan: &RunPlan) -> crate::runs::ContainerSpec {
+    let mut spec = plan.container.clone();
+    spec.labels.insert(crate::runs::LABEL_PID.into(), std::process::id().to_string());
+    if let Some(argv) = &plan.server_argv {
+        let script = format!("while [ ! -e {GO_FILE} ]; do sleep 0.2; done; exec \"$@\"");
+        spec.cmd =
+            ["sh", "-c", &script, "sh"].iter().map(|s| s.to_string()).chain(argv.iter().cloned()).collect();
+    }
+    spec
+}
+
+/// Run the benchmark in the container while both panes keep streaming; its exit code.
+async fn benchmark(
+    plan: &RunPlan,
+    env: &RunEnv,
+    id: &str,
+    tx: mpsc::UnboundedSender<Chunk>,
+    rx: &mut mpsc::UnboundedReceiver<Chunk>,
+    panes: &mut Panes<'_>,
+) -> Result<Option<i64>, Failure> {
+    let (engine, id, argv, benv) =
+        (env.engine.clone(), id.to_string(), plan.bench_argv.clone(), plan.bench_env.clone());
+    let job = tokio::spawn(async move {
+        engine.exec(&id, argv, benv, |s, b| drop(tx.send((Pane::Benchmark, s, b.to_vec())))).await
+    });
+    tokio::pin!(job);
+    loop {
+        tokio::select! {
+            Some(chunk) = rx.recv() => panes.push(env, chunk),
+            done = &mut job => {
+                while let Ok(chunk) = rx.try_recv() {
+                    panes.push(env, chunk);
+                }
+                let exit = done.map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))?.map_err(|e| docker_failure(&e))?;
+                return Ok(exit.exit_code);
+            }
+        }
+    }
+}
+
+/// Stream the container's log (the server) into the channel until the container stops.
+/// Stream the server's output (the container's log) from `since` (unix seconds; 0: the start).
+fn follow_server(env: &RunEnv, id: &str, since: i64, tx: mpsc::UnboundedSender<Chunk>) {
+    use futures_util::StreamExt;
+    let logs = env.engine.follow_logs_since(id, since);
+    tokio::spawn(async move {
+        tokio::pin!(logs);
+        while let Some(Ok((stream, bytes))) = logs.next().await {
+            if tx.send((Pane::Server, stream, bytes)).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+async fn wait_ready(
+    plan: &RunPlan,
+    env: &RunEnv,
+    id: &str,
+    server: &mut PaneLog,
+    rx: &mut mpsc::UnboundedReceiver<Chunk>,
+) -> Result<f64, Failure> {
+    let started = Instant::now();
+    let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
+    let port =
+        port.ok_or_else(|| Failure::new(FailureKind::DockerError, "the server port was not published"))?;
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            Some((_, stream, bytes)) = rx.recv() => server.push(env, stream, &bytes),
+            _ = tick.tick() => {
+                if ready::models_ok(port).await {
+                    return Ok(started.elapsed().as_secs_f64());
+                }
+                still_starting(plan, env, id, server, rx, started).await?;
+            }
+        }
+    }
+}
+
+/// Why the server will never be ready, if it will not: a fatal signature in its output, its
+/// container gone, or the readiness timeout.
+async fn still_starting(
+    plan: &RunPlan,
+    env: &RunEnv,
+    id: &str,
+    server: &mut PaneLog,
+    rx: &mut mpsc::UnboundedReceiver<Chunk>,
+    started: Instant,
+) -> Result<(), Failure> {
+    if let Some(v) = server.verdict().filter(|v| !NOT_FATAL.contains(&v.category.as_str())) {
+        return Err(Failure::new(
+            FailureKind::from_name(&v.category),
+            format!("server failed: {}", v.evidence),
+        ));
+    }
+    let (running, code) = env.engine.state(id).await.map_err(|e| docker_failure(&e))?;
+    if !running {
+        // Drain what the server said before dying, then classify it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        while let Ok((_, stream, bytes)) = rx.try_recv() {
+            server.push(env, stream, &bytes);
+        }
+        let kind = server.verdict().map_or(FailureKind::ServerCrash, |v| FailureKind::from_name(&v.category));
+        return Err(Failure::new(
+            kind,
+            format!("Server crashed during startup (exit code {})", code.unwrap_or(-1)),
+        ));
+    }
+    if started.elapsed() > Duration::from_secs(plan.ready_timeout_s) {
+        let why = format!("Server startup timeout after {}s", plan.ready_timeout_s);
+        return Err(Failure::new(FailureKind::ServerTimeout, why));
+    }
+    Ok(())
+}
+
+/// Run a small command, keeping its output.
+async fn exec_quiet(env: &RunEnv, id: &str, cmd: Vec<String>) -> Result<(i64, String), Failure> {
+    let mut out = Vec::new();
+    let done = env
+        .engine
+        .exec(id, cmd, Vec::new(), |_, b| out.extend_from_slice(b))
+        .await
+        .map_err(|e| docker_failure(&e))?;
+    Ok((done.exit_code.unwrap_or(-1), String::from_utf8_lossy(&out).into_owned()))
+}
+
+/// `git archive <commit> benchmarks` from the operator's vLLM checkout into /opt/perftriage
+/// (the archive carries the whole path, so no directory has to exist first).
+async fn upload_scripts(env: &RunEnv, id: &str, repo: &std::path::Path, commit: &str) -> Result<(), Failure> {
+    let tar =
+        crate::jobs::git::archive(repo, commit, "benchmarks", "opt/perftriage/").await.map_err(|e| {
+            let why =
+                format!("commit {commit} (benchmarks/) is not in the vLLM checkout {}: {e}", repo.display());
+            Failure::new(FailureKind::ScriptsMissing, why)
+        })?;
+    env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))
+}
+
+/// Dry-run first; any rejected hunk or fuzz is `patch_fail`, never "applied with fallback".
+async fn apply_patch(
+    env: &RunEnv,
+    id: &str,
+    patch: &std::path::Path,
+    bench: &mut PaneLog,
+) -> Result<super::result::PatchOutcome, Failure> {
+    let body = std::fs::read(patch)
+        .map_err(|e| Failure::new(FailureKind::ToolError, format!("{}: {e}", patch.display())))?;
+    let diff = String::from_utf8_lossy(&body);
+    crate::runs::patch_hunks(&diff).map_err(|why| Failure::new(FailureKind::PatchFail, why))?;
+    let needs_rebuild = crate::runs::patch_touches_native(&diff);
+    let tar = crate::docker::tar_of(&[("agent.patch", &body, 0o644)])
+        .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))?;
+    env.engine.upload(id, "/tmp", tar).await.map_err(|e| docker_failure(&e))?;
+    let root = vllm_root(env, id).await?;
+    let say = |bench: &mut PaneLog, text: &str| bench.push(env, Stream::Stdout, text.as_bytes());
+    say(bench, &format!("=== agent patch {} on {root} (dry run) ===\n", patch.display()));
+    let (code, text) = exec_quiet(env, id, patch_argv(&root, true)).await?;
+    say(bench, &text);
+    if code != 0 || text.contains("FAILED") || text.to_lowercase().contains("fuzz") {
+        say(bench, "AGENT_PATCH_FAILED\n");
+        let why = format!("the agent patch does not apply cleanly: {}", first_problem(&text));
+        return Err(Failure::new(FailureKind::PatchFail, why));
+    }
+    let (code, text) = exec_quiet(env, id, patch_argv(&root, false)).await?;
+    say(bench, &text);
+    if code != 0 {
+        let why = format!("patch failed after a clean dry run: {}", first_problem(&text));
+        return Err(Failure::new(FailureKind::PatchFail, why));
+    }
+    say(bench, "AGENT_PATCH_APPLIED\n");
+    Ok(super::result::PatchOutcome { applied: true, root, needs_rebuild })
+}
+
+/// `patch` in the vLLM root: `cd` rather than `patch -d` (busybox has no -d); the directory travels
+/// as "$1", never in the script.
+fn patch_argv(root: &str, dry: bool) -> Vec<String> {
+    let script = if dry {
+        "cd \"$1\" && exec patch -p1 -N --dry-run -i /tmp/agent.patch"
+    } else {
+        "cd \"$1\" && exec patch -p1 -N -i /tmp/agent.patch"
+    };
+    ["sh", "-c", script, "sh", root].iter().map(|s| s.to_string()).collect()
+}
+
+fn first_problem(text: &str) -> String {
+    text.lines()
+        .find(|l| l.contains("FAILED") || l.contains("fuzz") || l.contains("can't"))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The directory a patch's `a/vllm/…` paths are relative to.
+async fn vllm_root(env: &RunEnv, id: &str) -> Result<String, Failure> {
+    let probe = "import vllm, os; print(os.path.dirname(vllm.__file__))";
+    let (code, out) = exec_quiet(env, id, vec!["python3".into(), "-c".into(), probe.into()]).await?;
+    let dir = out.lines().last().unwrap_or("").trim().to_string();
+    if code == 0 && dir.starts_with('/') {
+        return Ok(dir.rsplit_once('/').map_or(dir.clone(), |(parent, _)| parent.to_string()));
+    }
+    for candidate in ["/opt/vllm_baseline", "/workspace/vllm"] {
+        let (code, _) =
+            exec_quiet(env, id, vec!["test".into(), "-d".into(), format!("{candidate}/vllm")]).await?;
+        if code == 0 {
+            return Ok(candidate.to_string());
+        }
+    }
+    Err(Failure::new(FailureKind::NoVllm, "Could not find vLLM in the container"))
+}

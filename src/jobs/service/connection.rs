@@ -1,0 +1,96 @@
+//! The Docker connection: connect, announce, re-attach to our running containers, refresh which
+//! containers are ours, ping; reconnect with backoff (1 → 30 s) when it drops.
+
+use super::{EngineSlot, JobSetup};
+use crate::app::{DockerMsg, Msg, RunMsg};
+use crate::dataset::Variant;
+use crate::docker::Engine;
+use crate::runs::{LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, RunPhase};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+
+pub(super) fn spawn(slot: EngineSlot, setup: Arc<JobSetup>, tx: UnboundedSender<Msg>) {
+    tokio::spawn(async move {
+        let mut backoff = Duration::from_secs(1);
+        loop {
+            match Engine::connect().await {
+                Ok(engine) => {
+                    backoff = Duration::from_secs(1);
+                    connected(&slot, &setup, &tx, engine).await;
+                }
+                Err(e) => {
+                    log::warn!("Docker unreachable: {e}; retrying in {}s", backoff.as_secs());
+                    let _ = tx.send(Msg::Docker(DockerMsg::Unreachable(e.to_string())));
+                }
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(30));
+        }
+    });
+}
+
+/// Hold one connection until the daemon stops answering.
+async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg>, engine: Engine) {
+    let workspace = setup.workspace.display().to_string();
+    // The engine is usable before anyone hears it is: queued runs start on that message.
+    if let Ok(mut s) = slot.write() {
+        *s = Some(engine.clone());
+    }
+    log::info!("Docker connected: {}", engine.description);
+    let _ = tx.send(Msg::Docker(DockerMsg::Connected(engine.description.clone())));
+    reattach(&engine, &setup.workspace, tx).await;
+    let orphans = crate::jobs::orphans::find(&engine, &workspace).await;
+    for o in &orphans {
+        log::warn!("container {} (run {}) was left by a perftriage that is gone", o.name, o.run_id);
+    }
+    let _ = tx.send(Msg::Docker(DockerMsg::Orphans(orphans)));
+    while engine.raw().ping().await.is_ok() {
+        let owners = crate::jobs::owners::owners(&engine, &workspace).await;
+        let _ = tx.send(Msg::Docker(DockerMsg::Owners(owners)));
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    if let Ok(mut s) = slot.write() {
+        *s = None;
+    }
+    log::warn!("Docker stopped answering; reconnecting");
+    let _ = tx.send(Msg::Docker(DockerMsg::Unreachable("the daemon stopped answering".into())));
+}
+
+/// Containers of ours still running whose perftriage is gone: each becomes a run on the board,
+/// which picks it up where it is (readiness, benchmark, result) through the job service. One
+/// whose perftriage still runs (another board, a headless run, or this board) is left to it.
+pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Msg>) {
+    let ours = engine.ours(&workspace.display().to_string()).await.unwrap_or_default();
+    for c in ours.into_iter().filter(|c| c.running && !crate::jobs::orphans::owned(&c.labels)) {
+        let (Some(run_id), Some(short)) =
+            (c.labels.get(LABEL_RUN).cloned(), c.labels.get(LABEL_COMMIT).cloned())
+        else {
+            continue;
+        };
+        let variant = c.labels.get(LABEL_VARIANT).and_then(|v| Variant::parse(v)).unwrap_or(Variant::Human);
+        log::info!("re-attached to run {run_id} ({short} {}), container {}", variant.name(), c.name);
+        let (container, created) = (c.id.clone(), c.created);
+        let _ = tx.send(Msg::Run(RunMsg::Found { run_id, short, variant, container, created }));
+    }
+}
+
+/// Cancel a run no task of this board carries: remove its container by label.
+pub(super) fn remove_by_run(
+    engine: Option<Engine>,
+    setup: &JobSetup,
+    run_id: &str,
+    tx: UnboundedSender<Msg>,
+) {
+    let Some(engine) = engine else { return };
+    let (run_id, workspace) = (run_id.to_string(), setup.workspace.display().to_string());
+    tokio::spawn(async move {
+        for c in engine.ours(&workspace).await.unwrap_or_default() {
+            if c.labels.get(LABEL_RUN) == Some(&run_id) {
+                let _ = engine.remove(&c.id).await;
+            }
+        }
+        let _ = tx.send(Msg::Run(RunMsg::Phase { run_id, phase: RunPhase::Cancelled }));
+    });
+}

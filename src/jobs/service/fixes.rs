@@ -1,0 +1,121 @@
+//! The job service's fix jobs: probing a variant's image for applicable recipes, and applying one
+//! (one at a time), its output taking the line path into the log pane and its outcome reported.
+
+use super::JobService;
+use crate::app::{FixDone, FixMsg, FixRequest, Level, LogKey, LogMsg, Msg};
+use crate::dataset::Variant;
+use crate::jobs::fix::{FixError, FixJob, FixReport};
+use crate::jobs::lines::LinePath;
+use crate::logs::Stream;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// What a probe is for.
+pub struct Probe {
+    pub short: String,
+    pub variant: Variant,
+    pub image: Option<String>,
+    pub category: String,
+    pub evidence: Option<String>,
+}
+
+impl JobService {
+    /// The fix job for a variant (its fixed image when it has one).
+    /// `commit`: the fixed image goes to the fixed-image repository (else a local tag for a re-run).
+    fn fix_job(
+        &self,
+        short: &str,
+        variant: Variant,
+        image: Option<String>,
+        evidence: Option<String>,
+        commit: bool,
+    ) -> Result<FixJob, String> {
+        let c = self.commits.get(short).ok_or_else(|| format!("{short} is not in the dataset"))?;
+        let image = match image {
+            Some(image) => image,
+            None => self.plan("fix", short, variant)?.image,
+        };
+        let repo = commit.then_some(self.setup.fixed_repo.as_str());
+        Ok(FixJob::new(c, variant, image, evidence, repo, &self.setup.workspace))
+    }
+
+    pub fn probe_fixes(&self, probe: Probe) {
+        let Probe { short, variant, image, category, evidence } = probe;
+        let job = self.fix_job(&short, variant, image, evidence, false);
+        let tx = self.tx.clone();
+        let reply = move |offers| drop(tx.send(Msg::Fix(FixMsg::Offers { short, variant, offers })));
+        let (job, engine) = match (job, self.engine()) {
+            (Ok(job), Some(engine)) => (job, engine),
+            (Err(why), _) => return reply(Err(why)),
+            (_, None) => return reply(Err("Docker is not connected".into())),
+        };
+        let setup = self.setup.clone();
+        tokio::spawn(async move {
+            let offers = crate::jobs::fix::offers(&engine, &job, &setup.recipes, &[category]).await;
+            reply(offers.map_err(|e| e.to_string()));
+        });
+    }
+
+    /// Apply a fix, one at a time; its output takes the line path into the log pane `req.log`.
+    pub fn apply_fix(&self, req: FixRequest) {
+        let notice =
+            |why: String| drop(self.tx.send(Msg::Notice(Level::Error, format!("fix {}: {why}", req.recipe))));
+        let Some(recipe) = self.setup.recipes.get(&req.recipe).cloned() else {
+            return notice("no such recipe".into());
+        };
+        let job =
+            self.fix_job(&req.short, req.variant, req.image.clone(), req.evidence.clone(), req.commit_image);
+        let (job, engine) = match (job, self.engine()) {
+            (Ok(job), Some(engine)) => (job, engine),
+            (Err(why), _) => return notice(why),
+            (_, None) => return notice("Docker is not connected".into()),
+        };
+        let spool = job.log_path(&req.recipe);
+        let mut lines =
+            match LinePath::create(&spool, self.setup.redactor.clone(), self.setup.classifier.clone()) {
+                Ok(lines) => lines,
+                Err(e) => return notice(format!("cannot create {}: {e}", spool.display())),
+            };
+        let (lock, setup, tx) = (self.fix_lock.clone(), self.setup.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let _one_at_a_time = lock.lock().await;
+            let repo = setup.config.vllm_repo.as_deref();
+            let report = crate::jobs::fix::apply(&engine, &job, &recipe, repo, |text| {
+                forward(&tx, &req.log, lines.ingest(Stream::Stdout, text.as_bytes()), false)
+            })
+            .await;
+            forward(&tx, &req.log, lines.finish(), true);
+            done(&tx, req, report, lines.path().display().to_string());
+        });
+    }
+}
+
+fn forward(
+    tx: &UnboundedSender<Msg>,
+    key: &LogKey,
+    lines: std::io::Result<Vec<crate::logs::Line>>,
+    finished: bool,
+) {
+    let lines = lines.unwrap_or_default();
+    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, finished }));
+}
+
+fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, FixError>, log: String) {
+    let report = match report {
+        Ok(report) => report,
+        Err(why) => {
+            return drop(
+                tx.send(Msg::Notice(Level::Error, format!("fix {} not applied: {why}", req.recipe))),
+            );
+        }
+    };
+    let done = FixDone {
+        short: req.short,
+        variant: req.variant,
+        recipe: req.recipe,
+        outcome: report.outcome,
+        image: report.image,
+        log: Some(log),
+        commit_image: req.commit_image,
+    };
+    let _ = tx.send(Msg::Fix(FixMsg::Done(done)));
+}

@@ -1,0 +1,90 @@
+//! Why a run ended without a result: one of the tool's own kinds, or a failure signature the
+//! classifier named from the run's output (a rule id of `classify/rules.toml`).
+
+use serde::{Serialize, Serializer};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureKind {
+    Cancelled,
+    Timeout,
+    ServerTimeout,
+    ServerCrash,
+    ToolError,
+    DockerError,
+    DockerUnreachable,
+    ImageMissing,
+    GpuRuntimeMissing,
+    PatchFail,
+    ScriptsMissing,
+    NoVllm,
+    PlanError,
+    /// A container found after a restart stopped before this board saw its result.
+    Reattached,
+    /// A classifier rule id (`aimv2`, `numpy2`, …).
+    Signature(String),
+}
+
+/// The tool's own kinds and their names (the names match the classifier's where both exist).
+const NAMES: &[(FailureKind, &str)] = &[
+    (FailureKind::Cancelled, "cancelled"),
+    (FailureKind::Timeout, "timeout"),
+    (FailureKind::ServerTimeout, "server_timeout"),
+    (FailureKind::ServerCrash, "server_crash"),
+    (FailureKind::ToolError, "tool_error"),
+    (FailureKind::DockerError, "docker_error"),
+    (FailureKind::DockerUnreachable, "docker_unreachable"),
+    (FailureKind::ImageMissing, "manifest_unknown"),
+    (FailureKind::GpuRuntimeMissing, "gpu_runtime_missing"),
+    (FailureKind::PatchFail, "patch_fail"),
+    (FailureKind::ScriptsMissing, "scripts_missing"),
+    (FailureKind::NoVllm, "no_vllm"),
+    (FailureKind::PlanError, "plan_error"),
+    (FailureKind::Reattached, "reattached"),
+];
+
+impl FailureKind {
+    pub fn name(&self) -> &str {
+        match self {
+            FailureKind::Signature(id) => id,
+            kind => NAMES.iter().find(|(k, _)| k == kind).map_or("", |(_, n)| n),
+        }
+    }
+
+    /// A category as the classifier or a result file names it.
+    pub fn from_name(name: &str) -> FailureKind {
+        NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map_or_else(|| FailureKind::Signature(name.into()), |(k, _)| k.clone())
+    }
+
+    /// Says nothing specific: a named signature in the output explains the failure better.
+    pub fn is_generic(&self) -> bool {
+        matches!(self, FailureKind::ServerCrash | FailureKind::ToolError | FailureKind::DockerError)
+    }
+}
+
+impl Serialize for FailureKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A run step that failed: what kind of failure, and the words that say so.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Failure {
+        Failure { kind, message: message.into() }
+    }
+}

@@ -1,0 +1,63 @@
+//! Effects become work: saves go to the saver thread, log file work and jobs run off the loop and
+//! answer with messages. Nothing here blocks the loop.
+
+use super::saver::Saver;
+use crate::app::{Effect, Msg};
+use crate::jobs::logs::Logs;
+use crate::jobs::run::Start;
+use crate::jobs::service::{JobService, Probe};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub struct Io {
+    pub saver: Saver,
+    pub gpu_interval: Arc<AtomicU64>,
+    pub jobs: JobService,
+    pub logs: Logs,
+    pub workspace: std::path::PathBuf,
+    pub tx: tokio::sync::mpsc::UnboundedSender<Msg>,
+}
+
+impl Io {
+    /// Carry out one effect; `false` means quit.
+    pub fn run(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::SaveTriage(book) => self.saver.save(book),
+            Effect::OpenLog { key, source, text } => self.logs.open(key, source, text),
+            Effect::ReadLog { key, first, count } => self.logs.read(key, first, count),
+            Effect::SaveLog { key } => self.logs.save(&key),
+            Effect::ExpandLines { key, lines } => self.logs.expand(key, lines),
+            Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto),
+            Effect::GpuInterval(ms) => self.gpu_interval.store(ms, Ordering::Relaxed),
+            Effect::StartRun { run_id, short, variant, image, fixes } => {
+                self.jobs.start(&run_id, &short, variant, image, fixes)
+            }
+            Effect::WriteResult { run_id, gpu } => self.jobs.write_result(&run_id, gpu),
+            Effect::ResumeRun { run_id, short, variant, container, created } => {
+                self.jobs.resume(&run_id, &short, variant, Start::Resume { container, created_unix: created })
+            }
+            Effect::CancelRun { run_id } => self.jobs.cancel(&run_id),
+            Effect::RemoveContainers(ids) => self.jobs.remove_containers(ids),
+            Effect::ProbeFixes { short, variant, image, category, evidence } => {
+                self.jobs.probe_fixes(Probe { short, variant, image, category, evidence })
+            }
+            Effect::ApplyFix(request) => self.jobs.apply_fix(request),
+            Effect::TryTakeOver => self.take_over(),
+            Effect::Quit => return false,
+        }
+        true
+    }
+}
+
+impl Io {
+    /// A read-only board tries for the workspace lock; once the other instance has let go, this
+    /// board saves from now on and takes in what the other one wrote.
+    fn take_over(&mut self) {
+        let Ok(store) = crate::triage::TriageStore::open(&self.workspace) else { return };
+        let (book, report) = store.load(&crate::session::now_compact());
+        log::info!("took over the workspace lock of {}", self.workspace.display());
+        let old = std::mem::replace(&mut self.saver, Saver::spawn(store, self.tx.clone()));
+        old.finish();
+        let _ = self.tx.send(Msg::TookOver { book, messages: report.messages });
+    }
+}

@@ -1,0 +1,41 @@
+//! The tool's own log records (Docker connects and drops, run phases, cleanups, lock takeover,
+//! files moved aside) through the `log` facade into tui-logger: the board's debug pane and
+//! `<workspace>/perftriage.log`, rotated at start when it passes 5 MB (one old copy is kept).
+//! Container output keeps its own store (the spools).
+
+use std::path::Path;
+
+const FILE: &str = "perftriage.log";
+const ROTATE_AT: u64 = 5 << 20;
+
+/// Start collecting records; `Err` says why the file cannot be written (the pane still works).
+pub fn start(workspace: &Path) -> Result<(), String> {
+    let _ = tui_logger::init_logger(log::LevelFilter::Debug);
+    tui_logger::set_default_level(log::LevelFilter::Debug);
+    let path = workspace.join(FILE);
+    rotate(&path);
+    // tui-logger opens the file itself and panics if it cannot: make sure it can, privately.
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let name = path.to_str().ok_or_else(|| format!("{} is not UTF-8", path.display()))?;
+    tui_logger::set_log_file(tui_logger::TuiLoggerFile::new(name).output_file(false).output_line(false));
+    log::info!("perftriage {} started; workspace {}", env!("CARGO_PKG_VERSION"), workspace.display());
+    Ok(())
+}
+
+fn rotate(path: &Path) {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > ROTATE_AT) {
+        let _ = std::fs::rename(path, path.with_extension("log.1"));
+    }
+}
+
+/// Hand collected records to the pane (tui-logger keeps new records aside until asked).
+pub fn collect() {
+    tui_logger::move_events();
+}
+
+use std::os::unix::fs::OpenOptionsExt;

@@ -1,0 +1,138 @@
+//! Everything a session needs, loaded once: config, dataset, result files, classifier, workspace.
+
+use crate::app::KeyMap;
+use crate::classify::Classifier;
+use crate::config::Config;
+use crate::dataset::{self, Entry, ImageTemplates, results};
+use crate::triage::{LoadReport, StoreError, TriageBook, TriageStore};
+use anyhow::{Context as _, Result};
+use std::path::PathBuf;
+
+mod clock;
+
+pub use clock::{now_compact, now_rfc3339, unix_now};
+
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    pub config: Option<PathBuf>,
+    pub dataset: Option<PathBuf>,
+    pub results: Vec<PathBuf>,
+    pub workspace: Option<PathBuf>,
+    pub theme: Option<String>,
+    pub gpu_replay: Option<PathBuf>,
+    /// Every warning, not one line per kind.
+    pub verbose: bool,
+}
+
+pub struct Context {
+    pub config: Config,
+    pub keymap: KeyMap,
+    pub entries: Vec<Entry>,
+    pub warnings: Vec<String>,
+    pub images: ImageTemplates,
+    pub workspace: PathBuf,
+    pub classifier: Classifier,
+    pub verbose: bool,
+}
+
+/// The workspace's triage store and book, writable or not.
+pub struct Workspace {
+    pub store: TriageStore,
+    pub book: TriageBook,
+    pub report: LoadReport,
+}
+
+/// Where result files are read: the config's, the command line's, and our own runs'.
+fn result_dirs(config: &Config, options: &Options, workspace: &std::path::Path) -> Vec<PathBuf> {
+    let mut dirs = config.results.clone();
+    dirs.extend(options.results.iter().cloned());
+    let own = workspace.join("results");
+    if own.is_dir() {
+        dirs.push(own);
+    }
+    dirs
+}
+
+/// The config's key map; a bad `[keys]` entry is an error naming the file and line.
+pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap> {
+    KeyMap::from_config(&config.keys).map_err(|e| {
+        let file = path.map_or("config".into(), |p| p.display().to_string());
+        anyhow::anyhow!("invalid config {file}: {}[keys] {e}", config.key_line(e.entry()))
+    })
+}
+
+impl Context {
+    pub fn load(options: &Options) -> Result<Context> {
+        let (config, path) = Config::load(options.config.as_deref())?;
+        let keymap = keymap(&config, path.as_deref())?;
+        let classifier = Classifier::embedded().context("built-in classifier rules")?;
+        let loaded = match options.dataset.as_ref().or(config.dataset.as_ref()) {
+            Some(path) => dataset::load_jsonl(path)?,
+            None => dataset::load_embedded()?,
+        };
+        let workspace = options
+            .workspace
+            .clone()
+            .or_else(|| config.workspace.clone())
+            .or_else(crate::config::default_workspace)
+            .context("no workspace directory: pass --workspace DIR")?;
+        let set = results::read_dirs(&result_dirs(&config, options, &workspace));
+        let (entries, mut warnings) = dataset::join(loaded.commits, set, &classifier);
+        warnings.splice(0..0, loaded.warnings);
+        warnings.extend(keymap.warnings.iter().cloned());
+        let images = config.images.clone();
+        Ok(Context {
+            config,
+            keymap,
+            entries,
+            warnings,
+            images,
+            workspace,
+            classifier,
+            verbose: options.verbose,
+        })
+    }
+
+    /// The embedded recipe book, or the config's `recipes` file on top of it.
+    pub fn recipes(&self) -> Result<crate::fixes::RecipeBook> {
+        Ok(match &self.config.recipes {
+            Some(path) => crate::fixes::RecipeBook::with_file(path)?,
+            None => crate::fixes::RecipeBook::embedded()?,
+        })
+    }
+
+    /// A commit by short or full hash; when there is none, says so on stderr (the caller exits 2).
+    pub fn find(&self, short: &str) -> Option<&Entry> {
+        let found = self.entries.iter().find(|e| e.commit.short == short || e.commit.full == short);
+        if found.is_none() {
+            eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
+        }
+        found
+    }
+
+    /// Open the workspace for writing, or read-only when `allow_read_only` and another instance holds it.
+    pub fn open_workspace(&self, allow_read_only: bool) -> Result<Workspace, StoreError> {
+        let store = match TriageStore::open_waiting(&self.workspace, self.lock_patience(allow_read_only)) {
+            Ok(store) => store,
+            Err(StoreError::Locked { .. }) if allow_read_only => TriageStore::open_read_only(&self.workspace),
+            Err(e) => return Err(e),
+        };
+        Ok(Self::load_book(store))
+    }
+
+    /// A board opens read-only at once when another holds the workspace; a headless writer waits
+    /// a few seconds for its turn.
+    fn lock_patience(&self, allow_read_only: bool) -> std::time::Duration {
+        std::time::Duration::from_secs(if allow_read_only { 0 } else { 5 })
+    }
+
+    /// Read the workspace without taking its lock (headless readers never get in a board's way).
+    pub fn read_workspace(&self) -> Workspace {
+        Self::load_book(TriageStore::open_read_only(&self.workspace))
+    }
+
+    fn load_book(store: TriageStore) -> Workspace {
+        let (book, report) = store.load(&now_compact());
+        Workspace { store, book, report }
+    }
+}

@@ -1,0 +1,147 @@
+//! The whole public ISO-Bench result archive (`../shared/isobench/archive`, beside the checkout):
+//! every file given to `classify` or `metrics` yields at least one line — a reading or a named
+//! error — never silence. The archive is input from outside the repository (18 MB, not copied):
+//! without it the test says so and passes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+const ARCHIVE: &str = "../shared/isobench/archive";
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn archive() -> Option<Vec<PathBuf>> {
+    if !Path::new(ARCHIVE).is_dir() {
+        eprintln!("SKIPPED: no ISO-Bench archive at {ARCHIVE} (it lives beside the checkout)");
+        return None;
+    }
+    let mut out = Vec::new();
+    files(Path::new(ARCHIVE), &mut out);
+    Some(out)
+}
+
+#[test]
+fn no_file_of_the_archive_is_met_with_silence() {
+    let Some(all) = archive() else { return };
+    assert!(all.len() > 500, "{} files", all.len());
+    for command in ["classify", "metrics"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .arg(command)
+            .args(&all)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let answered: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["file"].as_str().unwrap().to_string()
+            })
+            .collect();
+        let silent: Vec<&PathBuf> =
+            all.iter().filter(|p| !answered.contains(&p.display().to_string())).collect();
+        assert!(
+            silent.is_empty(),
+            "{command} said nothing about {} file(s), e.g. {:?}",
+            silent.len(),
+            silent.first()
+        );
+    }
+}
+
+#[test]
+fn warnings_come_one_line_per_kind_and_all_of_them_with_verbose() {
+    if archive().is_none() {
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let status = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .args(["--workspace", ws.path().to_str().unwrap(), "--results", ARCHIVE])
+            .args(extra)
+            .arg("status")
+            .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.contains("warning")).count()
+    };
+    let (summary, all) = (status(&[]), status(&["--verbose"]));
+    assert!(summary * 4 < all, "{summary} summary lines for {all} warnings");
+}
+
+/// Every string in a JSON value but commands and subjects (a benchmark command names datasets and
+/// flags that look like failures), and the `stdout.txt`/`stderr.txt` beside its file.
+fn all_text(path: &Path) -> String {
+    fn strings(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter(|(k, _)| !k.contains("command") && *k != "subject")
+                .for_each(|(_, v)| strings(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(path).unwrap()) {
+        strings(&v, &mut out);
+    }
+    for name in ["stdout.txt", "stderr.txt"] {
+        out.push_str(&std::fs::read_to_string(path.with_file_name(name)).unwrap_or_default());
+    }
+    out
+}
+
+#[test]
+/// Files read as records only: sglang verification runs, progress logs and summaries are not
+/// variant records yet (they get a named error above).
+fn a_record_whose_text_holds_a_known_signature_gets_a_category() {
+    let Some(all) = archive() else { return };
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let expected: Vec<&PathBuf> =
+        all.iter().filter(|p| classifier.classify(&all_text(p)).is_some()).collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("classify")
+        .args(&expected)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let rows: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let files_of = |keep: &dyn Fn(&serde_json::Value) -> bool| -> BTreeSet<String> {
+        rows.iter().filter(|r| keep(r)).map(|r| r["file"].as_str().unwrap().to_string()).collect()
+    };
+    let categorised = files_of(&|r| r["category"].is_string());
+    let records = files_of(&|r| r.get("error").is_none());
+    let missed: Vec<&&PathBuf> = expected
+        .iter()
+        .filter(|p| {
+            records.contains(&p.display().to_string()) && !categorised.contains(&p.display().to_string())
+        })
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "{} of {} files with a known signature got no category: {:?}",
+        missed.len(),
+        expected.len(),
+        missed
+    );
+}

@@ -1,0 +1,44 @@
+//! The tool's own log: records reach the debug pane (toggled, with a level filter) and
+//! `<workspace>/perftriage.log`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
+
+mod common;
+
+use common::{press, state};
+use perftriage::app::{Key, Msg, update};
+
+fn screen(s: &mut perftriage::app::AppState) -> String {
+    update(s, Msg::Resize(140, 40));
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(140).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn records_reach_the_debug_pane_and_the_workspace_file() {
+    let ws = tempfile::tempdir().unwrap();
+    perftriage::runtime::own_log::start(ws.path()).unwrap();
+    log::info!("Docker connected: engine test");
+    log::debug!("a detail only the debug level shows");
+    perftriage::runtime::own_log::collect();
+    let mut s = state();
+    assert!(!screen(&mut s).contains("Docker connected: engine test"), "hidden until asked for");
+    press(&mut s, Key::ch('D'));
+    let shown = screen(&mut s);
+    assert!(shown.contains("perftriage log") && shown.contains("Docker connected: engine test"), "{shown}");
+    assert!(!shown.contains("only the debug level"), "info and up by default");
+    for _ in 0..3 {
+        press(&mut s, Key::ch('V'));
+    }
+    assert!(screen(&mut s).contains("only the debug level"), "V cycles round to debug");
+    let file = std::fs::read_to_string(ws.path().join("perftriage.log")).unwrap();
+    assert!(file.contains("Docker connected: engine test"), "{file}");
+}
