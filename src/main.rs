@@ -46,11 +46,17 @@ enum Command {
     Status {
         #[arg(long)]
         json: bool,
+        /// Fill the agent variant with this agent's results (default: the newest of any agent).
+        #[arg(long)]
+        agent: Option<String>,
     },
     /// Counts by status, category, kind and GPU; 3-way outcomes; the unfixable list.
     Report {
         #[arg(long, value_enum, default_value = "md")]
         format: ReportFormat,
+        /// Fill the agent variant with this agent's results (default: the newest of any agent).
+        #[arg(long)]
+        agent: Option<String>,
     },
     /// Classify plain logs or result JSON files: category, disposition, fixes, evidence.
     Classify {
@@ -202,8 +208,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let ctx = Context::load(&options)?;
     match cli.command {
-        Some(Command::Status { json }) => headless::status(&ctx, json),
-        Some(Command::Report { format }) => headless::report(&ctx, format),
+        Some(Command::Status { json, agent }) => headless::status(&ctx, json, agent.as_deref()),
+        Some(Command::Report { format, agent }) => headless::report(&ctx, format, agent.as_deref()),
         Some(Command::Mark(args)) => headless::mark(&ctx, &args.short, args.change.change()),
         Some(Command::Gpu { once, json, interval }) => {
             perftriage::cli::gpu::gpu_cli(options.gpu_replay.as_deref(), &ctx.workspace, once, json, interval)

@@ -110,9 +110,8 @@ fn all_text(path: &Path) -> String {
     out
 }
 
+/// Every file that reads as records (summaries and exports get a named error above).
 #[test]
-/// Files read as records only: sglang verification runs, progress logs and summaries are not
-/// variant records yet (they get a named error above).
 fn a_record_whose_text_holds_a_known_signature_gets_a_category() {
     let Some(all) = archive() else { return };
     let classifier = perftriage::classify::Classifier::embedded().unwrap();
@@ -144,4 +143,68 @@ fn a_record_whose_text_holds_a_known_signature_gets_a_category() {
         expected.len(),
         missed
     );
+}
+
+/// The metric objects a file records for a variant: per-role `metrics`, a Modal result's
+/// `<variant>_metrics`, the patched form's `patched_metrics` for the agent.
+fn recorded_numbers(path: &Path, variant: &str) -> bool {
+    let text = std::fs::read_to_string(path).unwrap();
+    let Some(Ok(top)) = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>().next()
+    else {
+        return false;
+    };
+    let r = if top["result"].is_object() { &top["result"] } else { &top };
+    let patched = if variant == "agent" { "patched_metrics" } else { "-" };
+    let holds =
+        |m: &serde_json::Value| m.as_object().is_some_and(|o| o.values().any(serde_json::Value::is_number));
+    let per_role = path.to_string_lossy().ends_with(&format!("_{variant}_result.json"));
+    (per_role && holds(&r["metrics"])) || holds(&r[format!("{variant}_metrics")]) || holds(&r[patched])
+}
+
+#[test]
+fn no_record_whose_file_holds_metrics_is_reported_without_them() {
+    let Some(all) = archive() else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("metrics")
+        .args(&all)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let rows: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let missed: Vec<String> = rows
+        .iter()
+        .filter(|r| r.get("metrics").is_none() && r.get("error").is_none())
+        .filter(|r| recorded_numbers(Path::new(r["file"].as_str().unwrap()), r["variant"].as_str().unwrap()))
+        .map(|r| format!("{} [{}]", r["file"], r["variant"]))
+        .collect();
+    assert!(missed.is_empty(), "{} records hold metrics but report none: {missed:?}", missed.len());
+}
+
+#[test]
+fn over_the_whole_archive_no_older_record_decides_a_variant() {
+    if archive().is_none() {
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--workspace", ws.path().to_str().unwrap(), "--results", ARCHIVE, "status", "--json"])
+        .env("XDG_CONFIG_HOME", ws.path().join("no-config"))
+        .output()
+        .unwrap();
+    let mut checked = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let c: serde_json::Value = serde_json::from_str(line).unwrap();
+        for old in c["overridden"].as_array().unwrap() {
+            let now = &c["variants"][old["variant"].as_str().unwrap()];
+            if old["variant"] == "agent" && old["agent"] != now["agent"] {
+                continue;
+            }
+            checked += 1;
+            // Times are `YYYY-MM-DD HH:MM:SS`: as text they order as times.
+            let (old_at, now_at) = (old["at"].as_str(), now["at"].as_str());
+            assert!(old_at.is_none() || now_at >= old_at, "{}: {old} beat by {now}", c["short"]);
+        }
+    }
+    assert!(checked > 100, "only {checked} overridden records");
 }

@@ -1,5 +1,5 @@
 //! The `/` query: plain words and field terms (`cat:aimv2 status:failed model:llama kind:serving
-//! gpu:4 mark:unfixable disp:fixable`), each negatable with `!`; all terms must hold.
+//! gpu:4 mark:unfixable disp:fixable agent:codex`), each negatable with `!`; all terms must hold.
 
 use super::rows::Row;
 
@@ -13,6 +13,7 @@ enum Field {
     Gpu,
     Mark,
     Disposition,
+    Agent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +66,7 @@ fn field_named(name: &str) -> Option<Field> {
         "gpu" | "gpus" => Field::Gpu,
         "mark" => Field::Mark,
         "disp" | "disposition" => Field::Disposition,
+        "agent" => Field::Agent,
         _ => return None,
     })
 }
@@ -84,6 +86,8 @@ impl Term {
             Field::Gpu => contains(&row.gpus, &self.needle),
             Field::Mark => row.mark.as_ref().is_some_and(|m| m.name().starts_with(&self.needle)),
             Field::Disposition => row.disposition.is_some_and(|d| d.name().contains(&self.needle)),
+            // Agent names share prefixes (codex, codex_cli): the whole name must match.
+            Field::Agent => row.agents.contains(&self.needle),
         }
     }
 }

@@ -19,12 +19,14 @@ pub enum Column {
     Baseline,
     Human,
     Agent,
+    /// The agent whose result fills the A column.
+    AgentName,
     Category,
     Mark,
 }
 
 impl Column {
-    pub const ALL: [Column; 10] = [
+    pub const ALL: [Column; 11] = [
         Column::Commit,
         Column::Subject,
         Column::Model,
@@ -33,6 +35,7 @@ impl Column {
         Column::Baseline,
         Column::Human,
         Column::Agent,
+        Column::AgentName,
         Column::Category,
         Column::Mark,
     ];
@@ -47,6 +50,7 @@ impl Column {
             Column::Baseline => "B",
             Column::Human => "H",
             Column::Agent => "A",
+            Column::AgentName => "Agent",
             Column::Category => "Category",
             Column::Mark => "Mark",
         }
@@ -77,6 +81,10 @@ pub struct Row {
     pub kind: BenchKind,
     pub gpus: String,
     pub cells: [Cell; 3],
+    /// The agent whose result the A cell shows (empty: none named).
+    pub agent: String,
+    /// Every agent with a result for this commit, lower-case.
+    pub agents: Vec<String>,
     pub category: String,
     pub disposition: Option<Disposition>,
     pub status: CommitStatus,
@@ -131,6 +139,8 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         kind,
         gpus: c.gpu.clone().unwrap_or_else(|| "?".into()),
         cells: Variant::ALL.map(|v| cell(entry, v, primary)),
+        agent: entry.variant(Variant::Agent).agent.clone().unwrap_or_default(),
+        agents: entry.agents.keys().flatten().map(|a| a.to_lowercase()).collect(),
         category,
         disposition,
         status,

@@ -13,6 +13,7 @@ pub fn compare(a: &Row, b: &Row, column: Column) -> Ordering {
         Column::Baseline => cell(&a.cells[0], &b.cells[0]),
         Column::Human => cell(&a.cells[1], &b.cells[1]),
         Column::Agent => cell(&a.cells[2], &b.cells[2]),
+        Column::AgentName => a.agent.cmp(&b.agent),
         Column::Category => a.category.cmp(&b.category),
         Column::Mark => a.mark_text.cmp(&b.mark_text),
     };

@@ -1,6 +1,6 @@
 //! Headless commands: `status`, `report`, `mark`. Same loading and the same truth as the board.
 
-use crate::dataset::Variant;
+use crate::dataset::{Entry, Variant};
 use crate::report::{self, ReportFormat};
 use crate::session::Context;
 use crate::triage::{Change, StoreError};
@@ -8,11 +8,34 @@ use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
+/// The entries with `agent`'s results in the agent slot; an agent no result names is an error
+/// that lists the ones there are.
+fn entries_for(ctx: &Context, agent: Option<&str>) -> Result<Vec<Entry>, ExitCode> {
+    let mut entries = ctx.entries.clone();
+    let Some(name) = agent else { return Ok(entries) };
+    let known: std::collections::BTreeSet<&String> =
+        ctx.entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();
+    if !known.contains(&name.to_string()) {
+        let list: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+        super::out::err(&format!(
+            "perftriage: no results of agent {name:?}; agents with results: {}",
+            if list.is_empty() { "none".to_string() } else { list.join(", ") }
+        ));
+        return Err(ExitCode::from(2));
+    }
+    entries.iter_mut().for_each(|e| e.select_agent(Some(name)));
+    Ok(entries)
+}
+
+pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode> {
+    let entries = match entries_for(ctx, agent) {
+        Ok(entries) => entries,
+        Err(code) => return Ok(code),
+    };
     let book = read_book(ctx);
     let mut out = super::out::stdout();
     if json {
-        for entry in &ctx.entries {
+        for entry in &entries {
             writeln!(out, "{}", super::out::json(&report::status_record(entry, &book, &ctx.images))?)?;
         }
     } else {
@@ -22,7 +45,7 @@ pub fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
             "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT",
             "COMMIT", "STATUS", "B H A", "CATEGORY", "MARK"
         )?;
-        for entry in &ctx.entries {
+        for entry in &entries {
             let glyphs: Vec<String> = Variant::ALL
                 .iter()
                 .map(|v| {
@@ -52,9 +75,13 @@ fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String
     if colour { format!("\x1b[{code}m{glyph}\x1b[0m") } else { glyph.to_string() }
 }
 
-pub fn report(ctx: &Context, format: ReportFormat) -> Result<ExitCode> {
+pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Result<ExitCode> {
+    let entries = match entries_for(ctx, agent) {
+        Ok(entries) => entries,
+        Err(code) => return Ok(code),
+    };
     let book = read_book(ctx);
-    let text = report::render(&report::build(&ctx.entries, &book), format);
+    let text = report::render(&report::build(&entries, &book), format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()?;

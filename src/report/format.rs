@@ -55,6 +55,7 @@ fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "| {band} | {} | {} | {} |", o.human_wins, o.agent_wins, o.tie);
     }
     let _ = writeln!(out, "\n{} commits have no human and agent value to compare.\n", r.not_comparable);
+    agent_table(&mut out, r);
     if !r.modified.is_empty() {
         let _ = writeln!(
             out,
@@ -71,6 +72,28 @@ fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "| {short} | {} |", cell(reason));
     }
     out
+}
+
+/// The 3-way outcome per agent, each with its own results in the agent slot.
+fn agent_table(out: &mut String, r: &Report) {
+    if r.by_agent.is_empty() {
+        return;
+    }
+    out.push_str("## 3-way outcome per agent (±2%)\n\n| agent | commits | human wins | agent wins | tie | not comparable |\n|---|---:|---:|---:|---:|---:|\n");
+    for (name, a) in &r.by_agent {
+        let o = &a.three_way_2pct;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(name),
+            a.commits,
+            o.human_wins,
+            o.agent_wins,
+            o.tie,
+            a.not_comparable
+        );
+    }
+    out.push('\n');
 }
 
 fn csv(r: &Report) -> String {
@@ -95,6 +118,12 @@ fn csv(r: &Report) -> String {
         outcome_rows(band, o).into_iter().for_each(|(k, v)| push(band, k, v.to_string()));
     }
     push("three_way", "not_comparable", r.not_comparable.to_string());
+    for (name, a) in &r.by_agent {
+        let table = format!("agent_{name}");
+        push(&table, "commits", a.commits.to_string());
+        outcome_rows("", &a.three_way_2pct).into_iter().for_each(|(k, v)| push(&table, k, v.to_string()));
+        push(&table, "not_comparable", a.not_comparable.to_string());
+    }
     for (short, reason) in &r.unfixable {
         push("unfixable", short, reason.clone());
     }

@@ -37,14 +37,54 @@ pub struct Report {
     pub three_way_5pct: Outcomes,
     /// Commits without both a human and an agent value for the primary metric.
     pub not_comparable: usize,
+    /// The same 3-way outcome with each agent's own results in the agent slot.
+    pub by_agent: BTreeMap<String, AgentOutcomes>,
     pub unfixable: Vec<(String, String)>,
     pub skipped: Vec<String>,
     /// (commit, variant, fixes): numbers measured in a modified environment.
     pub modified: Vec<(String, String, Vec<String>)>,
 }
 
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AgentOutcomes {
+    /// Commits with a result of this agent.
+    pub commits: usize,
+    pub three_way_2pct: Outcomes,
+    pub three_way_5pct: Outcomes,
+    pub not_comparable: usize,
+}
+
+/// Per agent: its results in the agent slot, compared with the human on the primary metric.
+fn by_agent(entries: &[Entry]) -> BTreeMap<String, AgentOutcomes> {
+    let names: std::collections::BTreeSet<&String> =
+        entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();
+    let mut out = BTreeMap::new();
+    for name in names {
+        let mut tally = AgentOutcomes::default();
+        for entry in entries.iter().filter(|e| e.agents.contains_key(&Some(name.clone()))) {
+            let mut entry = entry.clone();
+            entry.select_agent(Some(name));
+            tally.commits += 1;
+            match compare(&entry).and_then(|cmp| cmp.agent_vs_human) {
+                Some(pct) => {
+                    tally_outcome(&mut tally.three_way_2pct, verdict(pct, 2.0));
+                    tally_outcome(&mut tally.three_way_5pct, verdict(pct, 5.0));
+                }
+                None => tally.not_comparable += 1,
+            }
+        }
+        out.insert(name.clone(), tally);
+    }
+    out
+}
+
 pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
-    let mut r = Report { schema_version: STATUS_SCHEMA_VERSION, commits: entries.len(), ..Report::default() };
+    let mut r = Report {
+        schema_version: STATUS_SCHEMA_VERSION,
+        commits: entries.len(),
+        by_agent: by_agent(entries),
+        ..Report::default()
+    };
     for entry in entries {
         let c = &entry.commit;
         *r.by_status.entry(entry.status().name().into()).or_default() += 1;
@@ -64,8 +104,8 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         }
         match compare(entry).and_then(|cmp| cmp.agent_vs_human) {
             Some(pct) => {
-                tally(&mut r.three_way_2pct, verdict(pct, 2.0));
-                tally(&mut r.three_way_5pct, verdict(pct, 5.0));
+                tally_outcome(&mut r.three_way_2pct, verdict(pct, 2.0));
+                tally_outcome(&mut r.three_way_5pct, verdict(pct, 5.0));
             }
             None => r.not_comparable += 1,
         }
@@ -78,7 +118,7 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
     r
 }
 
-fn tally(outcomes: &mut Outcomes, v: Verdict) {
+fn tally_outcome(outcomes: &mut Outcomes, v: Verdict) {
     match v {
         Verdict::Better => outcomes.agent_wins += 1,
         Verdict::Worse => outcomes.human_wins += 1,

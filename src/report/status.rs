@@ -1,8 +1,9 @@
 //! One `status --json` record per commit (JSON Lines; schema in fixtures/dataset/SCHEMA.md).
 
 use super::{Comparison, compare};
-use crate::dataset::{Entry, ImageTemplates, PerfCommand, Variant};
-use crate::metrics::Metrics;
+use crate::dataset::results::Stamp;
+use crate::dataset::{Entry, ImageTemplates, Overridden, PerfCommand, Variant};
+use crate::metrics::{Metrics, MetricsFrom};
 use crate::triage::{Mark, TriageBook};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -13,6 +14,12 @@ pub const STATUS_SCHEMA_VERSION: u32 = 1;
 pub struct VariantRecord {
     pub status: &'static str,
     pub source: Option<String>,
+    /// The record's own time (`YYYY-MM-DD HH:MM:SS`), where its file gives one.
+    pub at: Option<Stamp>,
+    /// The agent of the run the record belongs to, where its folder names one.
+    pub agent: Option<String>,
+    /// Where `metrics` came from: raw output (whole or partial) or the file's recorded numbers.
+    pub metrics_from: Option<MetricsFrom>,
     pub error: Option<String>,
     pub category: Option<String>,
     pub evidence: Option<String>,
@@ -39,31 +46,27 @@ pub struct StatusRecord {
     pub evidence: Option<String>,
     pub mark: Option<Mark>,
     pub notes: Vec<String>,
+    /// What result files say of the commit without deciding a variant (checks on stand-in models).
+    pub result_notes: Vec<String>,
     pub perf_command: PerfCommand,
     pub variants: BTreeMap<&'static str, VariantRecord>,
+    /// Older records a newer one replaced.
+    pub overridden: Vec<OverriddenRecord>,
     pub comparison: Option<Comparison>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OverriddenRecord {
+    pub variant: &'static str,
+    pub status: &'static str,
+    pub at: Option<Stamp>,
+    pub agent: Option<String>,
+    pub source: Option<String>,
 }
 
 pub fn status_record(entry: &Entry, book: &TriageBook, images: &ImageTemplates) -> StatusRecord {
     let c = &entry.commit;
     let verdict = entry.verdict();
-    let variants = Variant::ALL
-        .into_iter()
-        .map(|v| {
-            let state = entry.variant(v);
-            let record = VariantRecord {
-                status: state.outcome.status.word(),
-                source: state.outcome.source.clone(),
-                error: state.outcome.error.clone(),
-                category: state.verdict.as_ref().map(|x| x.category.clone()),
-                evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
-                image: images.image_for(c, v),
-                metrics: state.outcome.metrics.clone(),
-                fixes: state.outcome.fixes.clone(),
-            };
-            (v.name(), record)
-        })
-        .collect();
     StatusRecord {
         schema_version: STATUS_SCHEMA_VERSION,
         short: c.short.clone(),
@@ -80,8 +83,38 @@ pub fn status_record(entry: &Entry, book: &TriageBook, images: &ImageTemplates) 
         evidence: verdict.map(|v| v.evidence.clone()),
         mark: book.mark(&c.short),
         notes: book.notes(&c.short).map(|h| h.change.describe()).collect(),
+        result_notes: entry.notes.clone(),
         perf_command: c.perf_command.clone(),
-        variants,
+        variants: Variant::ALL.into_iter().map(|v| (v.name(), variant_record(entry, v, images))).collect(),
+        overridden: entry.overridden.iter().map(overridden_record).collect(),
         comparison: compare(entry),
+    }
+}
+
+fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> VariantRecord {
+    let state = entry.variant(v);
+    let outcome = &state.outcome;
+    VariantRecord {
+        status: outcome.status.word(),
+        source: outcome.source.clone(),
+        at: state.at,
+        agent: state.agent.clone(),
+        metrics_from: outcome.metrics_from,
+        error: outcome.error.clone(),
+        category: state.verdict.as_ref().map(|x| x.category.clone()),
+        evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
+        image: images.image_for(&entry.commit, v),
+        metrics: outcome.metrics.clone(),
+        fixes: outcome.fixes.clone(),
+    }
+}
+
+fn overridden_record(o: &Overridden) -> OverriddenRecord {
+    OverriddenRecord {
+        variant: o.variant.name(),
+        status: o.status.word(),
+        at: o.at,
+        agent: o.agent.clone(),
+        source: o.source.clone(),
     }
 }

@@ -56,6 +56,7 @@ const BOARD: &[(&str, Action)] = &[
     ("shift-tab", Action::PrevView),
     ("s", Action::SortNext),
     ("S", Action::SortReverse),
+    ("a", Action::NextAgent),
     ("u", Action::MarkUnfixable),
     ("z", Action::MarkSkip),
     ("c", Action::ClearMark),

@@ -63,11 +63,16 @@ pub struct BoardState {
     pub detail_scroll: u16,
     /// Commits picked with Space for a bulk fix.
     pub picked: BTreeSet<String>,
+    /// The agent whose results fill the A column; `None`: each commit's newest of any agent.
+    pub agent: Option<String>,
+    /// Whether any result names its agent (the board then shows an Agent column).
+    pub agents_named: bool,
 }
 
 impl BoardState {
     pub fn new(entries: Vec<Entry>, book: TriageBook) -> BoardState {
         let rows = entries.iter().map(|e| build_row(e, &book)).collect();
+        let agents_named = entries.iter().any(|e| e.agents.keys().any(Option::is_some));
         let mut board = BoardState {
             entries,
             rows,
@@ -83,6 +88,8 @@ impl BoardState {
             detail_open: false,
             detail_scroll: 0,
             picked: BTreeSet::new(),
+            agent: None,
+            agents_named,
         };
         board.resort();
         board
@@ -133,6 +140,27 @@ impl BoardState {
 
     pub fn clamp_selection(&mut self) {
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+
+    /// Every agent with a result for some commit, by name.
+    pub fn known_agents(&self) -> Vec<String> {
+        let names: BTreeSet<&String> = self.entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();
+        names.into_iter().cloned().collect()
+    }
+
+    /// Show the next agent in the A column: newest of any → each agent by name → newest of any.
+    pub fn next_agent(&mut self) {
+        let agents = self.known_agents();
+        let at = self.agent.as_ref().and_then(|a| agents.iter().position(|n| n == a));
+        self.agent = match at {
+            None => agents.first().cloned(),
+            Some(i) => agents.get(i + 1).cloned(),
+        };
+        for entry in &mut self.entries {
+            entry.select_agent(self.agent.as_deref());
+        }
+        self.rows = self.entries.iter().map(|e| build_row(e, &self.book)).collect();
+        self.resort();
     }
 
     pub fn rebuild_row(&mut self, index: usize) {

@@ -22,6 +22,7 @@ pub fn navigate(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::NextView => switch_view(state, 1),
         Action::PrevView => switch_view(state, View::ALL.len() - 1),
         Action::SortNext | Action::SortReverse => sort(state, action),
+        Action::NextAgent => board.next_agent(),
         _ => {}
     }
     Vec::new()

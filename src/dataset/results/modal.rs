@@ -48,7 +48,7 @@ pub(super) fn progress_log(origin: &Origin, entries: &[Value], at: Option<Stamp>
 fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<ResultRecord> {
     let status = text(r, "status").unwrap_or_default();
     let error = text(r, "error").or_else(|| text(r, "error_message"));
-    let failed_phase = failed_phase(&status, error.as_deref());
+    let failed_phase = failed_phase(r, &status, error.as_deref());
     let mut out = Vec::new();
     for variant in Variant::ALL {
         let outcome = match (&failed_phase, status.as_str()) {
@@ -98,22 +98,17 @@ fn variant_texts(r: &Obj, role: &str) -> Vec<TextField> {
     out
 }
 
-/// Which phase a Modal failure belongs to; `None` for a success.
-fn failed_phase(status: &str, error: Option<&str>) -> Option<Variant> {
+/// Which phase a Modal failure belongs to; `None` for a success. An error that does not name its
+/// phase belongs to the first variant that measured nothing (phases run B, H, A).
+fn failed_phase(r: &Obj, status: &str, error: Option<&str>) -> Option<Variant> {
+    let head = error.unwrap_or("").trim_start().to_ascii_lowercase();
     match status {
         "success" => None,
         "human_failed" => Some(Variant::Human),
         "agent_failed" => Some(Variant::Agent),
-        _ => {
-            let head = error.unwrap_or("").trim_start().to_ascii_lowercase();
-            Some(if head.starts_with("human") {
-                Variant::Human
-            } else if head.starts_with("agent") {
-                Variant::Agent
-            } else {
-                Variant::Baseline
-            })
-        }
+        _ if head.starts_with("human") => Some(Variant::Human),
+        _ if head.starts_with("agent") => Some(Variant::Agent),
+        _ => Some(Variant::ALL.into_iter().find(|v| !measured(r, v.name())).unwrap_or(Variant::Baseline)),
     }
 }
 

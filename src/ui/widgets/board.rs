@@ -12,12 +12,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
-/// Columns that fit at this width, with their constraints.
-fn columns(width: u16) -> Vec<(Column, Constraint)> {
+/// Columns that fit at this width, with their constraints; the agent's name only where results
+/// name agents.
+fn columns(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
     use Column::*;
     let cell = Constraint::Length(13);
     if width >= 150 {
-        vec![
+        let mut wide = vec![
             (Commit, Constraint::Length(8)),
             (Subject, Constraint::Min(20)),
             (Model, Constraint::Length(16)),
@@ -28,7 +29,11 @@ fn columns(width: u16) -> Vec<(Column, Constraint)> {
             (Agent, cell),
             (Category, Constraint::Length(18)),
             (Mark, Constraint::Length(12)),
-        ]
+        ];
+        if agents_named {
+            wide.insert(8, (AgentName, Constraint::Length(12)));
+        }
+        wide
     } else if width >= 110 {
         vec![
             (Commit, Constraint::Length(8)),
@@ -62,6 +67,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme)
         Column::Model => text(&row.model, theme.text),
         Column::Kind => text(row.kind.name(), theme.dim),
         Column::Gpus => text(&row.gpus, theme.dim),
+        Column::AgentName => text(&row.agent, theme.dim),
         Column::Baseline | Column::Human | Column::Agent => {
             let c = &row.cells[column as usize - Column::Baseline as usize];
             text(&c.text, if c.live { theme.accent } else { status_style(c.status, theme) })
@@ -99,7 +105,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     }
     let offset = state.board.selected.saturating_sub(inner_height - 1);
-    let cols = columns(area.width);
+    let cols = columns(area.width, state.board.agents_named);
     let narrow_mark = area.width < 110;
     let rows = state.board.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
         let row = &state.board.rows[i];

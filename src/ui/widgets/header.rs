@@ -16,6 +16,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     let arrow = if state.board.sort_reverse { "↑" } else { "↓" };
     spans.push(Span::styled(format!("  sort:{}{arrow}", state.board.sort.title()), theme.dim));
+    if let Some(agent) = &state.board.agent {
+        spans.push(Span::styled(format!("  agent:{agent}"), theme.accent));
+    }
     if !state.board.query.is_empty() {
         spans.push(Span::styled(format!("  filter:{}", state.board.query.text), theme.accent));
         spans.push(Span::styled(format!(" ({} shown)", state.board.visible.len()), theme.dim));
