@@ -111,8 +111,15 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
     assert_eq!(s.board.book.fixed_image("7c01f706", "human"), None);
     update(&mut s, done(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     select(&mut s, "7c01f706");
-    press(&mut s, Key::ch('r'));
-    press(&mut s, Key::ch('h'));
+    let mut planner = common::Planner::new();
+    planner.press(&mut s, Key::ch('r'));
+    planner.press(&mut s, Key::ch('h'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(
+        confirm.preview[0].contains("perftriage-fixed:7c01f706418d  (fixed image: aimv2_exist_ok)"),
+        "the confirm says the run uses the fixed image: {:?}",
+        confirm.preview
+    );
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::StartRun { image, fixes, .. }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"));
@@ -161,4 +168,34 @@ fn bulk_fix_over_picked_commits_or_the_filter() {
     assert_eq!(effects.len(), 2);
     assert!(effects.iter().all(|e| matches!(e, Effect::ApplyFix(r) if r.commit_image && r.recipe == "rope")));
     assert!(s.board.picked.is_empty());
+}
+
+#[test]
+fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
+    let mut s = state();
+    s.session.recipes = vec![RecipeInfo {
+        id: "probe".into(),
+        title: "a probe".into(),
+        answers: vec!["unclassified".into()],
+    }];
+    press(&mut s, Key::ch('F'));
+    let Mode::BulkFix(BulkPicker { shorts, .. }) = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(shorts.len(), 96, "the whole All view is offered to the picker");
+    press(&mut s, enter());
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let listed: Vec<String> =
+        confirm.preview.iter().filter_map(|l| l.strip_prefix("  ")).map(str::to_string).collect();
+    let unclassified_failures = s
+        .board
+        .entries
+        .iter()
+        .filter(|e| e.status() == perftriage::dataset::CommitStatus::Failed && e.category() == "unclassified")
+        .count();
+    assert!(listed.len() > 10 && listed.len() == unclassified_failures, "{} listed", listed.len());
+    assert!(confirm.preview[0].contains(&format!("on {} failing commit(s)", listed.len())));
+    assert!(press(&mut s, Key::ch('y')).is_empty(), "more than ten: asked again");
+    let Mode::Confirm(again) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(again.title.starts_with(&format!("{} commits: really", listed.len())), "{}", again.title);
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects.len(), listed.len());
 }

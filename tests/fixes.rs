@@ -140,3 +140,48 @@ fn a_failing_verify_is_reported_and_recorded() {
     assert_eq!(entry["outcome"], "failed");
     assert!(std::path::Path::new(entry["log"].as_str().unwrap()).exists(), "the output is kept");
 }
+
+/// The fa_utils confirm names the commit the file is read at: the parent for a baseline image
+/// (the PR commit was named before, while the parent was used).
+#[test]
+fn an_injected_file_is_previewed_from_the_commit_it_is_copied_from() {
+    let book = perftriage::fixes::RecipeBook::embedded().unwrap();
+    let recipe = book.recipes.iter().find(|r| r.id == "fa_utils_inject").unwrap();
+    let commit = perftriage::dataset::load_embedded()
+        .unwrap()
+        .commits
+        .into_iter()
+        .find(|c| c.short == "35fad35a")
+        .unwrap();
+    let parent = commit.parent.clone().unwrap();
+    for (variant, source) in [
+        (perftriage::dataset::Variant::Baseline, parent.clone()),
+        (perftriage::dataset::Variant::Human, commit.full.clone()),
+    ] {
+        let job = perftriage::jobs::fix::FixJob::new(
+            &commit,
+            variant,
+            "img".into(),
+            None,
+            None,
+            std::path::Path::new("/w"),
+        );
+        let vars = perftriage::fixes::Vars {
+            vllm_dir: "/v".into(),
+            python: "python3".into(),
+            site_packages: "/s".into(),
+            commit: commit.full.clone(),
+            parent: parent.clone(),
+            args: String::new(),
+        };
+        let facts = perftriage::fixes::Facts { vars, vllm_version: None, has_mllama: false };
+        let steps = perftriage::jobs::fix::preview(recipe, &facts, &job.source_commit);
+        assert_eq!(
+            steps[0],
+            format!(
+                "copy vllm/vllm_flash_attn/fa_utils.py from the vLLM checkout at {source} into /v/vllm_flash_attn"
+            ),
+            "{variant:?}"
+        );
+    }
+}

@@ -229,3 +229,16 @@ fn a_read_only_board_asks_for_the_lock_and_takes_over_with_what_the_other_wrote(
         update(&mut s, Msg::Tick(NOW.into())).is_empty() && update(&mut s, Msg::Tick(NOW.into())).is_empty()
     );
 }
+
+#[test]
+fn an_unknown_filter_field_is_named_not_silently_empty() {
+    let mut s = state();
+    press(&mut s, Key::ch('/'));
+    common::chars(&mut s, "foo:bar");
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 30)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
+    let top: String = (0..200).map(|x| term.backend().buffer()[(x, 0)].symbol().to_string()).collect();
+    assert!(top.contains("no field `foo:`"), "{top}");
+    assert_eq!(s.board.query.unknown_fields, ["foo"]);
+}

@@ -143,8 +143,9 @@ fn no_gpu_is_a_dim_line_and_a_live_run_shows_its_gpu_memory() {
     press(&mut s, Key::ch('/'));
     chars(&mut s, "7c01f706");
     press(&mut s, enter());
-    press(&mut s, Key::ch('r'));
-    press(&mut s, Key::ch('h'));
+    let mut planner = common::Planner::new();
+    planner.press(&mut s, Key::ch('r'));
+    planner.press(&mut s, Key::ch('h'));
     let effects = press(&mut s, Key::ch('y'));
     let Some(perftriage::app::Effect::StartRun { run_id, .. }) = effects.first() else { panic!() };
     feed(&mut s, 30, Some(run_id));

@@ -325,4 +325,35 @@ fn w_saves_a_run_pane_s_log_from_its_spool() {
     assert!(matches!(said.as_slice(), [Msg::Notice(perftriage::app::Level::Info, _)]), "{said:?}");
     let saved = std::fs::read_to_string(ws.path().join("exports/7c01f706-human-run7-server.log")).unwrap();
     assert_eq!(saved, "INFO server up\n");
+    std::fs::write(&spool, "INFO server up\nINFO later\n").unwrap();
+    logs.save(&key);
+    until(&mut rx, |_| true);
+    let second = std::fs::read_to_string(ws.path().join("exports/7c01f706-human-run7-server-2.log")).unwrap();
+    assert_eq!(second.lines().count(), 2, "a second save goes beside the first");
+    let first = std::fs::read_to_string(ws.path().join("exports/7c01f706-human-run7-server.log")).unwrap();
+    assert_eq!(first, "INFO server up\n", "and leaves the first as it was");
+}
+
+#[test]
+fn e_jumps_over_a_whole_traceback_to_the_next_error_block_and_a_static_log_is_not_paused() {
+    let traceback: String =
+        (0..30).map(|i| format!("ERROR 07-24 13:15:44 [engine.py:1] frame {i}\n")).collect();
+    let text = [numbered(200), traceback.clone(), numbered(200), traceback, numbered(200)].concat();
+    let mut s = open_log(&text, 50_000);
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: Vec::new(), finished: true }));
+    press(&mut s, Key::ch('g'));
+    let rows = s.log_rows();
+    let error_in_view = |s: &AppState, line: usize| {
+        let top = s.logs.recorded.as_ref().unwrap().top;
+        top <= line && line < top + rows
+    };
+    press(&mut s, Key::ch('e'));
+    assert!(error_in_view(&s, 200), "the first block");
+    press(&mut s, Key::ch('e'));
+    assert!(error_in_view(&s, 430), "the second block, not frame 1 of the first");
+    press(&mut s, Key::ch('E'));
+    assert!(error_in_view(&s, 200), "back to the first block's start");
+    let shown = screen(&mut s);
+    assert!(!shown.contains("PAUSED"), "a finished log is not paused: {shown}");
 }

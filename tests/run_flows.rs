@@ -8,11 +8,20 @@
 
 mod common;
 
-use common::{chars, docker_up, enter, press, state};
+use common::{Planner, chars, docker_up, enter, state};
 use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, RunMsg, update};
 use perftriage::dataset::{Outcome, RunStatus, Variant};
 use perftriage::metrics::Metrics;
 use perftriage::runs::{FailureKind, Pane, RunPhase};
+
+thread_local! {
+    static PLANNER: std::cell::RefCell<Planner> = std::cell::RefCell::new(Planner::new());
+}
+
+/// A key press whose run confirms are planned by a real job service, as on the board.
+fn press(s: &mut AppState, key: Key) -> Vec<Effect> {
+    PLANNER.with(|p| p.borrow_mut().press(s, key))
+}
 
 fn select(s: &mut AppState, short: &str) {
     press(s, Key::ch('/'));
@@ -39,19 +48,27 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
             .iter()
             .any(|l| l.contains("anonymous/vllm-bench:7c01f706418d593b3cf23d2ec9110dca7151c539"))
     );
-    assert!(confirm.preview.iter().any(|l| l.starts_with("command: python benchmarks/benchmark_serving.py")));
+    let command = confirm.preview.iter().find(|l| l.starts_with("  command: ")).unwrap();
+    assert!(command.contains("benchmarks/benchmark_serving.py"), "{command}");
     assert!(press(&mut s, enter()).is_empty(), "Enter on the default button cancels");
     press(&mut s, Key::ch('r'));
     press(&mut s, Key::ch('h'));
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::StartRun { run_id, short, variant, .. }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!((short.as_str(), *variant), ("7c01f706", Variant::Human));
-    assert!(cell(&s, "7c01f706", Variant::Human).starts_with("▶ queued"));
+    assert!(cell(&s, "7c01f706", Variant::Human).contains(" queued "));
     let run_id = run_id.clone();
     update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Starting }));
     update(&mut s, Msg::Tick("t".into()));
     update(&mut s, Msg::Tick("t".into()));
-    assert_eq!(cell(&s, "7c01f706", Variant::Human), "▶ starting 2s");
+    let before = cell(&s, "7c01f706", Variant::Human);
+    assert!(before.ends_with(" start 2s"), "{before}");
+    update(&mut s, Msg::Tick("t".into()));
+    let after = cell(&s, "7c01f706", Variant::Human);
+    assert!(
+        after.ends_with(" start 3s") && after.chars().next() != before.chars().next(),
+        "it moves: {after}"
+    );
     let line = perftriage::logs::Line {
         text: "INFO:     Application startup complete.".into(),
         ..Default::default()
@@ -134,7 +151,7 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
     };
     let effects = update(&mut s, found("c0ffee"));
     assert!(s.runs.list[0].reattached);
-    assert!(cell(&s, "015069b0", Variant::Agent).starts_with("▶ starting"));
+    assert!(cell(&s, "015069b0", Variant::Agent).contains(" start "));
     let [Effect::ResumeRun { run_id, container, created, .. }] = effects.as_slice() else {
         panic!("{effects:?}")
     };
@@ -190,7 +207,7 @@ fn the_queue_starts_one_run_at_a_time_by_default() {
     let first = queue_all_three(&mut s, "22dd9c27");
     assert_eq!(started(&first), [Variant::Baseline]);
     assert_eq!(s.runs.queue.len(), 2);
-    assert!(cell(&s, "22dd9c27", Variant::Agent).starts_with("▶ queued"));
+    assert!(cell(&s, "22dd9c27", Variant::Agent).contains(" queued "));
     let next = finish(&mut s, &run_id_of(&first)[0]);
     assert_eq!(started(&next), [Variant::Human], "the slot goes to the next in line: {next:?}");
     assert!(update(&mut s, Msg::Tick("t".into())).is_empty(), "no slot is free: nothing else starts");
@@ -306,6 +323,39 @@ fn a_run_whose_connection_is_lost_stays_live_and_holds_its_slot() {
         }),
     );
     assert!(started(&effects).is_empty(), "the queue waits: the container may still run");
-    assert!(cell(&s, "22dd9c27", Variant::Baseline).starts_with("▶ connection lost"));
+    assert!(cell(&s, "22dd9c27", Variant::Baseline).contains(" lost "));
     assert!(s.runs.is_live());
+}
+
+#[test]
+fn a_live_cell_never_outgrows_its_column() {
+    use perftriage::app::compact_duration;
+    for secs in [0, 59, 60, 599, 600, 3599, 3600, 86_399] {
+        let text = format!("⠹ cancel {}", compact_duration(secs));
+        assert!(text.chars().count() <= 13, "{text}");
+    }
+    assert_eq!(compact_duration(11), "11s");
+    assert_eq!(compact_duration(545), "9m05");
+    assert_eq!(compact_duration(7500), "2h05");
+}
+
+/// The confirm shows what the executor will run: the override image, the configured GPUs, the
+/// commit the benchmark scripts come from (the parent for a baseline, not the PR commit).
+#[test]
+fn the_run_confirm_shows_the_plan_that_runs_not_the_dataset() {
+    let mut config = perftriage::runs::RunConfig { gpus: "none".into(), ..Default::default() };
+    config.image_overrides.insert("7c01f706".into(), "registry.local/fixed:7c01".into());
+    let mut planner = Planner::with_config(config);
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "7c01f706");
+    planner.press(&mut s, Key::ch('r'));
+    planner.press(&mut s, Key::ch('b'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let text = confirm.preview.join("\n");
+    assert!(text.contains("B baseline: registry.local/fixed:7c01"), "{text}");
+    assert!(text.contains("GPUs: none"), "{text}");
+    let parent =
+        s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().commit.parent.clone().unwrap();
+    assert!(text.contains(&format!("benchmarks/ from {} (the parent commit)", &parent[..12])), "{text}");
 }

@@ -109,11 +109,13 @@ fn colour_roles_that_carry_meaning() {
     assert_eq!(style_of(&buf, "server_timeout").fg, theme.fixable.fg, "retryable categories");
     assert_eq!(style_of(&buf, "015069b0").bg, theme.selected.bg, "selection");
     assert_eq!(style_of(&buf, " All 96 ").bg, theme.tab_active.bg, "active tab");
-    let row = s
-        .board
-        .rows
-        .iter()
-        .position(|r| r.cells[0].text.starts_with('✓') && r.cells[0].text.contains("ms"))
+    // Not the selected row: that one is drawn all in the selected style.
+    let selected = s.board.visible[s.board.selected];
+    let row = (0..s.board.rows.len())
+        .find(|&i| {
+            let text = &s.board.rows[i].cells[0].text;
+            i != selected && text.starts_with('✓') && text.contains("ms")
+        })
         .unwrap();
     let ok_text = s.board.rows[row].cells[0].text.clone();
     let buf = render(&mut s, 160, 48, "default");
@@ -162,4 +164,32 @@ fn help_80x24_has_a_section_per_mode_and_scrolls() {
     }
     let lower = snap(&mut s, 80, 24);
     assert!(lower.contains("Confirm") && lower.contains("yes: do it"), "{lower}");
+}
+
+#[test]
+fn a_confirm_never_clips_its_buttons_however_long_its_preview() {
+    use perftriage::app::{Confirm, ConfirmAction, Mode};
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut s = state();
+        let long =
+            "pip install 'transformers==4.44.2' --no-deps --index-url https://pypi.org/simple ".repeat(2);
+        let preview: Vec<String> = (0..40).map(|i| format!("step {i}: {long}")).collect();
+        let action = ConfirmAction::MarkUnfixable { short: "7c01f706".into(), reason: "r".into() };
+        s.mode = Mode::Confirm(Confirm::new("Apply?".into(), preview, action));
+        let screen = snap(&mut s, w, h);
+        assert!(screen.contains("] Yes") && screen.contains("] Cancel"), "{w}x{h}\n{screen}");
+        assert!(screen.contains("more line(s): enlarge the terminal"), "{w}x{h}\n{screen}");
+    }
+    let mut s = state();
+    let preview = vec![
+        "x ".repeat(60),
+        "B baseline: anonymous/vllm-baseline:baseline-0123456789ab  (fixed image: aimv2_exist_ok)".into(),
+    ];
+    let action = ConfirmAction::MarkUnfixable { short: "7c01f706".into(), reason: "r".into() };
+    s.mode = Mode::Confirm(Confirm::new("Apply?".into(), preview, action));
+    let screen = snap(&mut s, 80, 24);
+    assert!(
+        screen.contains("(fixed image:") && screen.contains("aimv2_exist_ok)") && screen.contains("] Cancel"),
+        "{screen}"
+    );
 }

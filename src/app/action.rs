@@ -178,6 +178,11 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
 ];
 
 impl Action {
+    /// Every action, in the order help lists them.
+    pub fn all() -> impl Iterator<Item = Action> {
+        SPECS.iter().map(|(a, _, _)| *a)
+    }
+
     fn spec(self) -> (&'static str, Option<&'static str>) {
         SPECS.iter().find(|(a, _, _)| *a == self).map_or(("", None), |(_, d, f)| (*d, *f))
     }

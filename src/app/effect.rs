@@ -36,6 +36,11 @@ pub enum Effect {
         key: LogKey,
     },
     /// Start a run now (a slot is free); `image`/`fixes`: in a fixed image, with its recipes.
+    /// Plan these runs as the executor will, for a confirm (answered by `RunMsg::Planned`).
+    PlanRuns {
+        short: String,
+        requests: Vec<crate::app::RunRequest>,
+    },
     StartRun {
         run_id: String,
         short: String,

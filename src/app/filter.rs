@@ -27,12 +27,20 @@ struct Term {
 pub struct Query {
     pub text: String,
     terms: Vec<Term>,
+    /// `name:` prefixes that name no field; those words are searched as plain text.
+    pub unknown_fields: Vec<String>,
 }
 
 impl Query {
     pub fn parse(text: &str) -> Query {
         let terms = text.split_whitespace().filter_map(parse_term).collect();
-        Query { text: text.to_string(), terms }
+        let unknown_fields = text
+            .split_whitespace()
+            .filter_map(|w| w.trim_start_matches('!').split_once(':'))
+            .filter(|(name, _)| !name.is_empty() && field_named(name).is_none())
+            .map(|(name, _)| name.to_string())
+            .collect();
+        Query { text: text.to_string(), terms, unknown_fields }
     }
 
     pub fn is_empty(&self) -> bool {

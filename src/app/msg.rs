@@ -72,6 +72,11 @@ pub enum RunMsg {
         run_id: String,
         source: Result<String, String>,
     },
+    /// The plans asked for with `Effect::PlanRuns`: each variant's description, or why it cannot run.
+    Planned {
+        short: String,
+        plans: Vec<(Variant, Result<Vec<String>, String>)>,
+    },
     /// A container of ours found running (after a restart), created at `created` (unix seconds).
     Found {
         run_id: String,

@@ -223,7 +223,7 @@ async fn offers_in(
     for recipe in &book.recipes {
         let facts = with_args(recipe, base.clone(), job.evidence.as_deref());
         let why_not = check(c, recipe, &facts).await?.err();
-        let steps = preview(recipe, &facts);
+        let steps = preview(recipe, &facts, &job.source_commit);
         let suggested = recipe.answers.iter().any(|a| categories.contains(a));
         out.push(FixOffer { id: recipe.id.clone(), title: recipe.title.clone(), suggested, why_not, steps });
     }
@@ -231,14 +231,14 @@ async fn offers_in(
     Ok(out)
 }
 
-/// Each exact step, as it will run.
-pub fn preview(recipe: &Recipe, facts: &Facts) -> Vec<String> {
+/// Each exact step, as it will run; an injected file comes from `source_commit` (the PR commit
+/// for a human image, the parent for baseline and agent), the commit `apply` reads it at.
+pub fn preview(recipe: &Recipe, facts: &Facts, source_commit: &str) -> Vec<String> {
     let mut steps = Vec::new();
     if let Some(inject) = &recipe.inject {
         steps.push(format!(
-            "copy {} from the vLLM checkout at {} into {}",
+            "copy {} from the vLLM checkout at {source_commit} into {}",
             inject.from,
-            facts.vars.commit,
             facts.vars.render(&inject.to)
         ));
     }

@@ -118,7 +118,7 @@ impl Logs {
             return notice(&self.tx, Level::Warn, format!("no log to save at {}", spool.display()));
         }
         let exports = self.workspace.join("exports");
-        let dest = exports.join(format!("{}-{}-{}.log", key.short, key.variant.name(), key.run));
+        let dest = unused_name(&exports, &format!("{}-{}-{}", key.short, key.variant.name(), key.run));
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
             let copy = |dest: &Path| match &reader {
@@ -133,6 +133,16 @@ impl Logs {
             notice(&tx, level, text);
         });
     }
+}
+
+/// `<dir>/<stem>.log`, or `<stem>-2.log`, `-3`, … when that exists: a save never replaces an
+/// earlier one.
+fn unused_name(dir: &Path, stem: &str) -> PathBuf {
+    let candidate = |n: u32| match n {
+        1 => dir.join(format!("{stem}.log")),
+        n => dir.join(format!("{stem}-{n}.log")),
+    };
+    (1..).map(candidate).find(|p| !p.exists()).unwrap_or_else(|| dir.join(format!("{stem}.log")))
 }
 
 /// Feed recorded bytes through the line path in chunks, forwarding lines as they come.

@@ -3,6 +3,7 @@
 //! Pure: the runtime carries plans out against Docker.
 
 mod container;
+mod describe;
 mod failure;
 mod phase;
 mod plan;

@@ -51,6 +51,21 @@ impl RunPhase {
             RunPhase::Cancelled => "cancelled",
         }
     }
+
+    /// At most six characters, for a board cell.
+    pub fn short_word(&self) -> &'static str {
+        match self {
+            RunPhase::Queued => "queued",
+            RunPhase::Pulling { .. } => "pull",
+            RunPhase::Starting => "start",
+            RunPhase::Ready { .. } => "ready",
+            RunPhase::Benchmarking => "bench",
+            RunPhase::Done { .. } => "done",
+            RunPhase::Failed { .. } => "failed",
+            RunPhase::ConnectionLost { .. } => "lost",
+            RunPhase::Cancelled => "cancel",
+        }
+    }
 }
 
 /// Which of a run's two log panes a line belongs to.

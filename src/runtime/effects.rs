@@ -29,6 +29,7 @@ impl Io {
             Effect::ExpandLines { key, lines } => self.logs.expand(key, lines),
             Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto),
             Effect::GpuInterval(ms) => self.gpu_interval.store(ms, Ordering::Relaxed),
+            Effect::PlanRuns { short, requests } => self.jobs.preview(&short, &requests),
             Effect::StartRun { run_id, short, variant, image, fixes } => {
                 self.jobs.start(&run_id, &short, variant, image, fixes)
             }

@@ -1,6 +1,7 @@
 //! VIEW: `view(frame, &AppState, &Theme)`. A read-only function of state: no I/O, no regex,
 //! no classification; one widget per file under `widgets/`.
 
+pub mod contrast;
 mod layout;
 pub mod theme;
 mod widgets;

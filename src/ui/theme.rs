@@ -1,5 +1,6 @@
 //! Themes: TOML files of colour roles (themes/*.toml), embedded; `--theme NAME|PATH`.
 
+use super::contrast::Background;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use std::path::Path;
@@ -33,10 +34,17 @@ macro_rules! roles {
 
         /// Resolved styles, one per role.
         #[derive(Debug, Clone, PartialEq)]
-        pub struct Theme { pub name: String, $(pub $role: Style,)* }
+        pub struct Theme { pub name: String, pub background: Background, $(pub $role: Style,)* }
 
-        fn resolve(name: String, specs: RoleSpecs) -> Result<Theme, (String, String)> {
-            Ok(Theme { name, $($role: style(&specs.$role).map_err(|c| (format!("roles.{}", stringify!($role)), c))?,)* })
+        fn resolve(name: String, background: Background, specs: RoleSpecs) -> Result<Theme, (String, String)> {
+            Ok(Theme { name, background, $($role: style(&specs.$role).map_err(|c| (format!("roles.{}", stringify!($role)), c))?,)* })
+        }
+
+        impl Theme {
+            /// Every role with its name, for checks over all of them.
+            pub fn roles(&self) -> Vec<(&'static str, Style)> {
+                vec![$((stringify!($role), self.$role),)*]
+            }
         }
     };
 }
@@ -50,6 +58,9 @@ roles!(
 #[serde(deny_unknown_fields)]
 struct ThemeFile {
     name: String,
+    /// The terminal background the theme is made for (`dark` unless said).
+    #[serde(default)]
+    background: Background,
     roles: RoleSpecs,
 }
 
@@ -113,7 +124,7 @@ impl Theme {
     pub fn parse(text: &str, origin: &str) -> Result<Theme, ThemeError> {
         let invalid = |message: String| ThemeError::Invalid { origin: origin.into(), message };
         let file: ThemeFile = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
-        resolve(file.name, file.roles).map_err(|(field, colour)| ThemeError::BadColour {
+        resolve(file.name, file.background, file.roles).map_err(|(field, colour)| ThemeError::BadColour {
             origin: origin.into(),
             field,
             colour,

@@ -73,3 +73,55 @@ pub fn cli(workspace: &std::path::Path, args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// Answers the board's `PlanRuns` effects as the runtime does: a real job service plans each run
+/// (default config, agent patches from a temporary folder) and its `Planned` message goes back in.
+pub struct Planner {
+    jobs: perftriage::jobs::service::JobService,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
+    _dir: tempfile::TempDir,
+}
+
+impl Planner {
+    pub fn new() -> Planner {
+        Planner::with_config(perftriage::runs::RunConfig::default())
+    }
+
+    pub fn with_config(mut config: perftriage::runs::RunConfig) -> Planner {
+        let dir = tempfile::tempdir().unwrap();
+        let patches = dir.path().join("patches");
+        std::fs::create_dir_all(&patches).unwrap();
+        for short in ["7c01f706", "22dd9c27", "015069b0", "3a243095"] {
+            std::fs::write(patches.join(format!("{short}.patch")), "").unwrap();
+        }
+        config.patches.get_or_insert(patches);
+        let setup = perftriage::jobs::service::JobSetup {
+            workspace: dir.path().join("ws"),
+            config,
+            images: Default::default(),
+            classifier: std::sync::Arc::new(Classifier::embedded().unwrap()),
+            recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
+            fixed_repo: "perftriage-fixed".into(),
+            redactor: perftriage::logs::Redactor::from_env(),
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let commits = dataset::load_embedded().unwrap().commits;
+        Planner { jobs: perftriage::jobs::service::JobService::new(setup, commits, tx), rx, _dir: dir }
+    }
+
+    /// Press a key; a `PlanRuns` it asks for is planned and answered. The other effects are returned.
+    pub fn press(&mut self, s: &mut AppState, key: Key) -> Vec<perftriage::app::Effect> {
+        let mut rest = Vec::new();
+        for effect in update(s, Msg::Key(key)) {
+            match effect {
+                perftriage::app::Effect::PlanRuns { short, requests } => {
+                    self.jobs.preview(&short, &requests);
+                    let answer = self.rx.try_recv().unwrap();
+                    rest.extend(update(s, answer));
+                }
+                other => rest.push(other),
+            }
+        }
+        rest
+    }
+}

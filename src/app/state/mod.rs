@@ -17,7 +17,7 @@ pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
 pub use logview::{LogKey, LogView, MAX_MATCHES, Search};
 pub use popup::{BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
-pub use runs::{DockerStatus, RunRequest, RunView, RunsState};
+pub use runs::{DockerStatus, RunRequest, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
 use super::{KeyMap, KeyMode};

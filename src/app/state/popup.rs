@@ -49,6 +49,8 @@ pub enum ConfirmAction {
     BulkFix {
         shorts: Vec<String>,
         recipe: String,
+        /// Above `BULK_SECOND_CONFIRM` commits a second confirm is asked; this is that one.
+        again: bool,
     },
     /// Quit with runs still live: yes stops them first (their containers are removed); the
     /// leave key quits at once and they are re-attached at the next start.

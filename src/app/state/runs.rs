@@ -82,15 +82,18 @@ impl RunView {
         self.dispatched && !self.phase.is_finished()
     }
 
-    /// The board cell while the run is live: `▶ starting 12s`.
+    /// The board cell while the run is live, moving every tick and never wider than a cell
+    /// (13 columns): `⠹ start 12s`, `⠸ bench 9m05`, `⠼ pull 40%`.
     pub fn cell_text(&self, ticks: u64) -> String {
+        const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+        let spin = SPINNER[usize::try_from(ticks % 10).unwrap_or(0)];
         let elapsed = ticks.saturating_sub(self.started_tick);
         match &self.phase {
             RunPhase::Pulling { bytes, total, .. } if *total > 0 => {
-                format!("▶ pull {}%", bytes * 100 / total)
+                format!("{spin} pull {}%", bytes * 100 / total)
             }
-            RunPhase::Pulling { layers, done, .. } if *layers > 0 => format!("▶ pull {done}/{layers}"),
-            phase => format!("▶ {} {elapsed}s", phase.word()),
+            RunPhase::Pulling { layers, done, .. } if *layers > 0 => format!("{spin} pull {done}/{layers}"),
+            phase => format!("{spin} {} {}", phase.short_word(), compact_duration(elapsed)),
         }
     }
 }
@@ -154,5 +157,16 @@ impl RunsState {
 impl Default for RunsState {
     fn default() -> Self {
         RunsState::new()
+    }
+}
+
+/// Seconds in at most four characters (under 1,000 hours): `45s`, `9m05`, `45m`, `2h05`, `23h`.
+pub fn compact_duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..600 => format!("{}m{:02}", secs / 60, secs % 60),
+        600..3600 => format!("{}m", secs / 60),
+        3600..36_000 => format!("{}h{:02}", secs / 3600, secs % 3600 / 60),
+        _ => format!("{}h", secs / 3600),
     }
 }

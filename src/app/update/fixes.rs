@@ -208,21 +208,54 @@ pub fn bulk(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::MenuUp => picker.selected = picker.selected.saturating_sub(1),
         Action::Choose => {
             let (recipe, shorts) = (picker.recipes[picker.selected].0.clone(), picker.shorts.clone());
-            let preview = vec![
-                format!("{recipe} on {} commit(s), one at a time:", shorts.len()),
-                format!("  {}", shorts.join(" ")),
-                "each in a container from its failing variant's image; verified fixes are committed as"
-                    .into(),
-                "that variant's fixed image (press r later to run them).".into(),
-            ];
-            let title = format!("Bulk-apply {recipe}?");
-            state.mode =
-                Mode::Confirm(Confirm::new(title, preview, ConfirmAction::BulkFix { shorts, recipe }));
+            let shorts = answered_by(state, &shorts, &recipe);
+            bulk_confirm(state, shorts, recipe, false);
         }
         Action::Close => state.mode = Mode::Normal,
         _ => {}
     }
     Vec::new()
+}
+
+/// Above this many commits a bulk fix asks twice.
+pub const BULK_SECOND_CONFIRM: usize = 10;
+
+/// The commits whose failure `recipe` answers: done commits and other failures are left out.
+fn answered_by(state: &AppState, shorts: &[String], recipe: &str) -> Vec<String> {
+    let answers: Vec<String> =
+        state.session.recipes.iter().filter(|r| r.id == recipe).flat_map(|r| r.answers.clone()).collect();
+    shorts
+        .iter()
+        .filter(|s| failed_categories(state, &[s.to_string()]).iter().any(|c| answers.contains(c)))
+        .cloned()
+        .collect()
+}
+
+fn bulk_confirm(state: &mut AppState, shorts: Vec<String>, recipe: String, again: bool) {
+    let mut preview = vec![
+        format!("{recipe} on {} failing commit(s) it answers, one at a time:", shorts.len()),
+        "(done commits and other failures are left out)".into(),
+    ];
+    preview.extend(shorts.iter().map(|s| format!("  {s}")));
+    preview
+        .push("each in a container from its failing variant's image; verified fixes are committed as".into());
+    preview.push("that variant's fixed image (press r later to run them).".into());
+    let title = if again {
+        format!("{} commits: really bulk-apply {recipe}?", shorts.len())
+    } else {
+        format!("Bulk-apply {recipe}?")
+    };
+    state.mode =
+        Mode::Confirm(Confirm::new(title, preview, ConfirmAction::BulkFix { shorts, recipe, again }));
+}
+
+/// Yes on a bulk confirm: a large batch is asked about once more, then applied.
+pub fn confirmed_bulk(state: &mut AppState, shorts: Vec<String>, recipe: String, again: bool) -> Vec<Effect> {
+    if shorts.len() > BULK_SECOND_CONFIRM && !again {
+        bulk_confirm(state, shorts, recipe, true);
+        return Vec::new();
+    }
+    apply_bulk(state, &shorts, &recipe)
 }
 
 pub fn apply_bulk(state: &mut AppState, shorts: &[String], recipe: &str) -> Vec<Effect> {

@@ -208,13 +208,15 @@ fn to_match(view: &mut LogView, current: usize, rows: usize, forward: bool) {
     show(view, line, rows);
 }
 
+/// The next (or previous) block of error lines: a traceback whose every line says ERROR is one stop.
 fn to_error(view: &mut LogView, current: usize, rows: usize, forward: bool) {
     let from = current + rows / 3;
+    let is_error = |n: usize| view.ring.get(n).is_some_and(Line::is_error);
+    let starts_block = |n: usize| is_error(n) && (n == view.ring.first() || !is_error(n - 1));
     let found = if forward {
-        view.ring.iter_from(from + 1).find(|(_, l)| l.is_error()).map(|(n, _)| n)
+        view.ring.iter_from(from + 1).map(|(n, _)| n).find(|&n| starts_block(n))
     } else {
-        let first = view.ring.first();
-        (first..from.min(view.ring.total())).rev().find(|&n| view.ring.get(n).is_some_and(Line::is_error))
+        (view.ring.first()..from.min(view.ring.total())).rev().find(|&n| starts_block(n))
     };
     if let Some(line) = found {
         show(view, line, rows);

@@ -134,7 +134,9 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image } => {
             fixes::apply(state, &short, variant, &recipe, commit_image)
         }
-        ConfirmAction::BulkFix { shorts, recipe } => fixes::apply_bulk(state, &shorts, &recipe),
+        ConfirmAction::BulkFix { shorts, recipe, again } => {
+            fixes::confirmed_bulk(state, shorts, recipe, again)
+        }
         ConfirmAction::QuitStoppingRuns => runs::stop_all(state),
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
     }

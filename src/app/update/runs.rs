@@ -30,37 +30,46 @@ pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
             return Vec::new();
         }
     };
-    let Some(preview) = preview(state, &short, &variants) else { return Vec::new() };
-    let names: Vec<&str> = variants.iter().map(|v| v.name()).collect();
-    let title = format!("Run {} of {short}?", names.join(", "));
-    let action = ConfirmAction::StartRuns { short, variants };
-    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
-    Vec::new()
+    state.mode = Mode::Normal;
+    let requests = variants.iter().map(|v| request(state, &short, *v)).collect();
+    vec![Effect::PlanRuns { short, requests }]
 }
 
-fn preview(state: &AppState, short: &str, variants: &[Variant]) -> Option<Vec<String>> {
-    let commit = &state.board.entries[state.board.entry_index(short)?].commit;
+/// A run of a variant, in its fixed image where a fix made one.
+fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
+    let image = state.board.book.fixed_image(short, variant.name());
+    let fixes = if image.is_some() { state.board.book.fixes(short, variant.name()) } else { Vec::new() };
+    RunRequest { short: short.to_string(), variant, image, fixes }
+}
+
+/// The plans came back: confirm the runs that can run, saying exactly what each will do.
+fn planned(state: &mut AppState, short: String, plans: Vec<(Variant, Result<Vec<String>, String>)>) {
     let mut preview = Vec::new();
-    for v in variants {
-        let image =
-            state.session.images.image_for(commit, *v).unwrap_or_else(|| "— no parent, no image".into());
-        preview.push(format!("{} {}: {image}", v.letter(), v.name()));
+    let mut runnable = Vec::new();
+    for (variant, plan) in plans {
+        match plan {
+            Ok(lines) => {
+                runnable.push(variant);
+                preview.extend(lines);
+            }
+            Err(why) => preview.push(format!("{} {}: cannot run: {why}", variant.letter(), variant.name())),
+        }
     }
-    preview.push(format!("command: {}", commit.perf_command.effective().unwrap_or("— none")));
-    preview.push(format!(
-        "GPUs: {} ({}); runs queue one at a time by default",
-        commit.gpu_count(),
-        commit.gpu.as_deref().unwrap_or("unknown")
-    ));
-    Some(preview)
+    if runnable.is_empty() {
+        return state.notify(Level::Error, preview.join("; "));
+    }
+    preview.push(format!("{} run(s) at a time; the rest queue in this order", state.runs.concurrency.max(1)));
+    let names: Vec<&str> = runnable.iter().map(|v| v.name()).collect();
+    let title = format!("Run {} of {short}?", names.join(", "));
+    let action = ConfirmAction::StartRuns { short, variants: runnable };
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
 }
 
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
 pub fn start(state: &mut AppState, short: &str, variants: &[Variant]) -> Vec<Effect> {
     for v in variants {
-        let image = state.board.book.fixed_image(short, v.name());
-        let fixes = if image.is_some() { state.board.book.fixes(short, v.name()) } else { Vec::new() };
-        state.queue_run(RunRequest { short: short.to_string(), variant: *v, image, fixes });
+        let request = request(state, short, *v);
+        state.queue_run(request);
     }
     if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
         state.notify(Level::Warn, "waiting for Docker (see the header); queued runs start when it connects");
@@ -124,6 +133,7 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
         }
         RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
         RunMsg::Recorded { run_id, source } => recorded(state, &run_id, source),
+        RunMsg::Planned { short, plans } => planned(state, short, plans),
         RunMsg::Found { run_id, short, variant, container, created } => {
             if found(state, &run_id, &short, variant) {
                 return vec![Effect::ResumeRun { run_id, short, variant, container, created }];

@@ -8,7 +8,7 @@ mod connection;
 mod fixes;
 
 use super::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
-use crate::app::{Level, Msg, RunMsg};
+use crate::app::{Level, Msg, RunMsg, RunRequest};
 use crate::classify::Classifier;
 use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
@@ -83,6 +83,22 @@ impl JobService {
         plan(commit, variant, &s.config, &s.images, &s.workspace, run_id).map_err(|e| e.to_string())
     }
 
+    /// The plan a run will have: the same for the confirm and the executor.
+    fn planned(&self, run_id: &str, request: &RunRequest) -> Result<RunPlan, String> {
+        let plan = self.plan(run_id, &request.short, request.variant)?;
+        Ok(match &request.image {
+            Some(image) => plan.with_fixed_image(image.clone(), request.fixes.clone()),
+            None => plan,
+        })
+    }
+
+    /// Describe the runs a confirm asks about, from their plans.
+    pub fn preview(&self, short: &str, requests: &[RunRequest]) {
+        let plans =
+            requests.iter().map(|r| (r.variant, self.planned("preview", r).map(|p| p.describe()))).collect();
+        let _ = self.tx.send(Msg::Run(RunMsg::Planned { short: short.to_string(), plans }));
+    }
+
     /// Start a run now: `update` found it a slot.
     pub fn start(
         &mut self,
@@ -92,10 +108,8 @@ impl JobService {
         image: Option<String>,
         fixes: Vec<String>,
     ) {
-        let planned = self.plan(run_id, short, variant).map(|p| match image {
-            Some(image) => p.with_fixed_image(image, fixes),
-            None => p,
-        });
+        let request = RunRequest { short: short.to_string(), variant, image, fixes };
+        let planned = self.planned(run_id, &request);
         let (plan, engine) = match (planned, self.engine()) {
             (Ok(plan), Some(engine)) => (plan, engine),
             (Err(why), _) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),

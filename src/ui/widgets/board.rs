@@ -59,8 +59,11 @@ fn columns(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
     }
 }
 
-fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, theme: &Theme) -> Cell<'a> {
-    let text = |s: &'a str, style: Style| Cell::from(Span::styled(s, style));
+/// One cell; on the selected row every cell takes the selected style, so no role's colour can
+/// vanish into the selection's background.
+fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, selected: bool, theme: &Theme) -> Cell<'a> {
+    let text =
+        |s: &'a str, style: Style| Cell::from(Span::styled(s, if selected { theme.selected } else { style }));
     match column {
         Column::Commit => text(&row.short, theme.accent),
         Column::Subject => text(&row.subject, theme.text),
@@ -109,12 +112,15 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let narrow_mark = area.width < 110;
     let rows = state.board.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
         let row = &state.board.rows[i];
-        let mut cells: Vec<Cell> = cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, theme)).collect();
+        let selected = pos == state.board.selected;
+        let mut cells: Vec<Cell> =
+            cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, selected, theme)).collect();
         if state.board.picked.contains(&row.short) {
-            cells[0] = Cell::from(Span::styled(format!("•{}", &row.short[..7]), theme.warn));
+            let style = if selected { theme.selected } else { theme.warn };
+            cells[0] = Cell::from(Span::styled(format!("•{}", &row.short[..7]), style));
         }
         let table_row = Row::new(cells);
-        if pos == state.board.selected { table_row.style(theme.selected) } else { table_row }
+        if selected { table_row.style(theme.selected) } else { table_row }
     });
     let header = Row::new(cols.iter().map(|(c, _)| {
         let mark =

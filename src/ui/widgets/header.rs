@@ -22,6 +22,18 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if !state.board.query.is_empty() {
         spans.push(Span::styled(format!("  filter:{}", state.board.query.text), theme.accent));
         spans.push(Span::styled(format!(" ({} shown)", state.board.visible.len()), theme.dim));
+        if let Some(name) = state.board.query.unknown_fields.first() {
+            let fields = "cat status model kind gpu mark disp agent";
+            spans.push(Span::styled(
+                format!("  no field `{name}:` (searched as text; fields: {fields})"),
+                theme.warn,
+            ));
+        }
+    }
+    let running = state.runs.list.iter().filter(|r| r.is_active()).count();
+    let queued = state.runs.queue.len();
+    if running + queued > 0 {
+        spans.push(Span::styled(format!("  runs: {running} running, {queued} queued"), theme.accent));
     }
     let docker = match &state.runs.docker {
         crate::app::DockerStatus::Connecting => Span::styled("  Docker: connecting…", theme.dim),

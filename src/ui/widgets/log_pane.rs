@@ -40,7 +40,11 @@ fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
     let state = if view.follow {
         Span::styled(if view.finished { " END " } else { " FOLLOW " }, theme.ok)
     } else {
-        Span::styled(format!(" PAUSED +{} new ", view.new_while_paused), theme.warn)
+        match (view.finished, view.new_while_paused) {
+            (true, _) => Span::styled(" SCROLLED (G: end) ", theme.dim),
+            (false, 0) => Span::styled(" PAUSED (G: follow) ", theme.warn),
+            (false, n) => Span::styled(format!(" PAUSED +{n} new (G: follow) "), theme.warn),
+        }
     };
     let mut spans = vec![state];
     if let Some(search) = &view.search {
