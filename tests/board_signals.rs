@@ -42,7 +42,7 @@ fn board(ws: &Path, signal: &str) -> String {
     let bin = env!("CARGO_BIN_EXE_perftriage");
     let cmd = format!("{bin} --workspace {ws}; echo EXITED $? > {ws}/exit; sleep 30", ws = ws.display());
     tmux(&["new-session", "-d", "-s", &session, "-x", "140", "-y", "40", &cmd]);
-    wait_for("the board", || tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage  All"));
+    wait_for("the board", || tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage "));
     session
 }
 
@@ -97,4 +97,38 @@ fn a_second_board_takes_over_the_workspace_when_the_first_quits() {
     for s in [first, second] {
         tmux(&["kill-session", "-t", &s]);
     }
+}
+
+/// Sort, view, filter and the selected commit are as they were left at the next start.
+#[test]
+fn the_board_reopens_sorted_filtered_and_selected_as_it_was_left() {
+    if !have_tmux() {
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let first = board(ws.path(), "prefs1");
+    for keys in [&["Tab"][..], &["s"], &["/"], &["-l", "cat:rope"], &["Enter"], &["j"], &["q"]] {
+        tmux(&[&["send-keys", "-t", &first][..], keys].concat());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    wait_for("the board to exit", || ws.path().join("exit").exists());
+    tmux(&["kill-session", "-t", &first]);
+    let prefs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ws.path().join("board.json")).unwrap()).unwrap();
+    assert_eq!(
+        (prefs["view"].as_str(), prefs["sort"].as_str()),
+        (Some("failed"), Some("subject")),
+        "{prefs}"
+    );
+    let selected = prefs["selected"].as_str().unwrap().to_string();
+    std::fs::remove_file(ws.path().join("exit")).unwrap();
+    let second = board(ws.path(), "prefs2");
+    let screen = tmux(&["capture-pane", "-p", "-t", &second]);
+    tmux(&["send-keys", "-t", &second, "q"]);
+    wait_for("the board to exit", || ws.path().join("exit").exists());
+    tmux(&["kill-session", "-t", &second]);
+    assert!(screen.contains("filter:cat:rope") && screen.contains("sort:Subject"), "{screen}");
+    let prefs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ws.path().join("board.json")).unwrap()).unwrap();
+    assert_eq!(prefs["selected"].as_str(), Some(selected.as_str()), "the selection came back");
 }

@@ -449,3 +449,21 @@ fn a_run_whose_connection_drops_while_the_server_starts_goes_on_when_it_is_back(
     assert_eq!(result(&s, "human")["status"], "success");
     no_containers_left(&rt, &engine, &s);
 }
+
+/// A vLLM checkout without the commit is this host's set-up, not the commit's result: exit 1,
+/// no result file (it used to be `scripts_missing`, exit 3, and a result over the recorded one).
+#[test]
+fn a_checkout_without_the_commit_is_a_set_up_error_and_writes_no_result() {
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let repo = s.root.join("vllm");
+    std::fs::remove_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    assert!(Command::new("git").arg("-C").arg(&repo).args(["init", "-q"]).status().unwrap().success());
+    let out = run(&s, "human");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("set-up error (scripts_missing)"), "{stderr}");
+    assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
+    no_containers_left(&rt, &engine, &s);
+}

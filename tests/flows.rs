@@ -91,7 +91,7 @@ fn navigation_clamps_and_keeps_the_selection_through_filters() {
     press(&mut s, Key::ch('g'));
     press(&mut s, Key::plain(KeyCode::PageDown));
     assert_eq!(s.board.selected, s.page_rows());
-    update(&mut s, Msg::ScrollUp);
+    update(&mut s, Msg::Pointer { over: perftriage::app::Pointed::Board, wheel: -1 });
     assert_eq!(s.board.selected, s.page_rows() - 3);
     let before = s.board.selected_short().unwrap().to_string();
     press(&mut s, Key::ch('/'));
@@ -241,4 +241,56 @@ fn an_unknown_filter_field_is_named_not_silently_empty() {
     let top: String = (0..200).map(|x| term.backend().buffer()[(x, 0)].symbol().to_string()).collect();
     assert!(top.contains("no field `foo:`"), "{top}");
     assert_eq!(s.board.query.unknown_fields, ["foo"]);
+}
+
+#[test]
+fn the_mouse_scrolls_what_is_under_it_clicks_select_and_t_gives_it_back() {
+    use perftriage::app::{Effect, Msg, Pointed, update};
+    let mut s = state();
+    update(&mut s, Msg::Resize(160, 48));
+    // Terminal row 3 is the first commit (below the header line, the border and the column titles).
+    assert_eq!(perftriage::ui::pointed(&s, 10, 3), Some(Pointed::BoardRow(0)));
+    assert_eq!(perftriage::ui::pointed(&s, 10, 6), Some(Pointed::BoardRow(3)));
+    assert_eq!(perftriage::ui::pointed(&s, 10, 2), Some(Pointed::Board), "the column titles");
+    update(&mut s, Msg::Pointer { over: Pointed::BoardRow(3), wheel: 0 });
+    assert_eq!(s.board.selected, 3);
+    update(&mut s, Msg::Pointer { over: Pointed::Board, wheel: 1 });
+    assert_eq!(s.board.selected, 6);
+    press(&mut s, Key::plain(KeyCode::Enter));
+    assert_eq!(
+        perftriage::ui::pointed(&s, 150, 10),
+        Some(Pointed::Pane),
+        "the detail pane, beside the board"
+    );
+    update(&mut s, Msg::Pointer { over: Pointed::Pane, wheel: 1 });
+    assert_eq!((s.board.selected, s.board.detail_scroll), (6, 3), "the wheel over the detail scrolls it");
+    let effects = press(&mut s, Key::ch('T'));
+    assert_eq!(effects, vec![Effect::MouseCapture(false)]);
+    let full = s.board.entries[s.board.visible[6]].commit.full.clone();
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, vec![Effect::Copy(full)]);
+    assert!(s.session.message.as_ref().unwrap().1.starts_with("copied to the clipboard"));
+}
+
+#[test]
+fn the_detail_pane_stops_at_its_end() {
+    use perftriage::app::{Msg, update};
+    let mut s = state();
+    update(&mut s, Msg::Resize(160, 48));
+    press(&mut s, Key::plain(KeyCode::Enter));
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let limit = perftriage::ui::detail_scroll_limit(&s, &theme).unwrap();
+    update(&mut s, Msg::DetailLimit(limit));
+    for _ in 0..50 {
+        press(&mut s, Key::ch('J'));
+    }
+    assert_eq!(s.board.detail_scroll, limit, "J stops at the last line");
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let rows: Vec<String> =
+        (30..46).map(|y| (89..159).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect();
+    assert!(rows.iter().any(|r| !r.trim().is_empty()), "the pane still shows text at its end: {rows:#?}");
+    let last_text = rows.iter().rposition(|r| !r.trim().is_empty()).unwrap();
+    assert!(last_text >= rows.len() - 3, "no run of blank rows below the end: {rows:#?}");
 }

@@ -159,16 +159,16 @@ fn board() -> AppState {
 }
 
 #[test]
-fn on_the_board_a_cycles_the_agent_and_agent_filters() {
+fn on_the_board_shift_a_cycles_the_agent_and_agent_filters() {
     let mut s = board();
     let row = |s: &AppState| s.board.rows.iter().find(|r| r.short == "25ebed2f").unwrap().clone();
     assert_eq!(row(&s).agent, "codex");
-    press(&mut s, Key::ch('a'));
+    press(&mut s, Key::ch('A'));
     assert_eq!(s.board.agent.as_deref(), Some("claude_code"), "its progress log has an agent entry");
     assert_eq!(row(&s).cells[2].status, perftriage::dataset::RunStatus::Skipped);
-    press(&mut s, Key::ch('a'));
+    press(&mut s, Key::ch('A'));
     assert_eq!(s.board.agent.as_deref(), Some("codex"));
-    press(&mut s, Key::ch('a'));
+    press(&mut s, Key::ch('A'));
     assert_eq!(s.board.agent.as_deref(), Some("trae_gpt5"));
     assert_eq!(row(&s).agent, "trae_gpt5");
     press(&mut s, Key::ch('/'));
@@ -204,4 +204,24 @@ fn the_detail_pane_says_where_and_when_each_outcome_came_from_and_what_it_overro
     assert!(text.contains("numbers from raw output"), "{text}");
     assert!(text.contains("Overridden by newer records"), "{text}");
     assert!(text.contains("claude_code · 2026-01-01 20:42:36 ·"), "{text}");
+}
+
+/// A run of ours whose output was empty (a failed pull) keeps the category it was given when its
+/// result file is read back (it showed `unclassified`).
+#[test]
+fn a_run_s_own_classification_survives_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = serde_json::json!({
+        "human_commit": "7c01f706", "human_commit_full": "7c01f706418d593b3cf23d2ec9110dca7151c539",
+        "status": "error", "error": "the image could not be pulled", "metrics": {}, "raw_output": "",
+        "timestamp": "2026-11-22 10:00:00",
+        "perftriage": { "classification": { "category": "manifest_unknown",
+            "evidence": "manifest for anonymous/vllm-bench:7c01 not found: manifest unknown" } }
+    });
+    std::fs::write(dir.path().join("7c01f706_human_result.json"), result.to_string()).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let rows = json_lines(&cli(ws.path(), &["--results", dir.path().to_str().unwrap(), "status", "--json"]));
+    let human = &commit(&rows, "7c01f706")["variants"]["human"];
+    assert_eq!(human["category"], "manifest_unknown", "{human}");
+    assert!(human["evidence"].as_str().unwrap().contains("manifest unknown"));
 }

@@ -359,3 +359,143 @@ fn the_run_confirm_shows_the_plan_that_runs_not_the_dataset() {
         s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().commit.parent.clone().unwrap();
     assert!(text.contains(&format!("benchmarks/ from {} (the parent commit)", &parent[..12])), "{text}");
 }
+
+#[test]
+fn a_failed_run_posts_an_error_naming_its_category_and_every_message_is_kept_in_the_log() {
+    let mut s = state();
+    docker_up(&mut s);
+    s.session.log(perftriage::app::Level::Warn, "a load warning".into());
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { run_id, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let outcome =
+        Outcome { status: RunStatus::Error, error: Some("Server crashed".into()), ..Outcome::not_run() };
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let verdict = classifier.classify("ValueError: 'aimv2' is already used by a Transformers config");
+    let run_id = run_id.clone();
+    update(&mut s, Msg::Run(RunMsg::Finished { run_id, outcome, verdict }));
+    let (level, text) = s.session.message.clone().unwrap();
+    assert_eq!(level, perftriage::app::Level::Error);
+    assert!(text.contains("7c01f706 human failed: aimv2"), "{text}");
+    for _ in 0..25 {
+        update(&mut s, Msg::Tick("t".into()));
+    }
+    assert!(s.session.message.is_none(), "a toast goes after a while");
+    press(&mut s, Key::ch('M'));
+    assert_eq!(s.mode, Mode::Messages);
+    let log: Vec<&str> = s.session.messages.iter().map(|(_, _, t)| t.as_str()).collect();
+    assert!(log.contains(&"a load warning") && log.iter().any(|t| t.contains("failed: aimv2")), "{log:?}");
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
+    let text: String = term.backend().buffer().content.iter().map(|c| c.symbol()).collect();
+    assert!(text.contains("Messages (") && text.contains("a load warning"), "the overlay shows the log");
+}
+
+#[test]
+fn a_set_up_failure_on_the_board_records_nothing_over_the_variant() {
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "7c01f706");
+    let before = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().variants[1].clone();
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { run_id, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let run_id = run_id.clone();
+    let phase = RunPhase::Failed {
+        category: FailureKind::ScriptsMissing,
+        message: "commit not in the checkout".into(),
+    };
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+    let outcome = Outcome {
+        status: RunStatus::Error,
+        error: Some("commit not in the checkout".into()),
+        ..Outcome::not_run()
+    };
+    let effects = update(&mut s, Msg::Run(RunMsg::Finished { run_id, outcome, verdict: None }));
+    assert!(effects.iter().all(|e| !matches!(e, Effect::WriteResult { .. })), "{effects:?}");
+    let after = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().variants[1].clone();
+    assert_eq!(after, before);
+    assert!(s.session.message.as_ref().unwrap().1.contains("set-up error (scripts_missing)"));
+    assert!(!cell(&s, "7c01f706", Variant::Human).contains("start"), "the cell no longer shows the run");
+}
+
+/// After a run fails on the board, its variant is the one the row, `f` and `L` are about (they
+/// stayed on the recorded failing variant before); `b`/`h`/`a` inside them choose another.
+#[test]
+fn the_variant_just_run_leads_and_b_h_a_choose_another_in_f_and_l() {
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "35fad35a");
+    let row = |s: &AppState| s.board.rows.iter().find(|r| r.short == "35fad35a").unwrap().clone();
+    let recorded_category = row(&s).category.clone();
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { run_id, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let verdict = classifier.classify("ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'");
+    let category = verdict.as_ref().unwrap().category.clone();
+    assert_ne!(category, recorded_category);
+    let outcome = Outcome { status: RunStatus::Error, error: Some("fa_utils".into()), ..Outcome::not_run() };
+    update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict }));
+    assert_eq!(row(&s).category, category, "the row follows the run just made");
+    let effects = press(&mut s, Key::ch('f'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::ProbeFixes { variant: Variant::Human, .. }]),
+        "{effects:?}"
+    );
+    let effects = press(&mut s, Key::ch('b'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::ProbeFixes { variant: Variant::Baseline, .. }]),
+        "{effects:?}"
+    );
+    press(&mut s, Key::ch('q'));
+    press(&mut s, Key::ch('L'));
+    let (run, _) = s.logs.run_pane.clone().expect("L opens the run just made");
+    assert_eq!(&run, run_id);
+    let effects = press(&mut s, Key::ch('a'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::OpenLog { key, .. }] if key.variant == Variant::Agent),
+        "{effects:?}"
+    );
+}
+
+fn screen_of(s: &AppState, w: u16, h: u16) -> String {
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
+    let mut s = state();
+    s.runs.concurrency = 1;
+    docker_up(&mut s);
+    update(&mut s, Msg::Tick("2026-11-22T02:00:00Z".into()));
+    queue_all_three(&mut s, "22dd9c27");
+    press(&mut s, Key::ch('R'));
+    assert_eq!(s.mode, Mode::Runs(0));
+    for (w, h) in [(80, 24), (160, 48)] {
+        let shown = screen_of(&s, w, h);
+        assert!(shown.contains("Runs: 1 running, 2 queued"), "{shown}");
+        insta::assert_snapshot!(format!("runs_view_{w}x{h}"), shown);
+    }
+    press(&mut s, Key::ch('x'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert!(confirm.title.starts_with("Cancel 22dd9c27 agent"), "newest first: {}", confirm.title);
+    press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
+    press(&mut s, Key::ch('R'));
+    press(&mut s, Key::ch('j'));
+    press(&mut s, Key::ch('j'));
+    press(&mut s, enter());
+    assert_eq!(s.mode, Mode::Normal);
+    let (run, _) = s.logs.run_pane.clone().unwrap();
+    assert_eq!(s.runs.get(&run).unwrap().variant(), Variant::Baseline);
+}

@@ -82,6 +82,10 @@ pub enum Effect {
     /// Sample GPUs every this many milliseconds (the floor is 250).
     GpuInterval(u64),
     Quit,
+    /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
+    MouseCapture(bool),
+    /// Put text on the terminal's clipboard (OSC 52).
+    Copy(String),
 }
 
 /// A fix to apply, as the job service needs it.

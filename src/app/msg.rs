@@ -13,8 +13,20 @@ use crate::triage::FixOutcome;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     Key(Key),
-    ScrollUp,
-    ScrollDown,
+    /// A mouse event at a terminal cell, as the terminal reports it; the runtime turns it into
+    /// `Pointer` with the screen's layout.
+    Mouse {
+        wheel: i8,
+        column: u16,
+        row: u16,
+    },
+    /// How far the detail pane can scroll as it is drawn now (the runtime measures it).
+    DetailLimit(u16),
+    /// The wheel (−1 up, +1 down) or a click (0) over a part of the screen.
+    Pointer {
+        over: Pointed,
+        wheel: i8,
+    },
     Resize(u16, u16),
     /// Wall-clock time (RFC 3339 UTC): the only way time reaches `update`.
     Tick(String),
@@ -125,4 +137,14 @@ pub enum GpuMsg {
     Sample { source: String, sample: GpuSample },
     /// Why no GPU can be read.
     Unavailable(String),
+}
+
+/// What is under the mouse pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pointed {
+    /// A board row, by its position among the visible rows.
+    BoardRow(usize),
+    Board,
+    /// The pane beside or below the board: a log, or the detail.
+    Pane,
 }

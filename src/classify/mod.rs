@@ -65,6 +65,25 @@ impl Classifier {
     }
 }
 
+impl Classifier {
+    /// The verdict of a rule named by id (a run's own classification, read back from its result
+    /// file), with the evidence it recorded; `None` for an id no rule has.
+    pub fn named(&self, id: &str, evidence: &str) -> Option<Verdict> {
+        let rule = self.rule(id)?;
+        Some(Verdict {
+            category: rule.id.clone(),
+            disposition: rule.disposition,
+            tags: vec![rule.id.clone()],
+            evidence: evidence.to_string(),
+            line: 0,
+            field: Some("perftriage.classification".into()),
+            fixes: rule.fixes.clone(),
+            explain: rule.explain.clone(),
+            context: Vec::new(),
+        })
+    }
+}
+
 /// The lines around 1-based line `line` of `text` (`CONTEXT_LINES` each side, cut to 240 chars).
 pub fn context(text: &str, line: usize) -> Vec<String> {
     let first = line.saturating_sub(CONTEXT_LINES + 1);

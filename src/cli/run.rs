@@ -67,7 +67,20 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool) -> Result<ExitCo
         ));
         return Ok(ExitCode::from(128 + signal.1));
     }
-    let path = write_result(&outcome, &ctx.workspace, &redactor, &crate::session::now_rfc3339(), None)?;
+    conclude(ctx, &outcome, &redactor)
+}
+
+/// Write the result and say how the run went: exit 0 ok, 3 failed; a set-up error writes no
+/// result (it says nothing of the commit) and exits 1.
+fn conclude(ctx: &Context, outcome: &crate::jobs::run::RunOutcome, redactor: &Redactor) -> Result<ExitCode> {
+    if let Some(kind) = outcome.category.as_ref().filter(|k| k.is_setup_error()) {
+        let why = outcome.error.as_deref().unwrap_or("");
+        super::out::err(&format!(
+            "perftriage: set-up error ({kind}): {why}; nothing was run, no result written"
+        ));
+        return Ok(ExitCode::from(1));
+    }
+    let path = write_result(outcome, &ctx.workspace, redactor, &crate::session::now_rfc3339(), None)?;
     let summary = match outcome.status {
         RunStatus::Success => format!("done: {} metrics", outcome.metrics.len()),
         _ => format!(
@@ -76,7 +89,8 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool) -> Result<ExitCo
             outcome.error.as_deref().unwrap_or("")
         ),
     };
-    super::out::err(&format!("perftriage: {short} {}: {summary}; result {}", variant.name(), path.display()));
+    let (short, variant) = (&outcome.plan.short, outcome.plan.variant.name());
+    super::out::err(&format!("perftriage: {short} {variant}: {summary}; result {}", path.display()));
     Ok(if outcome.status == RunStatus::Success { ExitCode::SUCCESS } else { ExitCode::from(3) })
 }
 

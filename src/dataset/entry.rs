@@ -176,16 +176,26 @@ impl Entry {
         }
     }
 
-    /// The verdict that names the commit's category: the first failing variant's (B, H, A),
-    /// else the first skipped one's; a failure without text of its own falls back to the hint.
+    /// The failing variant whose record is newest (a run just made on the board, say); among
+    /// equally dated (or undated) ones the first of B, H, A.
+    pub fn newest_failing(&self) -> Option<Variant> {
+        let mut best: Option<Variant> = None;
+        for v in Variant::ALL.into_iter().filter(|v| self.variant(*v).outcome.status.is_failure()) {
+            if best.is_none_or(|b| self.variant(v).at > self.variant(b).at) {
+                best = Some(v);
+            }
+        }
+        best
+    }
+
+    /// The verdict that names the commit's category: the newest failing variant's, else the
+    /// first skipped one's; a failure without text of its own falls back to the hint.
     pub fn verdict(&self) -> Option<&Verdict> {
-        let pick = |want: fn(RunStatus) -> bool| {
-            self.variants
-                .iter()
-                .find(|v| want(v.outcome.status))
-                .map(|v| v.verdict.as_ref().or(self.hint.as_ref()))
+        let state = match self.newest_failing() {
+            Some(v) => self.variant(v),
+            None => self.variants.iter().find(|v| v.outcome.status == RunStatus::Skipped)?,
         };
-        pick(RunStatus::is_failure).or_else(|| pick(|s| s == RunStatus::Skipped)).flatten()
+        state.verdict.as_ref().or(self.hint.as_ref())
     }
 
     /// The kind's preferred metric that most variants carry (ties go to the earlier candidate).

@@ -58,6 +58,12 @@ impl FailureKind {
             .map_or_else(|| FailureKind::Signature(name.into()), |(k, _)| k.clone())
     }
 
+    /// The run never got to measure anything because this host's set-up is wrong (the vLLM
+    /// checkout lacks the commit, the plan cannot be made): not a result of the commit.
+    pub fn is_setup_error(&self) -> bool {
+        matches!(self, FailureKind::ScriptsMissing | FailureKind::PlanError)
+    }
+
     /// Says nothing specific: a named signature in the output explains the failure better.
     pub fn is_generic(&self) -> bool {
         matches!(self, FailureKind::ServerCrash | FailureKind::ToolError | FailureKind::DockerError)

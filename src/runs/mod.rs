@@ -14,7 +14,7 @@ pub use container::{
 };
 pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};
-pub use plan::{PlanError, RunConfig, RunPlan, plan};
+pub use plan::{PlanError, RunConfig, RunPlan, container_name, plan};
 pub use rewrite::{benchmark_argv, split_env};
 
 /// The number of hunks in a unified diff, or why it is no patch at all (empty, or no file header

@@ -157,7 +157,7 @@ impl Target<'_> {
     fn container(&self, image: &str, serving: bool) -> Result<ContainerSpec, PlanError> {
         let (commit, config) = (self.commit, self.config);
         Ok(ContainerSpec {
-            name: format!("perftriage-{}-{}-{}", commit.short, self.variant.name(), self.run_id),
+            name: container_name(&commit.short, self.variant, self.run_id),
             image: image.to_string(),
             // The container only stays up; server and benchmark run as execs so their output is kept apart.
             cmd: vec!["sleep".into(), "2000000".into()],
@@ -192,6 +192,11 @@ impl RunPlan {
         self.fixes = fixes;
         self
     }
+}
+
+/// The name a run's container gets: `perftriage-{short}-{variant}-{run}`.
+pub fn container_name(short: &str, variant: Variant, run_id: &str) -> String {
+    format!("perftriage-{short}-{}-{run_id}", variant.name())
 }
 
 fn model_of(command: &str) -> Option<String> {

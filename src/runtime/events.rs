@@ -39,11 +39,15 @@ fn translate(ev: &Event) -> Option<Msg> {
             };
             Some(Msg::Key(Key { code, ctrl: k.modifiers.contains(KeyModifiers::CONTROL) }))
         }
-        Event::Mouse(m) => match m.kind {
-            MouseEventKind::ScrollUp => Some(Msg::ScrollUp),
-            MouseEventKind::ScrollDown => Some(Msg::ScrollDown),
-            _ => None,
-        },
+        Event::Mouse(m) => {
+            let wheel = match m.kind {
+                MouseEventKind::ScrollUp => -1,
+                MouseEventKind::ScrollDown => 1,
+                MouseEventKind::Down(event::MouseButton::Left) => 0,
+                _ => return None,
+            };
+            Some(Msg::Mouse { wheel, column: m.column, row: m.row })
+        }
         Event::Resize(w, h) => Some(Msg::Resize(*w, *h)),
         _ => None,
     }

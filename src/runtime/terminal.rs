@@ -24,3 +24,20 @@ pub fn leave() {
     let _ = disable_raw_mode();
     let _ = execute!(stdout(), DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
 }
+
+/// Take the mouse, or leave it to the terminal (for selecting text).
+pub fn mouse_capture(on: bool) {
+    let _ = if on { execute!(stdout(), EnableMouseCapture) } else { execute!(stdout(), DisableMouseCapture) };
+}
+
+/// Put `text` on the clipboard through the terminal (OSC 52): it works over SSH and in tmux with
+/// `set-clipboard on`. Control characters are dropped first, so the text cannot end the sequence.
+pub fn copy(text: &str) {
+    use base64::Engine as _;
+    use std::io::Write;
+    let clean: String = text.chars().filter(|c| !c.is_control()).collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(clean);
+    let mut out = stdout();
+    let _ = write!(out, "\x1b]52;c;{encoded}\x07");
+    let _ = out.flush();
+}

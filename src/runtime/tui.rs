@@ -39,6 +39,9 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state.session.now = crate::session::now_rfc3339();
     state.session.id = format!("p{}-", std::process::id());
     state.session.warnings = std::mem::take(&mut ctx.warnings);
+    for w in state.session.warnings.clone() {
+        state.session.log(Level::Warn, w);
+    }
     state.session.message = startup_message(&state, &workspace.report.messages, read_only);
     state.session.recipes = recipes
         .recipes
@@ -59,6 +62,11 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     if let Err(why) = log_file {
         state.session.warnings.push(why);
     }
+    match crate::session::board_prefs::load(&ctx.workspace) {
+        Ok(Some(prefs)) => state.board.restore(prefs),
+        Ok(None) => {}
+        Err(why) => state.session.notify(Level::Warn, why),
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut term = terminal::enter()?;
     let size = term.size()?;
@@ -75,6 +83,9 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     });
     terminal::leave();
     io.saver.finish();
+    if let Err(e) = crate::session::board_prefs::save(&ctx.workspace, &state.board.prefs()) {
+        eprintln!("perftriage: the board's sort, view and filter were not kept: {e}");
+    }
     result
 }
 
@@ -145,6 +156,11 @@ async fn event_loop(
     loop {
         if dirty && last_draw.elapsed() >= FRAME {
             term.draw(|f| ui::view(f, state, theme))?;
+            if let Some(limit) =
+                ui::detail_scroll_limit(state, theme).filter(|l| *l != state.board.detail_limit)
+            {
+                update(state, Msg::DetailLimit(limit));
+            }
             dirty = false;
             last_draw = Instant::now();
         }
@@ -175,6 +191,13 @@ async fn event_loop(
 fn apply(state: &mut AppState, io: &mut Io, batch: Vec<Msg>) -> Option<bool> {
     let mut changed = false;
     for msg in batch {
+        let msg = match msg {
+            Msg::Mouse { wheel, column, row } => match ui::pointed(state, column, row) {
+                Some(over) => Msg::Pointer { over, wheel },
+                None => continue,
+            },
+            other => other,
+        };
         changed |= !quiet(state, &msg);
         for effect in update(state, msg) {
             if !io.run(effect) {

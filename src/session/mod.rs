@@ -8,6 +8,7 @@ use crate::triage::{LoadReport, StoreError, TriageBook, TriageStore};
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
 
+pub mod board_prefs;
 mod clock;
 
 pub use clock::{now_compact, now_rfc3339, unix_now};

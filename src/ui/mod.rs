@@ -10,9 +10,43 @@ pub use layout::MIN_SIZE;
 pub use theme::Theme;
 pub use widgets::hints::line as hint_line;
 
-use crate::app::{Action, AppState, Focus, KeyMode, Mode};
+use crate::app::{Action, AppState, Focus, KeyMode, Mode, Pointed};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+
+/// The screen's regions for this state, and the rows of the GPU and debug panes.
+fn areas(area: Rect, state: &AppState) -> (layout::Areas, u16, u16) {
+    let gpu_rows = if state.gpu.visible { widgets::gpu_pane::height(state) } else { 0 };
+    let debug_rows = if state.session.debug_pane { widgets::debug_pane::HEIGHT } else { 0 };
+    let split = layout::split(area, state.board.detail_open || state.logs.is_open(), gpu_rows + debug_rows);
+    (split, gpu_rows, debug_rows)
+}
+
+/// What a terminal cell shows, by the layout `view` draws; `None` under an overlay or off the
+/// board and its pane.
+pub fn pointed(state: &AppState, column: u16, row: u16) -> Option<Pointed> {
+    let (w, h) = state.session.size;
+    if w < MIN_SIZE.0 || h < MIN_SIZE.1 || !matches!(state.mode, Mode::Normal) {
+        return None;
+    }
+    let (areas, _, _) = areas(Rect::new(0, 0, w, h), state);
+    let at = Position { x: column, y: row };
+    if areas.detail.is_some_and(|d| d.contains(at)) {
+        return Some(Pointed::Pane);
+    }
+    areas
+        .board
+        .contains(at)
+        .then(|| widgets::board::row_at(areas.board, state, row).map_or(Pointed::Board, Pointed::BoardRow))
+}
+
+/// How far the detail pane can scroll as the screen is laid out now; `None` when it is not shown.
+pub fn detail_scroll_limit(state: &AppState, theme: &Theme) -> Option<u16> {
+    let (w, h) = state.session.size;
+    let (areas, _, _) = areas(Rect::new(0, 0, w, h), state);
+    let pane = areas.detail.filter(|_| !state.logs.is_open())?;
+    Some(widgets::detail::scroll_limit(pane, state, theme))
+}
 
 pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
@@ -20,9 +54,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         widgets::too_small::render(frame, area, theme);
         return;
     }
-    let gpu_rows = if state.gpu.visible { widgets::gpu_pane::height(state) } else { 0 };
-    let debug_rows = if state.session.debug_pane { widgets::debug_pane::HEIGHT } else { 0 };
-    let areas = layout::split(area, state.board.detail_open || state.logs.is_open(), gpu_rows + debug_rows);
+    let (areas, gpu_rows, debug_rows) = areas(area, state);
     if let Some(bottom) = areas.gpu {
         let [debug, gpu] =
             Layout::vertical([Constraint::Length(debug_rows), Constraint::Min(0)]).areas(bottom);
@@ -46,6 +78,8 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let keymap = &state.session.keymap;
     match &state.mode {
         Mode::Help => widgets::help::render(frame, area, state, theme),
+        Mode::Messages => widgets::messages::render(frame, area, state, theme),
+        Mode::Runs(selected) => widgets::runs_view::render(frame, area, state, *selected, theme),
         Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, keymap, theme),
         Mode::Choose(short) => widgets::chooser::render(frame, area, short, keymap, theme),
         Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, keymap, theme),

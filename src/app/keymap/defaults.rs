@@ -13,6 +13,7 @@ pub(super) fn of(mode: KeyMode) -> Vec<(&'static str, Action)> {
         KeyMode::Confirm => (CONFIRM, false),
         KeyMode::Prompt => (PROMPT, false),
         KeyMode::Help => (HELP, true),
+        KeyMode::Runs => (RUNS, true),
     };
     let shared = if menu { MENU } else { &[] };
     // Help is all menu: its own keys (pages, `?`) come after the shared ones.
@@ -56,7 +57,12 @@ const BOARD: &[(&str, Action)] = &[
     ("shift-tab", Action::PrevView),
     ("s", Action::SortNext),
     ("S", Action::SortReverse),
-    ("a", Action::NextAgent),
+    ("A", Action::NextAgent),
+    ("R", Action::RunsView),
+    ("T", Action::ToggleMouse),
+    ("y", Action::CopyHash),
+    ("Y", Action::CopyEvidence),
+    ("M", Action::Messages),
     ("u", Action::MarkUnfixable),
     ("z", Action::MarkSkip),
     ("c", Action::ClearMark),
@@ -77,6 +83,9 @@ const BOARD: &[(&str, Action)] = &[
 ];
 
 const LOG: &[(&str, Action)] = &[
+    ("b", Action::ShowBaseline),
+    ("h", Action::ShowHuman),
+    ("a", Action::ShowAgent),
     ("k", Action::ScrollUp),
     ("up", Action::ScrollUp),
     ("j", Action::ScrollDown),
@@ -117,9 +126,15 @@ const FIX_MENU: &[(&str, Action)] = &[
     ("c", Action::ApplyFixCommit),
     ("w", Action::ShowWhy),
     ("u", Action::FixUnfixable),
+    ("b", Action::ShowBaseline),
+    ("h", Action::ShowHuman),
+    ("a", Action::ShowAgent),
 ];
 
 const BULK_PICKER: &[(&str, Action)] = &[("enter", Action::Choose)];
+
+const RUNS: &[(&str, Action)] =
+    &[("enter", Action::OpenLog), ("L", Action::OpenLog), ("x", Action::CancelRun)];
 
 const CONFIRM: &[(&str, Action)] = &[
     ("y", Action::Yes),

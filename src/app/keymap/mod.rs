@@ -22,10 +22,11 @@ pub enum KeyMode {
     Confirm,
     Prompt,
     Help,
+    Runs,
 }
 
 impl KeyMode {
-    pub const ALL: [KeyMode; 8] = [
+    pub const ALL: [KeyMode; 9] = [
         KeyMode::Board,
         KeyMode::Log,
         KeyMode::Chooser,
@@ -34,6 +35,7 @@ impl KeyMode {
         KeyMode::Confirm,
         KeyMode::Prompt,
         KeyMode::Help,
+        KeyMode::Runs,
     ];
 
     pub fn title(self) -> &'static str {
@@ -46,6 +48,7 @@ impl KeyMode {
             KeyMode::Confirm => "Confirm",
             KeyMode::Prompt => "Text prompt (typed characters are text)",
             KeyMode::Help => "Help",
+            KeyMode::Runs => "Runs view",
         }
     }
 
@@ -72,7 +75,9 @@ impl KeyMode {
 pub enum KeyError {
     #[error("`{name}` is not an action (see the README's action list)")]
     UnknownAction { name: String },
-    #[error("`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help)")]
+    #[error(
+        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs)"
+    )]
     UnknownMode { name: String },
     #[error("`{action}` is not an action of the {mode} mode")]
     NotInMode { action: String, mode: String },

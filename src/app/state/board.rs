@@ -7,7 +7,8 @@ use crate::dataset::{CommitStatus, Entry};
 use crate::triage::{Mark, TriageBook};
 use std::collections::BTreeSet;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum View {
     All,
     Failed,
@@ -45,6 +46,18 @@ impl View {
     }
 }
 
+/// How the board was left: restored at the next start (`<workspace>/board.json`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BoardPrefs {
+    pub sort: Column,
+    pub sort_reverse: bool,
+    pub view: View,
+    pub filter: String,
+    pub selected: Option<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct BoardState {
     pub entries: Vec<Entry>,
@@ -61,6 +74,8 @@ pub struct BoardState {
     pub sort_reverse: bool,
     pub detail_open: bool,
     pub detail_scroll: u16,
+    /// The furthest the detail pane scrolls, as last drawn.
+    pub detail_limit: u16,
     /// Commits picked with Space for a bulk fix.
     pub picked: BTreeSet<String>,
     /// The agent whose results fill the A column; `None`: each commit's newest of any agent.
@@ -87,6 +102,7 @@ impl BoardState {
             sort_reverse: false,
             detail_open: false,
             detail_scroll: 0,
+            detail_limit: u16::MAX,
             picked: BTreeSet::new(),
             agent: None,
             agents_named,
@@ -140,6 +156,34 @@ impl BoardState {
 
     pub fn clamp_selection(&mut self) {
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn prefs(&self) -> BoardPrefs {
+        BoardPrefs {
+            sort: self.sort,
+            sort_reverse: self.sort_reverse,
+            view: self.view,
+            filter: self.query.text.clone(),
+            selected: self.selected_short().map(str::to_string),
+            agent: self.agent.clone(),
+        }
+    }
+
+    /// Sort, view, filter, agent and selection as they were left; a commit or agent that is gone
+    /// is let go.
+    pub fn restore(&mut self, prefs: BoardPrefs) {
+        (self.sort, self.sort_reverse, self.view) = (prefs.sort, prefs.sort_reverse, prefs.view);
+        self.query = Query::parse(&prefs.filter);
+        if let Some(agent) = prefs.agent.filter(|a| self.known_agents().contains(a)) {
+            self.agent = Some(agent);
+            self.entries.iter_mut().for_each(|e| e.select_agent(self.agent.as_deref()));
+            self.rows = self.entries.iter().map(|e| build_row(e, &self.book)).collect();
+        }
+        self.resort();
+        let wanted = prefs.selected.and_then(|s| self.entry_index(&s));
+        if let Some(pos) = wanted.and_then(|i| self.visible.iter().position(|&v| v == i)) {
+            self.selected = pos;
+        }
     }
 
     /// Every agent with a result for some commit, by name.

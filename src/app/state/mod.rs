@@ -11,7 +11,7 @@ mod runs;
 mod session;
 
 pub use crate::fixes::FixOffer;
-pub use board::{BoardState, View};
+pub use board::{BoardPrefs, BoardState, View};
 pub use fixmenu::FixMenu;
 pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
@@ -63,7 +63,8 @@ impl AppState {
             Mode::Choose(_) => KeyMode::Chooser,
             Mode::Fix(_) => KeyMode::FixMenu,
             Mode::BulkFix(_) => KeyMode::BulkPicker,
-            Mode::Help => KeyMode::Help,
+            Mode::Runs(_) => KeyMode::Runs,
+            Mode::Help | Mode::Messages => KeyMode::Help,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,
         }

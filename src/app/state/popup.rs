@@ -96,4 +96,8 @@ pub enum Mode {
     Fix(FixMenu),
     BulkFix(BulkPicker),
     Help,
+    /// The message log (`M`); it scrolls with the help overlay's keys.
+    Messages,
+    /// The runs view (`R`): every run of this session, the selected one by position, newest first.
+    Runs(usize),
 }

@@ -19,14 +19,23 @@ pub struct RecipeInfo {
     pub answers: Vec<String>,
 }
 
+/// Messages kept for the `M` log; the oldest go first.
+pub const MESSAGE_LOG_CAP: usize = 2000;
+
 #[derive(Debug, Clone)]
 pub struct SessionState {
     pub keymap: KeyMap,
     pub images: ImageTemplates,
     pub recipes: Vec<RecipeInfo>,
     pub message: Option<(Level, String)>,
+    /// The tick the message was posted at: it goes after a few seconds (an error stays longer).
+    pub message_tick: u64,
+    /// Every message since start, with the time it was posted: the `M` log.
+    pub messages: Vec<(String, Level, String)>,
     pub read_only: bool,
     pub unsaved: bool,
+    /// The board takes the mouse (wheel, clicks); off, the terminal selects text.
+    pub mouse_capture: bool,
     pub warnings: Vec<String>,
     pub size: (u16, u16),
     /// Wall-clock time (RFC 3339 UTC) of the latest tick.
@@ -52,8 +61,11 @@ impl SessionState {
             images: ImageTemplates::default(),
             recipes: Vec::new(),
             message: None,
+            message_tick: 0,
+            messages: Vec::new(),
             read_only: false,
             unsaved: false,
+            mouse_capture: true,
             warnings: Vec::new(),
             size: (80, 24),
             now: String::new(),
@@ -67,8 +79,33 @@ impl SessionState {
         }
     }
 
+    /// A toast on the footer, kept in the message log.
     pub fn notify(&mut self, level: Level, text: impl Into<String>) {
-        self.message = Some((level, text.into()));
+        let text = text.into();
+        self.log(level, text.clone());
+        self.message = Some((level, text));
+        self.message_tick = self.ticks;
+    }
+
+    /// Into the message log only (load warnings: the footer says how many there are).
+    pub fn log(&mut self, level: Level, text: String) {
+        if self.messages.len() >= MESSAGE_LOG_CAP {
+            self.messages.remove(0);
+        }
+        self.messages.push((self.now.clone(), level, text));
+    }
+
+    /// Drop the toast once it has been shown long enough.
+    pub fn expire_message(&mut self) {
+        let shown = self.ticks.saturating_sub(self.message_tick);
+        let keep = match &self.message {
+            Some((Level::Error, _)) => shown < 20,
+            Some(_) => shown < 8,
+            None => true,
+        };
+        if !keep {
+            self.message = None;
+        }
     }
 
     /// `2026-11-22T01:02:03Z` → `20261122010203`, for run ids.

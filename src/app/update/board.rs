@@ -17,7 +17,9 @@ pub fn navigate(state: &mut AppState, action: Action) -> Vec<Effect> {
             board.detail_scroll = 0;
         }
         Action::DetailUp => board.detail_scroll = board.detail_scroll.saturating_sub(3),
-        Action::DetailDown => board.detail_scroll = board.detail_scroll.saturating_add(3),
+        Action::DetailDown => {
+            board.detail_scroll = board.detail_scroll.saturating_add(3).min(board.detail_limit)
+        }
         Action::ClearFilter => clear(state),
         Action::NextView => switch_view(state, 1),
         Action::PrevView => switch_view(state, View::ALL.len() - 1),

@@ -10,11 +10,14 @@ use crate::triage::{Change, FixOutcome};
 
 /// The variant a fix is for: the first failing one, with its failure's category.
 fn failing_variant(state: &AppState, index: usize) -> Option<(Variant, String)> {
+    let v = state.board.entries[index].newest_failing()?;
+    Some((v, category_of(state, index, v)))
+}
+
+fn category_of(state: &AppState, index: usize, v: Variant) -> String {
     let entry = &state.board.entries[index];
-    Variant::ALL.into_iter().find(|v| entry.variant(*v).outcome.status.is_failure()).map(|v| {
-        let verdict = entry.variant(v).verdict.as_ref().or(entry.hint.as_ref());
-        (v, verdict.map_or(crate::classify::UNCLASSIFIED.to_string(), |x| x.category.clone()))
-    })
+    let verdict = entry.variant(v).verdict.as_ref().or(entry.hint.as_ref());
+    verdict.map_or(crate::classify::UNCLASSIFIED.to_string(), |x| x.category.clone())
 }
 
 fn evidence(state: &AppState, short: &str, variant: Variant) -> Option<String> {
@@ -22,7 +25,7 @@ fn evidence(state: &AppState, short: &str, variant: Variant) -> Option<String> {
     state.board.entries[index].variant(variant).verdict.as_ref().map(|v| v.evidence.clone())
 }
 
-/// `f`: probe the failing variant's image and open the menu.
+/// `f`: probe the newest failing variant's image and open the menu.
 pub fn open(state: &mut AppState) -> Vec<Effect> {
     let Some(index) = state.board.selected_entry() else { return Vec::new() };
     let short = state.board.entries[index].commit.short.clone();
@@ -30,6 +33,18 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
         state.notify(Level::Info, format!("{short} has no failed variant to fix"));
         return Vec::new();
     };
+    open_for(state, index, variant, category)
+}
+
+/// `b`/`h`/`a` in the menu: the fixes for that variant instead.
+fn switch_variant(state: &mut AppState, variant: Variant) -> Vec<Effect> {
+    let Some(index) = state.board.selected_entry() else { return Vec::new() };
+    let category = category_of(state, index, variant);
+    open_for(state, index, variant, category)
+}
+
+fn open_for(state: &mut AppState, index: usize, variant: Variant, category: String) -> Vec<Effect> {
+    let short = state.board.entries[index].commit.short.clone();
     let image = state.board.book.fixed_image(&short, variant.name());
     let evidence = evidence(state, &short, variant);
     let menu = FixMenu {
@@ -80,6 +95,9 @@ pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.mode = Mode::Prompt(Prompt::new(PromptPurpose::UnfixableReason, &short, text));
         }
         Action::ApplyFix | Action::ApplyFixCommit => return confirm(state, action == Action::ApplyFixCommit),
+        Action::ShowBaseline => return switch_variant(state, Variant::Baseline),
+        Action::ShowHuman => return switch_variant(state, Variant::Human),
+        Action::ShowAgent => return switch_variant(state, Variant::Agent),
         Action::Close => state.mode = Mode::Normal,
         _ => {}
     }

@@ -9,6 +9,14 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
+/// `M`: every message and warning since start, newest at the bottom, scrolled like help.
+pub fn messages(state: &mut AppState) -> Vec<Effect> {
+    state.mode = Mode::Messages;
+    let lines = u16::try_from(state.session.messages.len()).unwrap_or(u16::MAX);
+    state.session.help_scroll = lines.saturating_sub(state.session.size.1.saturating_sub(6));
+    Vec::new()
+}
+
 pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     let page = state.session.size.1.saturating_sub(6).max(1);
     let scroll = &mut state.session.help_scroll;

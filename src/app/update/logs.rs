@@ -33,11 +33,16 @@ fn close(state: &mut AppState) {
 
 fn open_recorded(state: &mut AppState, index: usize) -> Vec<Effect> {
     let entry = &state.board.entries[index];
-    let variant = Variant::ALL
-        .into_iter()
-        .find(|v| entry.variant(*v).outcome.status.is_failure())
+    let variant = entry
+        .newest_failing()
         .or_else(|| Variant::ALL.into_iter().find(|v| entry.variant(*v).loaded))
         .unwrap_or(Variant::Human);
+    open_variant(state, index, variant)
+}
+
+/// The recorded output of one variant of a commit.
+fn open_variant(state: &mut AppState, index: usize, variant: Variant) -> Vec<Effect> {
+    let entry = &state.board.entries[index];
     let recorded = entry.variant(variant);
     let key = LogKey { short: entry.commit.short.clone(), variant, run: "recorded".into() };
     let source = recorded.loaded.then(|| recorded.outcome.source.clone()).flatten();
@@ -90,6 +95,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::OtherPane => other_pane(state),
         Action::LogSearch => open_search(state),
         Action::CloseLog => close_or_clear(state),
+        Action::ShowBaseline | Action::ShowHuman | Action::ShowAgent => show_variant(state, action),
         _ => {
             let rows = state.log_rows();
             match state.focused_log_mut() {
@@ -98,6 +104,21 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
         }
     }
+}
+
+/// `b`/`h`/`a` in a recorded log: that variant's output instead.
+fn show_variant(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let variant = match action {
+        Action::ShowBaseline => Variant::Baseline,
+        Action::ShowHuman => Variant::Human,
+        _ => Variant::Agent,
+    };
+    let of_run =
+        state.logs.run_pane.as_ref().and_then(|(id, _)| state.runs.get(id)).map(|r| r.short().to_string());
+    let short = of_run.or_else(|| state.logs.recorded.as_ref().map(|v| v.key.short.clone()));
+    let Some(index) = short.and_then(|s| state.board.entry_index(&s)) else { return Vec::new() };
+    state.logs.run_pane = None;
+    open_variant(state, index, variant)
 }
 
 fn other_pane(state: &mut AppState) -> Vec<Effect> {

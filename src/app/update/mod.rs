@@ -10,6 +10,7 @@ mod help;
 mod logs;
 mod prompt;
 mod runs;
+mod runs_view;
 mod triage;
 
 use super::{Action, AppState, ConfirmAction, Effect, Focus, Key, KeyCode, KeyMode, Level, Msg};
@@ -29,11 +30,74 @@ fn quit(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::Quit]
 }
 
+fn toggle_mouse(state: &mut AppState) -> Vec<Effect> {
+    let on = !state.session.mouse_capture;
+    state.session.mouse_capture = on;
+    let text = if on {
+        "mouse on: wheel and clicks go to the board"
+    } else {
+        "mouse off: select text with it; T turns it on"
+    };
+    state.notify(Level::Info, text);
+    vec![Effect::MouseCapture(on)]
+}
+
+/// `y` / `Y`: the selected commit's hash, or its failure's evidence line, to the clipboard.
+fn copy(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let Some(index) = state.board.selected_entry() else { return Vec::new() };
+    let entry = &state.board.entries[index];
+    let text = match action {
+        Action::CopyHash => Some(entry.commit.full.clone()),
+        _ => entry.verdict().map(|v| v.evidence.clone()),
+    };
+    let Some(text) = text else {
+        state.notify(Level::Info, "no failure evidence to copy");
+        return Vec::new();
+    };
+    let shown: String = text.chars().take(60).collect();
+    state.notify(Level::Info, format!("copied to the clipboard (OSC 52): {shown}"));
+    vec![Effect::Copy(text)]
+}
+
+/// The wheel scrolls what is under the pointer; a click selects a row or focuses a pane.
+fn pointer(state: &mut AppState, over: super::Pointed, wheel: i8) -> Vec<Effect> {
+    use super::Pointed;
+    let down = wheel > 0;
+    match (over, wheel) {
+        (Pointed::Pane, 0) if state.logs.is_open() => state.focus = super::Focus::Log,
+        (Pointed::Pane, _) if state.logs.is_open() => {
+            let action = if down { Action::ScrollDown } else { Action::ScrollUp };
+            for _ in 0..3 {
+                logs::act(state, action);
+            }
+        }
+        (Pointed::Pane, 0) => {}
+        (Pointed::Pane, _) => {
+            let scroll = &mut state.board.detail_scroll;
+            let limit = state.board.detail_limit;
+            *scroll = if down { scroll.saturating_add(3).min(limit) } else { scroll.saturating_sub(3) };
+        }
+        (Pointed::BoardRow(pos), 0) => {
+            state.focus = super::Focus::Board;
+            state.board.selected = pos.min(state.board.visible.len().saturating_sub(1));
+            state.board.detail_scroll = 0;
+        }
+        (_, 0) => state.focus = super::Focus::Board,
+        (_, _) => return board::move_by(state, if down { 3 } else { -3 }),
+    }
+    Vec::new()
+}
+
 fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => key_pressed(state, key),
-        Msg::ScrollUp => board::move_by(state, -3),
-        Msg::ScrollDown => board::move_by(state, 3),
+        Msg::Mouse { .. } => Vec::new(),
+        Msg::Pointer { over, wheel } => pointer(state, over, wheel),
+        Msg::DetailLimit(limit) => {
+            state.board.detail_limit = limit;
+            state.board.detail_scroll = state.board.detail_scroll.min(limit);
+            Vec::new()
+        }
         Msg::Resize(w, h) => {
             state.session.size = (w, h);
             Vec::new()
@@ -56,6 +120,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
 fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     state.session.now = now;
     state.session.ticks += 1;
+    state.session.expire_message();
     state.refresh_live_cells();
     // A read-only board asks for the lock every other second.
     if state.session.read_only && state.session.ticks.is_multiple_of(2) {
@@ -84,6 +149,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
         (KeyMode::Chooser, Some(action)) => runs::chooser(state, action),
         (KeyMode::FixMenu, Some(action)) => fixes::menu(state, action),
         (KeyMode::BulkPicker, Some(action)) => fixes::bulk(state, action),
+        (KeyMode::Runs, Some(action)) => runs_view::act(state, action),
         (KeyMode::Confirm, Some(action)) => match confirm::act(state, action) {
             confirm::Answer::Yes(confirmed) => dispatch_confirmed(state, confirmed),
             confirm::Answer::LeaveRunning => quit(state),
@@ -149,6 +215,10 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Quit if state.runs.is_live() => runs::ask_quit(state),
         Action::Quit => quit(state),
         Action::Help => help::open(state),
+        Action::Messages => help::messages(state),
+        Action::RunsView => runs_view::open(state),
+        Action::ToggleMouse => toggle_mouse(state),
+        Action::CopyHash | Action::CopyEvidence => copy(state, action),
         Action::CycleFocus => cycle_focus(state),
         Action::OpenLog => logs::toggle(state),
         Action::StartRun => runs::open_chooser(state),

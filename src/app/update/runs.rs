@@ -97,8 +97,17 @@ pub fn pump(state: &mut AppState) -> Vec<Effect> {
 /// `x`: cancel the selected commit's live run, after a confirm.
 pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
     let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
-    let Some(run) = state.runs.live_of(&short) else {
+    let Some(run_id) = state.runs.live_of(&short).map(|r| r.run_id.clone()) else {
         state.notify(Level::Info, format!("{short} has no live run"));
+        return Vec::new();
+    };
+    ask_cancel_run(state, &run_id)
+}
+
+/// Ask before cancelling a run that has not ended.
+pub fn ask_cancel_run(state: &mut AppState, run_id: &str) -> Vec<Effect> {
+    let Some(run) = state.runs.get(run_id).filter(|r| !r.phase.is_finished()) else {
+        state.notify(Level::Info, format!("run {run_id} has already ended"));
         return Vec::new();
     };
     let preview = vec![
@@ -175,12 +184,35 @@ fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Optio
         state.refresh_live_cells();
         return Vec::new();
     }
+    if let RunPhase::Failed { category, message } = &run.phase
+        && category.is_setup_error()
+    {
+        // This host's set-up failed, not the commit: nothing is recorded over the variant.
+        let text = format!(
+            "{} {}: set-up error ({category}): {message}; nothing recorded",
+            run.short(),
+            run.variant().name()
+        );
+        state.notify(Level::Error, text);
+        state.refresh_live_cells();
+        return Vec::new();
+    }
     let (short, variant) = (run.short().to_string(), run.variant());
+    if outcome.status.is_failure() {
+        let category = verdict.as_ref().map_or(crate::classify::UNCLASSIFIED, |v| v.category.as_str());
+        let why = outcome.error.as_deref().unwrap_or("no error text");
+        state.notify(
+            Level::Error,
+            format!("{short} {} failed: {category} — {why} (L: its log)", variant.name()),
+        );
+    }
     if let Some(index) = state.board.entry_index(&short) {
         let slot = &mut state.board.entries[index].variants[variant as usize];
         slot.outcome = outcome;
         slot.verdict = verdict;
         slot.loaded = true;
+        // The newest record: the row's category, `f` and `L` now follow this variant.
+        slot.at = crate::dataset::results::Stamp::parse(&state.session.now);
         state.board.rebuild_row(index);
     }
     state.refresh_live_cells();

@@ -32,6 +32,9 @@ pub struct ResultRecord {
     /// Why the record cannot stand for its variant (a check on a stand-in model, say): it is
     /// listed with the commit but decides nothing.
     pub not_comparable: Option<String>,
+    /// The classification a run of ours recorded (category, evidence): it stands where the text
+    /// it kept no longer shows the failure (a failed pull leaves no output).
+    pub own_category: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +52,10 @@ impl ResultRecord {
     /// Classify all of the record's text; the verdict names the field its evidence came from,
     /// with the line number inside that field.
     pub fn classify(&self, classifier: &Classifier) -> Option<Verdict> {
-        let mut verdict = classifier.classify(&self.text())?;
+        let Some(mut verdict) = classifier.classify(&self.text()) else {
+            let (category, evidence) = self.own_category.as_ref()?;
+            return classifier.named(category, evidence);
+        };
         let mut first_line = 1;
         for t in &self.texts {
             let lines = t.text.matches('\n').count() + 1;

@@ -63,6 +63,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     };
     let mut record = origin.record(short, variant, outcome, stamp(obj, &["timestamp"]).or(at));
     record.texts = fields(obj, TEXT_FIELDS, "");
+    record.own_category = own_category(obj);
     record
 }
 
@@ -79,6 +80,14 @@ fn fixes_of(obj: &Obj) -> Vec<String> {
     let upstream = obj.get("fix_applied").map(words).unwrap_or_default();
     let upstream = upstream.into_iter().filter(|f| !f.is_empty() && !f.starts_with("none")).collect();
     ours.unwrap_or(upstream)
+}
+
+/// `perftriage.classification` of a result file we wrote: its category and evidence.
+fn own_category(obj: &Obj) -> Option<(String, String)> {
+    let c = obj.get("perftriage")?.get("classification")?;
+    let category = c.get("category")?.as_str()?.to_string();
+    let evidence = c.get("evidence").and_then(Value::as_str).unwrap_or_default().to_string();
+    Some((category, evidence))
 }
 
 /// A flat Docker result: the human image run once, often on a stand-in model. On the benchmark's

@@ -26,6 +26,7 @@ impl Origin<'_> {
             at,
             texts: Vec::new(),
             not_comparable: None,
+            own_category: None,
         }
     }
 

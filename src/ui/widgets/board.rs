@@ -93,6 +93,23 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, selected: bool
     }
 }
 
+/// The first visible row drawn, so that the selected one is on screen.
+fn first_shown(area: Rect, state: &AppState) -> usize {
+    let inner_height = usize::from(area.height.saturating_sub(3)).max(1);
+    state.board.selected.saturating_sub(inner_height - 1)
+}
+
+/// The visible-row position drawn at terminal row `y` (below the border and column titles).
+pub fn row_at(area: Rect, state: &AppState, y: u16) -> Option<usize> {
+    let first_data = area.y + 2;
+    let last = area.y + area.height.saturating_sub(1);
+    if y < first_data || y >= last {
+        return None;
+    }
+    let pos = first_shown(area, state) + usize::from(y - first_data);
+    (pos < state.board.visible.len()).then_some(pos)
+}
+
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     // With a log pane beside it, the border says which of the two takes the keys.
     let focused = state.logs.is_open() && state.focus == crate::app::Focus::Board;
@@ -107,7 +124,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         frame.render_widget(Paragraph::new(text).style(theme.dim).block(block), area);
         return;
     }
-    let offset = state.board.selected.saturating_sub(inner_height - 1);
+    let offset = first_shown(area, state);
     let cols = columns(area.width, state.board.agents_named);
     let narrow_mark = area.width < 110;
     let rows = state.board.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {

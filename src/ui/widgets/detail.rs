@@ -24,9 +24,25 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     };
     let lines = lines(&state.board.entries[index], state, theme);
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let scroll = state.board.detail_scroll.min(last_top(&paragraph, area));
+    frame.render_widget(paragraph.block(block).scroll((scroll, 0)), area);
+}
+
+/// The furthest the detail can scroll in `area`: its last line at the bottom.
+fn last_top(paragraph: &Paragraph, area: Rect) -> u16 {
+    let inner = (area.width.saturating_sub(2), area.height.saturating_sub(2));
+    let total = u16::try_from(paragraph.line_count(inner.0)).unwrap_or(u16::MAX);
+    total.saturating_sub(inner.1)
+}
+
+/// How far the selected commit's detail can scroll in a pane of `area`: the runtime tells
+/// `update`, so `J` stops at the end.
+pub fn scroll_limit(area: Rect, state: &AppState, theme: &Theme) -> u16 {
+    let Some(index) = state.board.selected_entry() else { return 0 };
     let paragraph =
-        Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((state.board.detail_scroll, 0));
-    frame.render_widget(paragraph, area);
+        Paragraph::new(lines(&state.board.entries[index], state, theme)).wrap(Wrap { trim: false });
+    last_top(&paragraph, area)
 }
 
 fn field<'a>(name: &'a str, value: String, theme: &Theme) -> Line<'a> {

@@ -12,7 +12,9 @@ pub mod header;
 pub mod help;
 pub mod hints;
 pub mod log_pane;
+pub mod messages;
 pub mod run_panes;
+pub mod runs_view;
 pub mod too_small;
 
 use crate::dataset::RunStatus;

@@ -1,0 +1,27 @@
+//! `<workspace>/board.json`: sort, view, filter, agent and selection, written when the board
+//! closes and read at the next start. Only view preferences live here; a file that cannot be
+//! read is a warning and the board starts as new.
+
+use crate::app::BoardPrefs;
+use std::path::{Path, PathBuf};
+
+fn path(workspace: &Path) -> PathBuf {
+    workspace.join("board.json")
+}
+
+/// The board as it was left; `Err` says what is wrong with the file.
+pub fn load(workspace: &Path) -> Result<Option<BoardPrefs>, String> {
+    let path = path(workspace);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}; the board starts with its defaults", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}; the board starts with its defaults", path.display())),
+    }
+}
+
+pub fn save(workspace: &Path, prefs: &BoardPrefs) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(prefs).map_err(std::io::Error::other)?;
+    crate::files::write(&path(workspace), &bytes)
+}

@@ -1,0 +1,45 @@
+//! The `R` overlay: every run of this session, newest first — commit, variant, phase (with a
+//! failure's category and words), elapsed time, image and container.
+
+use super::popup;
+use crate::app::{Action, AppState, KeyMode, RunView, compact_duration};
+use crate::runs::RunPhase;
+use crate::ui::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, theme: &Theme) {
+    let mut lines = vec![Line::styled(
+        format!("{:<8} {:<9} {:<30} {:>5}  {}", "commit", "variant", "phase", "time", "image · container"),
+        theme.header,
+    )];
+    if state.runs.list.is_empty() {
+        lines.push(Line::styled("No runs yet: r on a commit starts one.", theme.dim));
+    }
+    for (i, run) in state.runs.list.iter().rev().enumerate() {
+        let style = if i == selected { theme.selected } else { theme.text };
+        lines.push(Line::styled(row(run, state.session.ticks), style));
+    }
+    let key = |action| super::hints::key(&state.session.keymap, KeyMode::Runs, action);
+    let (open, cancel, close) = (key(Action::OpenLog), key(Action::CancelRun), key(Action::Close));
+    let (running, queued) = (state.runs.active(), state.runs.queue.len());
+    let title =
+        format!(" Runs: {running} running, {queued} queued — {open} logs, {cancel} cancel, {close} closes ");
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
+    popup(frame, area, (140, height), Span::styled(title, theme.header), theme.border, Paragraph::new(lines));
+}
+
+fn row(run: &RunView, ticks: u64) -> String {
+    let phase = match &run.phase {
+        RunPhase::Failed { category, message } => format!("failed: {category} — {message}"),
+        RunPhase::Done { metrics } => format!("done: {} metrics", metrics.len()),
+        other => other.word().to_string(),
+    };
+    let phase: String = phase.chars().take(30).collect();
+    let elapsed = compact_duration(ticks.saturating_sub(run.started_tick));
+    let image = run.request.image.as_deref().unwrap_or("(the plan's image)");
+    let container = crate::runs::container_name(run.short(), run.variant(), &run.run_id);
+    format!("{:<8} {:<9} {phase:<30} {elapsed:>5}  {image} · {container}", run.short(), run.variant().name())
+}
