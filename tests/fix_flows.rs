@@ -68,27 +68,78 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::ApplyFix(req)] = effects.as_slice() else { panic!("{effects:?}") };
-    assert_eq!((req.recipe.as_str(), req.commit_image), ("numpy_lt_2", false));
+    assert_eq!(
+        (req.recipe.as_str(), req.commit_image),
+        ("numpy_lt_2", true),
+        "Enter commits the fixed image"
+    );
     assert_eq!(s.logs.recorded.as_ref().unwrap().key, req.log, "the fix's output streams into the log pane");
     docker_up(&mut s);
 
-    // Verified without a committed image: recorded, then the variant is re-run with the fix named.
+    // Verified: recorded with its committed image, the row says "fixed" and the variant re-runs in it.
     let done = Msg::Fix(FixMsg::Done(FixDone {
         short: "7c01f706".into(),
         variant: Variant::Human,
         recipe: "numpy_lt_2".into(),
         outcome: FixOutcome::Verified,
-        image: Some("perftriage-fixed-local:7c01f706-human".into()),
+        image: Some("perftriage-fixed:7c01f706418d".into()),
         log: Some("ws/fixes/x.log".into()),
-        commit_image: false,
+        commit_image: true,
     }));
     let effects = update(&mut s, done);
     assert!(
         matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
     );
     let Effect::StartRun { image, fixes, .. } = &effects[1] else { panic!("{effects:?}") };
-    assert_eq!(image.as_deref(), Some("perftriage-fixed-local:7c01f706-human"));
+    assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"));
     assert_eq!(fixes, &vec!["numpy_lt_2".to_string()]);
+    assert_eq!(
+        s.board.book.fixed_image("7c01f706", "human").as_deref(),
+        Some("perftriage-fixed:7c01f706418d")
+    );
+}
+
+/// `c` applies and commits without a re-run: the row says "fixed" (not re-run) until a run of
+/// that variant ends. Keys from the failure seen on the board to a stored re-run in the fixed
+/// image: `f`, `Enter`, `y` — three.
+#[test]
+fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('f'));
+    let offers = Ok(vec![offer("numpy_lt_2", true, None)]);
+    update(&mut s, Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers }));
+    press(&mut s, Key::ch('c'));
+    let effects = press(&mut s, Key::ch('y'));
+    assert!(matches!(effects.as_slice(), [Effect::ApplyFix(r)] if r.commit_image));
+    let done = FixDone {
+        short: "7c01f706".into(),
+        variant: Variant::Human,
+        recipe: "numpy_lt_2".into(),
+        outcome: FixOutcome::Verified,
+        image: Some("perftriage-fixed:7c01f706418d".into()),
+        log: None,
+        commit_image: true,
+    };
+    let effects = update(&mut s, Msg::Fix(FixMsg::Done(done)));
+    assert!(effects.iter().all(|e| !matches!(e, Effect::StartRun { .. })), "c does not re-run");
+    let cell =
+        |s: &AppState| s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap().cells[1].text.clone();
+    assert_eq!(cell(&s), "✚ fixed");
+    let mut planner = common::Planner::new();
+    planner.press(&mut s, Key::ch('r'));
+    planner.press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { run_id, image, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"), "the run uses the fixed image");
+    let outcome = perftriage::dataset::Outcome {
+        status: perftriage::dataset::RunStatus::Success,
+        ..perftriage::dataset::Outcome::not_run()
+    };
+    let finished = perftriage::app::RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None };
+    update(&mut s, Msg::Run(finished));
+    assert_ne!(cell(&s), "✚ fixed", "a run of the variant ended: it is not 'not re-run' any more");
 }
 
 #[test]

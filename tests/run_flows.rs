@@ -499,3 +499,27 @@ fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     let (run, _) = s.logs.run_pane.clone().unwrap();
     assert_eq!(s.runs.get(&run).unwrap().variant(), Variant::Baseline);
 }
+
+/// Keys typed while the runs are being planned are not board keys (a fast `r h y` used to copy
+/// the hash); the confirm comes when the plan does, and Esc gives up.
+#[test]
+fn keys_typed_while_a_run_is_planned_wait_for_its_confirm() {
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "7c01f706");
+    common::press(&mut s, Key::ch('r'));
+    let effects = common::press(&mut s, Key::ch('h'));
+    let [Effect::PlanRuns { short, requests }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((short.as_str(), requests.len()), ("7c01f706", 1));
+    assert!(common::press(&mut s, Key::ch('y')).is_empty(), "not a board key while planning");
+    let plans = vec![(Variant::Human, Ok(vec!["H human: img".to_string()]))];
+    update(&mut s, Msg::Run(RunMsg::Planned { short: "7c01f706".into(), plans: plans.clone() }));
+    assert!(matches!(s.mode, Mode::Confirm(_)), "{:?}", s.mode);
+    common::press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
+    common::press(&mut s, Key::ch('r'));
+    common::press(&mut s, Key::ch('h'));
+    common::press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
+    assert_eq!(s.mode, Mode::Normal);
+    update(&mut s, Msg::Run(RunMsg::Planned { short: "7c01f706".into(), plans }));
+    assert_eq!(s.mode, Mode::Normal, "a plan that comes after Esc is dropped");
+}

@@ -99,14 +99,24 @@ impl Engine {
 
     /// Stop and remove, whatever state it is in; a container already gone is fine.
     pub async fn remove(&self, id: &str) -> Result<(), DockerError> {
+        self.remove_found(id).await.map(|_| ())
+    }
+
+    /// Remove a container, saying whether there was one to remove.
+    pub async fn remove_found(&self, id: &str) -> Result<bool, DockerError> {
         let options = RemoveContainerOptionsBuilder::default().force(true).build();
         match self.raw().remove_container(id, Some(options)).await {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(true),
             Err(e) => match DockerError::api("remove container", e) {
-                DockerError::NotFound { .. } => Ok(()),
+                DockerError::NotFound { .. } => Ok(false),
                 other => Err(other),
             },
         }
+    }
+
+    /// Whether a container of this name or id is there (running or not).
+    pub async fn exists(&self, name: &str) -> bool {
+        self.raw().inspect_container(name, None).await.is_ok()
     }
 
     /// Our containers for this workspace, running or not.

@@ -84,7 +84,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Mode::Choose(short) => widgets::chooser::render(frame, area, short, keymap, theme),
         Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, keymap, theme),
         Mode::BulkFix(picker) => widgets::fix_menu::render_bulk(frame, area, picker, keymap, theme),
-        Mode::Normal | Mode::Prompt(_) => {}
+        Mode::Normal | Mode::Prompt(_) | Mode::Planning(_) => {}
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::super::filter::Query;
 use super::super::rows::{Column, Row, build_row};
-use crate::dataset::{CommitStatus, Entry};
+use crate::dataset::{CommitStatus, Entry, Variant};
 use crate::triage::{Mark, TriageBook};
 use std::collections::BTreeSet;
 
@@ -76,6 +76,10 @@ pub struct BoardState {
     pub detail_scroll: u16,
     /// The furthest the detail pane scrolls, as last drawn.
     pub detail_limit: u16,
+    /// Variants a fix is being applied to that re-run once it is verified.
+    pub rerun_after_fix: BTreeSet<(String, Variant)>,
+    /// Variants fixed since their last run: the cell says so until a run of it ends.
+    pub fixed_not_rerun: BTreeSet<(String, Variant)>,
     /// Commits picked with Space for a bulk fix.
     pub picked: BTreeSet<String>,
     /// The agent whose results fill the A column; `None`: each commit's newest of any agent.
@@ -103,6 +107,8 @@ impl BoardState {
             detail_open: false,
             detail_scroll: 0,
             detail_limit: u16::MAX,
+            rerun_after_fix: BTreeSet::new(),
+            fixed_not_rerun: BTreeSet::new(),
             picked: BTreeSet::new(),
             agent: None,
             agents_named,
@@ -177,7 +183,7 @@ impl BoardState {
         if let Some(agent) = prefs.agent.filter(|a| self.known_agents().contains(a)) {
             self.agent = Some(agent);
             self.entries.iter_mut().for_each(|e| e.select_agent(self.agent.as_deref()));
-            self.rows = self.entries.iter().map(|e| build_row(e, &self.book)).collect();
+            self.rebuild_rows();
         }
         self.resort();
         let wanted = prefs.selected.and_then(|s| self.entry_index(&s));
@@ -203,12 +209,22 @@ impl BoardState {
         for entry in &mut self.entries {
             entry.select_agent(self.agent.as_deref());
         }
-        self.rows = self.entries.iter().map(|e| build_row(e, &self.book)).collect();
+        self.rebuild_rows();
         self.resort();
+    }
+
+    fn rebuild_rows(&mut self) {
+        for index in 0..self.entries.len() {
+            self.rebuild_row(index);
+        }
     }
 
     pub fn rebuild_row(&mut self, index: usize) {
         self.rows[index] = build_row(&self.entries[index], &self.book);
+        let short = self.entries[index].commit.short.clone();
+        for v in Variant::ALL.into_iter().filter(|v| self.fixed_not_rerun.contains(&(short.clone(), *v))) {
+            self.rows[index].cells[v as usize].text = "✚ fixed".into();
+        }
     }
 
     /// The unfixable reason to prefill from the board: the failure's category and evidence line.

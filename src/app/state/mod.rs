@@ -61,6 +61,7 @@ impl AppState {
             Mode::Prompt(_) => KeyMode::Prompt,
             Mode::Confirm(_) => KeyMode::Confirm,
             Mode::Choose(_) => KeyMode::Chooser,
+            Mode::Planning(_) => KeyMode::Confirm,
             Mode::Fix(_) => KeyMode::FixMenu,
             Mode::BulkFix(_) => KeyMode::BulkPicker,
             Mode::Runs(_) => KeyMode::Runs,

@@ -45,6 +45,8 @@ pub enum ConfirmAction {
         variant: Variant,
         recipe: String,
         commit_image: bool,
+        /// Re-run the variant once the fix is verified (in the committed image, if one was made).
+        rerun: bool,
     },
     BulkFix {
         shorts: Vec<String>,
@@ -93,6 +95,9 @@ pub enum Mode {
     Confirm(Confirm),
     /// Choosing which variants of this commit to run.
     Choose(String),
+    /// The chosen runs are being planned; their confirm comes next (keys typed meanwhile are
+    /// not taken as board keys; Esc gives up).
+    Planning(String),
     Fix(FixMenu),
     BulkFix(BulkPicker),
     Help,

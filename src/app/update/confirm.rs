@@ -13,6 +13,10 @@ pub enum Answer {
 }
 
 pub fn act(state: &mut AppState, action: Action) -> Answer {
+    if matches!(state.mode, Mode::Planning(_)) && matches!(action, Action::No) {
+        state.mode = Mode::Normal;
+        return Answer::No;
+    }
     let Mode::Confirm(confirm) = &mut state.mode else { return Answer::Pending };
     let accept = match action {
         Action::Yes => true,

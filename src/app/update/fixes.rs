@@ -94,7 +94,7 @@ pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {
             let text = state.board.explained_reason(&short, &category);
             state.mode = Mode::Prompt(Prompt::new(PromptPurpose::UnfixableReason, &short, text));
         }
-        Action::ApplyFix | Action::ApplyFixCommit => return confirm(state, action == Action::ApplyFixCommit),
+        Action::ApplyFix | Action::ApplyFixCommit => return confirm(state, action == Action::ApplyFix),
         Action::ShowBaseline => return switch_variant(state, Variant::Baseline),
         Action::ShowHuman => return switch_variant(state, Variant::Human),
         Action::ShowAgent => return switch_variant(state, Variant::Agent),
@@ -104,7 +104,8 @@ pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {
     Vec::new()
 }
 
-fn confirm(state: &mut AppState, commit_image: bool) -> Vec<Effect> {
+/// `Enter`: apply, commit the fixed image and re-run in it; `c`: apply and commit only.
+fn confirm(state: &mut AppState, rerun: bool) -> Vec<Effect> {
     let Mode::Fix(menu) = &state.mode else { return Vec::new() };
     let Some(offer) = menu.current().cloned() else { return Vec::new() };
     if let Some(why) = &offer.why_not {
@@ -114,13 +115,12 @@ fn confirm(state: &mut AppState, commit_image: bool) -> Vec<Effect> {
     let (short, variant) = (menu.short.clone(), menu.variant);
     let mut preview: Vec<String> = vec![format!("In a container from {short}'s {} image:", variant.name())];
     preview.extend(offer.steps.iter().map(|s| format!("  {s}")));
-    preview.push(if commit_image {
-        "then commit it as the fixed image for this variant and use it from now on.".into()
-    } else {
-        format!("then re-run {} in the fixed environment; the result names the fix.", variant.name())
-    });
+    preview.push("then commit it as the fixed image for this variant; later runs use it.".into());
+    if rerun {
+        preview.push(format!("then re-run {} in that image; the result names the fix.", variant.name()));
+    }
     let title = format!("Apply {} to {short} {}?", offer.id, variant.name());
-    let action = ConfirmAction::ApplyFix { short, variant, recipe: offer.id, commit_image };
+    let action = ConfirmAction::ApplyFix { short, variant, recipe: offer.id, commit_image: true, rerun };
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
     Vec::new()
 }
@@ -169,7 +169,15 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
         _ => (Level::Info, format!("{recipe} verified on {short}; re-running {}", variant.name())),
     };
     state.notify(message.0, message.1);
-    if outcome != FixOutcome::Failed && !commit_image {
+    let rerun = state.board.rerun_after_fix.remove(&(short.clone(), variant)) || !commit_image;
+    if outcome == FixOutcome::Failed {
+        return effects;
+    }
+    state.board.fixed_not_rerun.insert((short.clone(), variant));
+    if let Some(index) = state.board.entry_index(&short) {
+        state.board.rebuild_row(index);
+    }
+    if rerun {
         let mut fixes = state.board.book.fixes(&short, variant.name());
         if !fixes.contains(&recipe) {
             fixes.push(recipe);

@@ -197,7 +197,10 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::MarkUnfixable { short, reason } => triage::record_unfixable(state, &short, reason),
         ConfirmAction::StartRuns { short, variants } => runs::start(state, &short, &variants),
         ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
-        ConfirmAction::ApplyFix { short, variant, recipe, commit_image } => {
+        ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
+            if rerun {
+                state.board.rerun_after_fix.insert((short.clone(), variant));
+            }
             fixes::apply(state, &short, variant, &recipe, commit_image)
         }
         ConfirmAction::BulkFix { shorts, recipe, again } => {

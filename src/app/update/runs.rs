@@ -30,7 +30,7 @@ pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
             return Vec::new();
         }
     };
-    state.mode = Mode::Normal;
+    state.mode = Mode::Planning(short.clone());
     let requests = variants.iter().map(|v| request(state, &short, *v)).collect();
     vec![Effect::PlanRuns { short, requests }]
 }
@@ -44,6 +44,10 @@ fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.
 fn planned(state: &mut AppState, short: String, plans: Vec<(Variant, Result<Vec<String>, String>)>) {
+    if state.mode != Mode::Planning(short.clone()) {
+        return; // given up with Esc while it was being planned
+    }
+    state.mode = Mode::Normal;
     let mut preview = Vec::new();
     let mut runnable = Vec::new();
     for (variant, plan) in plans {
@@ -211,6 +215,7 @@ fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Optio
         slot.outcome = outcome;
         slot.verdict = verdict;
         slot.loaded = true;
+        state.board.fixed_not_rerun.remove(&(short.clone(), variant));
         // The newest record: the row's category, `f` and `L` now follow this variant.
         slot.at = crate::dataset::results::Stamp::parse(&state.session.now);
         state.board.rebuild_row(index);

@@ -132,7 +132,13 @@ pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
         let budget = budget.saturating_sub(started.elapsed());
         result = guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, &id)).await;
     }
-    remove_container(&env, &plan.container.name).await;
+    let removed = remove_container(&env, &plan.container.name).await;
+    let interrupted =
+        matches!(&result, Err(f) if matches!(f.kind, FailureKind::Cancelled | FailureKind::Timeout));
+    if interrupted && outcome.create_sent && !removed {
+        // Cancelled while the daemon was creating it: the container can appear after the remove.
+        settle_and_remove(&env, &plan.container.name).await;
+    }
     server.finish(&env);
     bench.finish(&env);
     conclude(outcome, result, &server, &bench, &env, started)
@@ -231,11 +237,11 @@ async fn reconnect(env: &RunEnv, id: &str) -> Option<Engine> {
 
 /// Remove the run's container — by name: a cancel can land between create and the id reaching
 /// us. While the connection is lost the run says so and keeps trying (reconnecting each time),
-/// so a dropped socket never leaves a container running for weeks.
-async fn remove_container(env: &RunEnv, name: &str) {
+/// so a dropped socket never leaves a container running for weeks. Whether there was one to remove.
+async fn remove_container(env: &RunEnv, name: &str) -> bool {
     let (mut docker, mut engine) = (DockerWait::new(), env.engine.clone());
     loop {
-        match engine.remove(name).await {
+        match engine.remove_found(name).await {
             Err(DockerError::Unreachable(why)) if docker.patient() => {
                 let message = format!(
                     "the Docker connection is lost ({why}); container {name} is removed when it is back"
@@ -244,7 +250,20 @@ async fn remove_container(env: &RunEnv, name: &str) {
                     engine = fresh;
                 }
             }
-            _ => return,
+            Ok(removed) => return removed,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Watch for a container whose create request was dropped mid-flight, and remove it when it
+/// shows up (for up to 10 s).
+async fn settle_and_remove(env: &RunEnv, name: &str) {
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if env.engine.exists(name).await {
+            remove_container(env, name).await;
+            return;
         }
     }
 }

@@ -30,6 +30,9 @@ pub struct RunOutcome {
     pub ready_after_s: Option<f64>,
     pub image_digest: Option<String>,
     pub container: Option<String>,
+    /// The create request went to the daemon: a cancel that dropped it may still see the
+    /// container appear afterwards.
+    pub create_sent: bool,
     pub patch: Option<PatchOutcome>,
     pub bench_exit: Option<i64>,
     pub logs: Vec<PathBuf>,
@@ -49,6 +52,7 @@ impl RunOutcome {
             ready_after_s: None,
             image_digest: None,
             container: None,
+            create_sent: false,
             patch: None,
             bench_exit: None,
             logs: Vec::new(),

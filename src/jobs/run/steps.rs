@@ -36,6 +36,7 @@ pub(super) async fn run_steps(
 ) -> Result<(), Failure> {
     pull_if_missing(plan, env).await?;
     phase(env, RunPhase::Starting);
+    outcome.create_sent = true;
     let id = env.engine.start(&container_spec(plan)).await.map_err(|e| docker_failure(&e))?;
     outcome.container = Some(id.clone());
     outcome.image_digest = env.engine.image_digest(&plan.image).await;
