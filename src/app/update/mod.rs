@@ -8,6 +8,7 @@ mod fixes;
 mod gpu;
 mod help;
 mod logs;
+mod mouse;
 mod prompt;
 mod runs;
 mod runs_view;
@@ -30,69 +31,11 @@ fn quit(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::Quit]
 }
 
-fn toggle_mouse(state: &mut AppState) -> Vec<Effect> {
-    let on = !state.session.mouse_capture;
-    state.session.mouse_capture = on;
-    let text = if on {
-        "mouse on: wheel and clicks go to the board"
-    } else {
-        "mouse off: select text with it; T turns it on"
-    };
-    state.notify(Level::Info, text);
-    vec![Effect::MouseCapture(on)]
-}
-
-/// `y` / `Y`: the selected commit's hash, or its failure's evidence line, to the clipboard.
-fn copy(state: &mut AppState, action: Action) -> Vec<Effect> {
-    let Some(index) = state.board.selected_entry() else { return Vec::new() };
-    let entry = &state.board.entries[index];
-    let text = match action {
-        Action::CopyHash => Some(entry.commit.full.clone()),
-        _ => entry.verdict().map(|v| v.evidence.clone()),
-    };
-    let Some(text) = text else {
-        state.notify(Level::Info, "no failure evidence to copy");
-        return Vec::new();
-    };
-    let shown: String = text.chars().take(60).collect();
-    state.notify(Level::Info, format!("copied to the clipboard (OSC 52): {shown}"));
-    vec![Effect::Copy(text)]
-}
-
-/// The wheel scrolls what is under the pointer; a click selects a row or focuses a pane.
-fn pointer(state: &mut AppState, over: super::Pointed, wheel: i8) -> Vec<Effect> {
-    use super::Pointed;
-    let down = wheel > 0;
-    match (over, wheel) {
-        (Pointed::Pane, 0) if state.logs.is_open() => state.focus = super::Focus::Log,
-        (Pointed::Pane, _) if state.logs.is_open() => {
-            let action = if down { Action::ScrollDown } else { Action::ScrollUp };
-            for _ in 0..3 {
-                logs::act(state, action);
-            }
-        }
-        (Pointed::Pane, 0) => {}
-        (Pointed::Pane, _) => {
-            let scroll = &mut state.board.detail_scroll;
-            let limit = state.board.detail_limit;
-            *scroll = if down { scroll.saturating_add(3).min(limit) } else { scroll.saturating_sub(3) };
-        }
-        (Pointed::BoardRow(pos), 0) => {
-            state.focus = super::Focus::Board;
-            state.board.selected = pos.min(state.board.visible.len().saturating_sub(1));
-            state.board.detail_scroll = 0;
-        }
-        (_, 0) => state.focus = super::Focus::Board,
-        (_, _) => return board::move_by(state, if down { 3 } else { -3 }),
-    }
-    Vec::new()
-}
-
 fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => key_pressed(state, key),
         Msg::Mouse { .. } => Vec::new(),
-        Msg::Pointer { over, wheel } => pointer(state, over, wheel),
+        Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::DetailLimit(limit) => {
             state.board.detail_limit = limit;
             state.board.detail_scroll = state.board.detail_scroll.min(limit);
@@ -220,8 +163,8 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Help => help::open(state),
         Action::Messages => help::messages(state),
         Action::RunsView => runs_view::open(state),
-        Action::ToggleMouse => toggle_mouse(state),
-        Action::CopyHash | Action::CopyEvidence => copy(state, action),
+        Action::ToggleMouse => mouse::toggle(state),
+        Action::CopyHash | Action::CopyEvidence => mouse::copy(state, action),
         Action::CycleFocus => cycle_focus(state),
         Action::OpenLog => logs::toggle(state),
         Action::StartRun => runs::open_chooser(state),
