@@ -180,9 +180,14 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
         let watcher = async {
             while let Some(event) = events.recv().await {
                 if let RunEvent::Phase(perftriage::runs::RunPhase::Starting) = event {
-                    // While it starts, a restarted board would find it by its labels.
-                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-                    let found = engine.ours(&ws.display().to_string()).await.unwrap();
+                    // While it starts, a restarted board would find it by its labels (as soon as the
+                    // daemon has made it: under load that takes a while).
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+                    let mut found = Vec::new();
+                    while found.is_empty() && std::time::Instant::now() < deadline {
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        found = engine.ours(&ws.display().to_string()).await.unwrap();
+                    }
                     assert_eq!(found.len(), 1, "{found:?}");
                     assert_eq!(found[0].labels["perftriage.run"], "cancel1");
                     assert!(found[0].name.starts_with(&format!("perftriage-{}-human-cancel1", s.short)));
