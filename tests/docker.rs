@@ -472,3 +472,24 @@ fn a_checkout_without_the_commit_is_a_set_up_error_and_writes_no_result() {
     assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
     no_containers_left(&rt, &engine, &s);
 }
+
+/// The images view's engine side: our fixed-image repositories are listed by tag, and a tag is removed.
+#[test]
+fn fixed_images_are_listed_by_repository_and_removed_by_tag() {
+    let Some((rt, engine)) = ready() else { return };
+    let tag = format!("perftriage-fixed:ptest-{}", std::process::id());
+    let tagged = Command::new("docker").args(["tag", "perftriage-test/vllm:ok", &tag]).status().unwrap();
+    assert!(tagged.success());
+    let repos = vec!["perftriage-fixed".to_string(), "perftriage-fixed-local".to_string()];
+    let listed = rt.block_on(engine.images_in(&repos)).unwrap();
+    let ours = listed.iter().find(|i| i.tag == tag).unwrap_or_else(|| panic!("{tag} not in {listed:?}"));
+    assert!(ours.size_bytes > 0 && ours.created_unix > 0, "{ours:?}");
+    assert!(
+        listed.iter().all(|i| i.tag.starts_with("perftriage-fixed")),
+        "only our repositories: {listed:?}"
+    );
+    rt.block_on(engine.remove_image(&tag)).unwrap();
+    let after = rt.block_on(engine.images_in(&repos)).unwrap();
+    assert!(after.iter().all(|i| i.tag != tag), "{after:?}");
+    assert!(rt.block_on(engine.has_image("perftriage-test/vllm:ok")), "the other tag of the image stays");
+}

@@ -250,3 +250,56 @@ fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
     let effects = press(&mut s, Key::ch('y'));
     assert_eq!(effects.len(), listed.len());
 }
+
+fn screen_of(s: &AppState, w: u16, h: u16) -> String {
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// `I` lists perftriage's fixed images with what they fix; `d` deletes one after a confirm.
+#[test]
+fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
+    use perftriage::docker::TaggedImage;
+    let mut s = state();
+    let done = FixDone {
+        short: "7c01f706".into(),
+        variant: Variant::Human,
+        recipe: "aimv2_exist_ok".into(),
+        outcome: FixOutcome::Verified,
+        image: Some("perftriage-fixed:7c01f706418d".into()),
+        log: None,
+        commit_image: true,
+    };
+    update(&mut s, Msg::Fix(FixMsg::Done(done)));
+    assert_eq!(press(&mut s, Key::ch('I')), vec![Effect::ListImages]);
+    let image =
+        |tag: &str, created_unix| TaggedImage { tag: tag.into(), size_bytes: 812_000_000, created_unix };
+    let listed = vec![
+        image("perftriage-fixed-local:22dd9c27-human", 1_795_400_000),
+        image("perftriage-fixed:7c01f706418d", 1_795_410_000),
+    ];
+    update(&mut s, Msg::Images(Ok(listed)));
+    for (w, h) in [(80, 24), (160, 48)] {
+        let shown = screen_of(&s, w, h);
+        assert!(shown.contains("perftriage-fixed:7c01f706418d"), "{shown}");
+        insta::assert_snapshot!(format!("images_view_{w}x{h}"), shown);
+    }
+    assert!(
+        screen_of(&s, 160, 48).contains("7c01f706 human (aimv2_exist_ok)"),
+        "newest first, with its fixes"
+    );
+    press(&mut s, Key::ch('d'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(confirm.title, "Remove perftriage-fixed:7c01f706418d?");
+    assert!(
+        confirm.preview.iter().any(|l| l.contains("7c01f706 human (aimv2_exist_ok): later runs fall back"))
+    );
+    assert_eq!(
+        press(&mut s, Key::ch('y')),
+        vec![Effect::RemoveImage("perftriage-fixed:7c01f706418d".into())]
+    );
+}

@@ -385,6 +385,9 @@ fn a_failed_run_posts_an_error_naming_its_category_and_every_message_is_kept_in_
     assert!(s.session.message.is_none(), "a toast goes after a while");
     press(&mut s, Key::ch('M'));
     assert_eq!(s.mode, Mode::Messages);
+    for (w, h) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(format!("message_log_{w}x{h}"), screen_of(&s, w, h));
+    }
     let log: Vec<&str> = s.session.messages.iter().map(|(_, _, t)| t.as_str()).collect();
     assert!(log.contains(&"a load warning") && log.iter().any(|t| t.contains("failed: aimv2")), "{log:?}");
     let theme = perftriage::ui::Theme::load("default").unwrap();

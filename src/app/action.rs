@@ -25,6 +25,8 @@ pub enum Action {
     SortReverse,
     NextAgent,
     RunsView,
+    ImagesView,
+    DeleteImage,
     ToggleMouse,
     CopyHash,
     CopyEvidence,
@@ -125,6 +127,8 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::ToggleMouse, "mouse on/off (off: the terminal selects text)", None),
     (Action::CopyHash, "copy the commit's full hash (OSC 52 clipboard)", None),
     (Action::CopyEvidence, "copy the failure's evidence line (OSC 52 clipboard)", None),
+    (Action::ImagesView, "images view: perftriage's fixed images, what they fix; delete from there", None),
+    (Action::DeleteImage, "delete the image (after a confirm)", Some("delete")),
     (
         Action::RunsView,
         "runs view: queued, running and finished runs; cancel or open logs there",

@@ -82,6 +82,10 @@ pub enum Effect {
     /// Sample GPUs every this many milliseconds (the floor is 250).
     GpuInterval(u64),
     Quit,
+    /// List our fixed images (answered by `Msg::Images`).
+    ListImages,
+    /// Remove a fixed image's tag.
+    RemoveImage(String),
     /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
     MouseCapture(bool),
     /// Put text on the terminal's clipboard (OSC 52).

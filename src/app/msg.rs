@@ -20,6 +20,8 @@ pub enum Msg {
         column: u16,
         row: u16,
     },
+    /// Our fixed images, or why they cannot be listed.
+    Images(Result<Vec<crate::docker::TaggedImage>, String>),
     /// How far the detail pane can scroll as it is drawn now (the runtime measures it).
     DetailLimit(u16),
     /// The wheel (−1 up, +1 down) or a click (0) over a part of the screen.

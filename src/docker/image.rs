@@ -2,7 +2,8 @@
 
 use super::{DockerError, Engine};
 use bollard::query_parameters::{
-    BuildImageOptionsBuilder, CommitContainerOptionsBuilder, CreateImageOptionsBuilder,
+    BuildImageOptionsBuilder, CommitContainerOptionsBuilder, CreateImageOptionsBuilder, ListImagesOptions,
+    RemoveImageOptions,
 };
 use futures_util::StreamExt;
 use std::collections::HashMap;
@@ -17,7 +18,44 @@ pub struct PullEvent {
     pub status: String,
 }
 
+/// An image tag in one of our repositories (a fixed image): its size and when it was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaggedImage {
+    pub tag: String,
+    pub size_bytes: i64,
+    pub created_unix: i64,
+}
+
 impl Engine {
+    /// Every tag of the local images in these repositories (`repo:tag`).
+    pub async fn images_in(&self, repos: &[String]) -> Result<Vec<TaggedImage>, DockerError> {
+        let list = self
+            .raw()
+            .list_images(None::<ListImagesOptions>)
+            .await
+            .map_err(|e| DockerError::api("list images", e))?;
+        let ours =
+            |tag: &&String| tag.rsplit_once(':').is_some_and(|(repo, _)| repos.iter().any(|r| r == repo));
+        let tagged = list.iter().flat_map(|image| {
+            let made = |tag: &String| TaggedImage {
+                tag: tag.clone(),
+                size_bytes: image.size,
+                created_unix: image.created,
+            };
+            image.repo_tags.iter().filter(ours).map(made).collect::<Vec<_>>()
+        });
+        Ok(tagged.collect())
+    }
+
+    /// Remove an image tag (the image goes when no tag is left).
+    pub async fn remove_image(&self, tag: &str) -> Result<(), DockerError> {
+        self.raw()
+            .remove_image(tag, None::<RemoveImageOptions>, None)
+            .await
+            .map(|_| ())
+            .map_err(|e| DockerError::api("remove image", e))
+    }
+
     pub async fn has_image(&self, image: &str) -> bool {
         self.raw().inspect_image(image).await.is_ok()
     }

@@ -9,7 +9,7 @@ mod image;
 pub use archive::tar_of;
 pub use container::Ours;
 pub use exec::ExecOutput;
-pub use image::PullEvent;
+pub use image::{PullEvent, TaggedImage};
 
 use bollard::Docker;
 

@@ -25,7 +25,7 @@ pub enum FixError {
 }
 
 /// Where a fixed image for an immediate re-run is tagged.
-const LOCAL_REPO: &str = "perftriage-fixed-local";
+pub const LOCAL_REPO: &str = "perftriage-fixed-local";
 
 /// `repo:tag` of the fixed image: `{repo}:{full}` for human, `{repo}:baseline-{parent12}` for
 /// baseline and agent; without a repository, a local tag.

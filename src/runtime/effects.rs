@@ -45,6 +45,8 @@ impl Io {
             Effect::ApplyFix(request) => self.jobs.apply_fix(request),
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
+            Effect::ListImages => self.jobs.list_images(),
+            Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),
             Effect::Copy(text) => super::terminal::copy(&text),
         }

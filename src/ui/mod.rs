@@ -80,6 +80,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Mode::Help => widgets::help::render(frame, area, state, theme),
         Mode::Messages => widgets::messages::render(frame, area, state, theme),
         Mode::Runs(selected) => widgets::runs_view::render(frame, area, state, *selected, theme),
+        Mode::Images(selected) => widgets::images_view::render(frame, area, state, *selected, theme),
         Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, keymap, theme),
         Mode::Choose(short) => widgets::chooser::render(frame, area, short, keymap, theme),
         Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, keymap, theme),

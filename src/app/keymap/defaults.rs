@@ -14,6 +14,7 @@ pub(super) fn of(mode: KeyMode) -> Vec<(&'static str, Action)> {
         KeyMode::Prompt => (PROMPT, false),
         KeyMode::Help => (HELP, true),
         KeyMode::Runs => (RUNS, true),
+        KeyMode::Images => (IMAGES, true),
     };
     let shared = if menu { MENU } else { &[] };
     // Help is all menu: its own keys (pages, `?`) come after the shared ones.
@@ -59,6 +60,7 @@ const BOARD: &[(&str, Action)] = &[
     ("S", Action::SortReverse),
     ("A", Action::NextAgent),
     ("R", Action::RunsView),
+    ("I", Action::ImagesView),
     ("T", Action::ToggleMouse),
     ("y", Action::CopyHash),
     ("Y", Action::CopyEvidence),
@@ -132,6 +134,8 @@ const FIX_MENU: &[(&str, Action)] = &[
 ];
 
 const BULK_PICKER: &[(&str, Action)] = &[("enter", Action::Choose)];
+
+const IMAGES: &[(&str, Action)] = &[("d", Action::DeleteImage)];
 
 const RUNS: &[(&str, Action)] =
     &[("enter", Action::OpenLog), ("L", Action::OpenLog), ("x", Action::CancelRun)];

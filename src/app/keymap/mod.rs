@@ -23,10 +23,11 @@ pub enum KeyMode {
     Prompt,
     Help,
     Runs,
+    Images,
 }
 
 impl KeyMode {
-    pub const ALL: [KeyMode; 9] = [
+    pub const ALL: [KeyMode; 10] = [
         KeyMode::Board,
         KeyMode::Log,
         KeyMode::Chooser,
@@ -36,6 +37,7 @@ impl KeyMode {
         KeyMode::Prompt,
         KeyMode::Help,
         KeyMode::Runs,
+        KeyMode::Images,
     ];
 
     pub fn title(self) -> &'static str {
@@ -49,6 +51,7 @@ impl KeyMode {
             KeyMode::Prompt => "Text prompt (typed characters are text)",
             KeyMode::Help => "Help",
             KeyMode::Runs => "Runs view",
+            KeyMode::Images => "Images view",
         }
     }
 
@@ -76,7 +79,7 @@ pub enum KeyError {
     #[error("`{name}` is not an action (see the README's action list)")]
     UnknownAction { name: String },
     #[error(
-        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs)"
+        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images)"
     )]
     UnknownMode { name: String },
     #[error("`{action}` is not an action of the {mode} mode")]

@@ -192,6 +192,25 @@ impl BoardState {
         }
     }
 
+    /// The commit variants whose recorded fixed image is `tag`, with their fixes:
+    /// `7c01f706 human (numpy_lt_2)`.
+    pub fn fixed_by(&self, tag: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in &self.entries {
+            let short = &entry.commit.short;
+            for v in Variant::ALL {
+                if self.book.fixed_image(short, v.name()).as_deref() == Some(tag) {
+                    out.push(format!(
+                        "{short} {} ({})",
+                        v.name(),
+                        self.book.fixes(short, v.name()).join(", ")
+                    ));
+                }
+            }
+        }
+        out
+    }
+
     /// Every agent with a result for some commit, by name.
     pub fn known_agents(&self) -> Vec<String> {
         let names: BTreeSet<&String> = self.entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();

@@ -65,6 +65,7 @@ impl AppState {
             Mode::Fix(_) => KeyMode::FixMenu,
             Mode::BulkFix(_) => KeyMode::BulkPicker,
             Mode::Runs(_) => KeyMode::Runs,
+            Mode::Images(_) => KeyMode::Images,
             Mode::Help | Mode::Messages => KeyMode::Help,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,

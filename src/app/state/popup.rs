@@ -48,6 +48,9 @@ pub enum ConfirmAction {
         /// Re-run the variant once the fix is verified (in the committed image, if one was made).
         rerun: bool,
     },
+    RemoveImage {
+        tag: String,
+    },
     BulkFix {
         shorts: Vec<String>,
         recipe: String,
@@ -105,4 +108,6 @@ pub enum Mode {
     Messages,
     /// The runs view (`R`): every run of this session, the selected one by position, newest first.
     Runs(usize),
+    /// The images view (`I`): our fixed images, the selected one by position.
+    Images(usize),
 }

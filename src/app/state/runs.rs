@@ -101,6 +101,8 @@ impl RunView {
 #[derive(Debug, Clone)]
 pub struct RunsState {
     pub docker: DockerStatus,
+    /// Our fixed images, as last listed (`I`).
+    pub images: Vec<crate::docker::TaggedImage>,
     /// Every run asked for in this session (and containers found still running), oldest first.
     pub list: Vec<RunView>,
     /// Run ids waiting for a slot, first out first.
@@ -114,6 +116,7 @@ impl RunsState {
     pub fn new() -> RunsState {
         RunsState {
             docker: DockerStatus::Connecting,
+            images: Vec::new(),
             list: Vec::new(),
             queue: VecDeque::new(),
             concurrency: 1,

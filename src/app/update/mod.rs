@@ -7,6 +7,7 @@ mod confirm;
 mod fixes;
 mod gpu;
 mod help;
+mod images;
 mod logs;
 mod mouse;
 mod prompt;
@@ -36,6 +37,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Key(key) => key_pressed(state, key),
         Msg::Mouse { .. } => Vec::new(),
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
+        Msg::Images(listed) => images::listed(state, listed),
         Msg::DetailLimit(limit) => {
             state.board.detail_limit = limit;
             state.board.detail_scroll = state.board.detail_scroll.min(limit);
@@ -93,6 +95,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
         (KeyMode::FixMenu, Some(action)) => fixes::menu(state, action),
         (KeyMode::BulkPicker, Some(action)) => fixes::bulk(state, action),
         (KeyMode::Runs, Some(action)) => runs_view::act(state, action),
+        (KeyMode::Images, Some(action)) => images::act(state, action),
         (KeyMode::Confirm, Some(action)) => match confirm::act(state, action) {
             confirm::Answer::Yes(confirmed) => dispatch_confirmed(state, confirmed),
             confirm::Answer::LeaveRunning => quit(state),
@@ -151,6 +154,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         }
         ConfirmAction::QuitStoppingRuns => runs::stop_all(state),
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
+        ConfirmAction::RemoveImage { tag } => vec![Effect::RemoveImage(tag)],
     }
 }
 
@@ -163,6 +167,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Help => help::open(state),
         Action::Messages => help::messages(state),
         Action::RunsView => runs_view::open(state),
+        Action::ImagesView => images::open(state),
         Action::ToggleMouse => mouse::toggle(state),
         Action::CopyHash | Action::CopyEvidence => mouse::copy(state, action),
         Action::CycleFocus => cycle_focus(state),

@@ -6,6 +6,7 @@
 
 mod connection;
 mod fixes;
+mod images;
 
 use super::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
 use crate::app::{Level, Msg, RunMsg, RunRequest};

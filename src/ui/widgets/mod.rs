@@ -11,6 +11,7 @@ pub mod gpu_pane;
 pub mod header;
 pub mod help;
 pub mod hints;
+pub mod images_view;
 pub mod log_pane;
 pub mod messages;
 pub mod run_panes;

@@ -1,0 +1,47 @@
+//! The images view (`I`): our fixed images with what they fix; delete one after a confirm.
+
+use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, Level, Mode};
+use crate::docker::TaggedImage;
+
+/// `I`: open the view and ask for the list.
+pub fn open(state: &mut AppState) -> Vec<Effect> {
+    state.mode = Mode::Images(0);
+    vec![Effect::ListImages]
+}
+
+pub fn listed(state: &mut AppState, listed: Result<Vec<TaggedImage>, String>) -> Vec<Effect> {
+    match listed {
+        Ok(mut images) => {
+            images.sort_by(|a, b| b.created_unix.cmp(&a.created_unix).then_with(|| a.tag.cmp(&b.tag)));
+            state.runs.images = images;
+        }
+        Err(why) => state.notify(Level::Error, format!("cannot list the fixed images: {why}")),
+    }
+    if let Mode::Images(selected) = &mut state.mode {
+        *selected = (*selected).min(state.runs.images.len().saturating_sub(1));
+    }
+    Vec::new()
+}
+
+pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let Mode::Images(selected) = state.mode else { return Vec::new() };
+    let count = state.runs.images.len();
+    match action {
+        Action::MenuDown => state.mode = Mode::Images((selected + 1).min(count.saturating_sub(1))),
+        Action::MenuUp => state.mode = Mode::Images(selected.saturating_sub(1)),
+        Action::DeleteImage => ask_delete(state, selected),
+        Action::Close => state.mode = Mode::Normal,
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn ask_delete(state: &mut AppState, selected: usize) {
+    let Some(image) = state.runs.images.get(selected) else { return };
+    let tag = image.tag.clone();
+    let users = state.board.fixed_by(&tag);
+    let mut preview = vec![format!("Image {tag} will be removed from this Docker engine.")];
+    preview.extend(users.iter().map(|u| format!("  {u}: later runs fall back to the unfixed image")));
+    let action = ConfirmAction::RemoveImage { tag: tag.clone() };
+    state.mode = Mode::Confirm(Confirm::new(format!("Remove {tag}?"), preview, action));
+}
