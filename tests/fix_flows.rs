@@ -251,15 +251,6 @@ fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
     assert_eq!(effects.len(), listed.len());
 }
 
-fn screen_of(s: &AppState, w: u16, h: u16) -> String {
-    let theme = perftriage::ui::Theme::load("default").unwrap();
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
-    let buf = term.backend().buffer().clone();
-    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
-}
-
 /// `I` lists perftriage's fixed images with what they fix; `d` deletes one after a confirm.
 #[test]
 fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
@@ -284,12 +275,12 @@ fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
     ];
     update(&mut s, Msg::Images(Ok(listed)));
     for (w, h) in [(80, 24), (160, 48)] {
-        let shown = screen_of(&s, w, h);
+        let shown = common::screen_of(&s, w, h);
         assert!(shown.contains("perftriage-fixed:7c01f706418d"), "{shown}");
         insta::assert_snapshot!(format!("images_view_{w}x{h}"), shown);
     }
     assert!(
-        screen_of(&s, 160, 48).contains("7c01f706 human (aimv2_exist_ok)"),
+        common::screen_of(&s, 160, 48).contains("7c01f706 human (aimv2_exist_ok)"),
         "newest first, with its fixes"
     );
     press(&mut s, Key::ch('d'));

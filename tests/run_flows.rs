@@ -386,7 +386,7 @@ fn a_failed_run_posts_an_error_naming_its_category_and_every_message_is_kept_in_
     press(&mut s, Key::ch('M'));
     assert_eq!(s.mode, Mode::Messages);
     for (w, h) in [(80, 24), (160, 48)] {
-        insta::assert_snapshot!(format!("message_log_{w}x{h}"), screen_of(&s, w, h));
+        insta::assert_snapshot!(format!("message_log_{w}x{h}"), common::screen_of(&s, w, h));
     }
     let log: Vec<&str> = s.session.messages.iter().map(|(_, _, t)| t.as_str()).collect();
     assert!(log.contains(&"a load warning") && log.iter().any(|t| t.contains("failed: aimv2")), "{log:?}");
@@ -467,15 +467,6 @@ fn the_variant_just_run_leads_and_b_h_a_choose_another_in_f_and_l() {
     );
 }
 
-fn screen_of(s: &AppState, w: u16, h: u16) -> String {
-    let theme = perftriage::ui::Theme::load("default").unwrap();
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
-    let buf = term.backend().buffer().clone();
-    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
-}
-
 #[test]
 fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     let mut s = state();
@@ -486,7 +477,7 @@ fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     press(&mut s, Key::ch('R'));
     assert_eq!(s.mode, Mode::Runs(0));
     for (w, h) in [(80, 24), (160, 48)] {
-        let shown = screen_of(&s, w, h);
+        let shown = common::screen_of(&s, w, h);
         assert!(shown.contains("Runs: 1 running, 2 queued"), "{shown}");
         insta::assert_snapshot!(format!("runs_view_{w}x{h}"), shown);
     }

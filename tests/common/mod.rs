@@ -125,3 +125,13 @@ impl Planner {
         rest
     }
 }
+
+/// The whole screen as text, drawn by the real view in the default theme.
+pub fn screen_of(s: &AppState, w: u16, h: u16) -> String {
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
