@@ -178,20 +178,6 @@ fn on_the_board_shift_a_cycles_the_agent_and_agent_filters() {
     assert_eq!(shown, ["c0569dbc"]);
 }
 
-fn screen(s: &mut AppState, w: u16, h: u16) -> String {
-    update(s, Msg::Resize(w, h));
-    let theme = perftriage::ui::Theme::load("default").unwrap();
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
-    let buf = term.backend().buffer().clone();
-    let symbols: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    symbols
-        .chunks(usize::from(w))
-        .map(|row| row.concat().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn the_detail_pane_says_where_and_when_each_outcome_came_from_and_what_it_overrode() {
     let mut s = board();
@@ -199,7 +185,8 @@ fn the_detail_pane_says_where_and_when_each_outcome_came_from_and_what_it_overro
     common::chars(&mut s, "25ebed2f");
     press(&mut s, common::enter());
     press(&mut s, common::enter());
-    let text = screen(&mut s, 240, 90);
+    update(&mut s, Msg::Resize(240, 90));
+    let text = common::screen_of(&s, 240, 90);
     assert!(text.contains("A agent    ✓ ok      codex · 2026-01-14 21:13:23 ·"), "{text}");
     assert!(text.contains("numbers from raw output"), "{text}");
     assert!(text.contains("Overridden by newer records"), "{text}");

@@ -229,6 +229,11 @@ impl VariantState {
     }
 }
 
+/// Every agent with a result for some commit, by name.
+pub fn agent_names(entries: &[Entry]) -> std::collections::BTreeSet<&String> {
+    entries.iter().flat_map(|e| e.agents.keys().flatten()).collect()
+}
+
 /// Join commits with result files. Records for unknown commits become warnings.
 pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -> (Vec<Entry>, Vec<String>) {
     let mut entries: Vec<Entry> = commits.into_iter().map(|c| Entry::new(c, classifier)).collect();

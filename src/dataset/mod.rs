@@ -9,7 +9,7 @@ mod load;
 pub mod results;
 
 pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
-pub use entry::{CommitStatus, Entry, Overridden, VariantState, join};
+pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names, join};
 pub use images::ImageTemplates;
 pub use kind::BenchKind;
 pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};

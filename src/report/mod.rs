@@ -56,8 +56,7 @@ pub struct AgentOutcomes {
 
 /// Per agent: its results in the agent slot, compared with the human on the primary metric.
 fn by_agent(entries: &[Entry]) -> BTreeMap<String, AgentOutcomes> {
-    let names: std::collections::BTreeSet<&String> =
-        entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();
+    let names = crate::dataset::agent_names(entries);
     let mut out = BTreeMap::new();
     for name in names {
         let mut tally = AgentOutcomes::default();

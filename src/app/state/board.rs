@@ -213,8 +213,7 @@ impl BoardState {
 
     /// Every agent with a result for some commit, by name.
     pub fn known_agents(&self) -> Vec<String> {
-        let names: BTreeSet<&String> = self.entries.iter().flat_map(|e| e.agents.keys().flatten()).collect();
-        names.into_iter().cloned().collect()
+        crate::dataset::agent_names(&self.entries).into_iter().cloned().collect()
     }
 
     /// Show the next agent in the A column: newest of any → each agent by name → newest of any.
