@@ -37,6 +37,10 @@ fn serving_run_end_to_end_writes_metrics_and_leaves_no_container() {
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("[server] INFO:     Application startup complete."), "server pane streamed");
     assert!(stdout.contains("[bench] ============ Serving Benchmark Result"), "benchmark pane streamed");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let phases: Vec<&str> = stderr.lines().filter_map(|l| l.strip_prefix("perftriage: ")).collect();
+    let named = ["creating", "starting", "ready", "benching", "collecting"];
+    assert_eq!(phases.iter().filter(|p| named.contains(p)).copied().collect::<Vec<_>>(), named, "{stderr}");
     let r = result(&s, "human");
     assert_eq!(r["status"], "success");
     assert!(r["metrics"]["ttft_mean_ms"].as_f64().unwrap() > 0.0);

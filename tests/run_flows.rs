@@ -474,11 +474,15 @@ fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     docker_up(&mut s);
     update(&mut s, Msg::Tick("2026-11-22T02:00:00Z".into()));
     queue_all_three(&mut s, "22dd9c27");
+    let baseline = s.runs.list[0].run_id.clone();
+    let image = "perftriage-fixed-local:22dd9c27-baseline".to_string();
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: baseline, phase: RunPhase::Creating { image } }));
     press(&mut s, Key::ch('R'));
     assert_eq!(s.mode, Mode::Runs(0));
     for (w, h) in [(80, 24), (160, 48)] {
         let shown = common::screen_of(&s, w, h);
         assert!(shown.contains("Runs: 1 running, 2 queued"), "{shown}");
+        assert!(shown.contains("creating") && shown.contains("no container yet"), "{shown}");
         insta::assert_snapshot!(format!("runs_view_{w}x{h}"), shown);
     }
     press(&mut s, Key::ch('x'));

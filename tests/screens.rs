@@ -185,7 +185,7 @@ fn a_confirm_never_clips_its_buttons_however_long_its_preview() {
         s.mode = Mode::Confirm(Confirm::new("Apply?".into(), preview, action));
         let screen = snap(&mut s, w, h);
         assert!(screen.contains("] Yes") && screen.contains("] Cancel"), "{w}x{h}\n{screen}");
-        assert!(screen.contains("more line(s): enlarge the terminal"), "{w}x{h}\n{screen}");
+        assert!(screen.contains("more line(s): j scrolls down"), "{w}x{h}\n{screen}");
     }
     let mut s = state();
     let preview = vec![
@@ -199,4 +199,33 @@ fn a_confirm_never_clips_its_buttons_however_long_its_preview() {
         screen.contains("(fixed image:") && screen.contains("aimv2_exist_ok)") && screen.contains("] Cancel"),
         "{screen}"
     );
+}
+
+/// A preview longer than the screen scrolls with j/k; the buttons stay, and the last line can be
+/// reached but not scrolled past.
+#[test]
+fn a_long_confirm_scrolls_to_its_last_line_and_no_further() {
+    use perftriage::app::{Confirm, ConfirmAction, Key, Mode, Msg, update};
+    let mut s = state();
+    let preview: Vec<String> = (0..40).map(|i| format!("commit {i:02} of the bulk fix")).collect();
+    let action = ConfirmAction::MarkUnfixable { short: "7c01f706".into(), reason: "r".into() };
+    s.mode = Mode::Confirm(Confirm::new("Apply to 40 commits?".into(), preview, action));
+    snap(&mut s, 80, 24);
+    let limit = perftriage::ui::confirm_scroll_limit(&s).unwrap();
+    update(&mut s, Msg::ConfirmLimit(limit));
+    assert!(limit > 0 && limit < 39, "{limit}");
+    for _ in 0..60 {
+        update(&mut s, Msg::Key(Key::ch('j')));
+    }
+    let screen = snap(&mut s, 80, 24);
+    assert!(screen.contains("commit 39") && screen.contains("line(s) above: k scrolls up"), "{screen}");
+    assert!(!screen.contains("more line(s)") && screen.contains("] Cancel"), "{screen}");
+    update(&mut s, Msg::Key(Key::ch('k')));
+    let screen = snap(&mut s, 80, 24);
+    assert!(
+        screen.contains("more line(s)") && !screen.contains("commit 39"),
+        "one up from the end: {screen}"
+    );
+    let Mode::Confirm(confirm) = &s.mode else { panic!() };
+    assert_eq!(confirm.scroll, limit - 1);
 }

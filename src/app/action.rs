@@ -34,6 +34,8 @@ pub enum Action {
     ShowHuman,
     ShowAgent,
     Messages,
+    CommandLine,
+    ActionMenu,
     MarkUnfixable,
     MarkSkip,
     ClearMark,
@@ -94,6 +96,7 @@ pub enum Action {
     Submit,
     DeleteChar,
     ClearLine,
+    Complete,
     // Every popup.
     Close,
 }
@@ -120,6 +123,12 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::PrevView, "previous view tab", None),
     (Action::SortNext, "sort by next column", Some("sort")),
     (Action::SortReverse, "reverse sort", None),
+    (
+        Action::CommandLine,
+        "command line: any board action by name (Tab completes; words after it fill its prompt)",
+        None,
+    ),
+    (Action::ActionMenu, "action menu: what can be done to the selected commit", Some("menu")),
     (Action::Messages, "message log: every message and warning since start", None),
     (Action::ShowBaseline, "the baseline's instead (fix menu, recorded log)", None),
     (Action::ShowHuman, "the human's instead (fix menu, recorded log)", None),
@@ -157,7 +166,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::GpuSlower, "sample GPUs less often", None),
     (Action::DebugPane, "show/hide the tool's own log (also in <workspace>/perftriage.log)", Some("debug")),
     (Action::DebugLevel, "debug pane: minimum level (debug, info, warning, error)", None),
-    (Action::ScrollUp, "scroll up (pauses following)", None),
+    (Action::ScrollUp, "scroll up (a log stops following)", None),
     (Action::ScrollDown, "scroll down", None),
     (Action::ScrollPageUp, "page up", None),
     (Action::ScrollPageDown, "page down", None),
@@ -202,6 +211,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::Submit, "submit", Some("submit")),
     (Action::DeleteChar, "delete the last character", None),
     (Action::ClearLine, "clear the text", None),
+    (Action::Complete, "complete the command name (`:` line)", None),
     (Action::Close, "close", Some("close")),
 ];
 

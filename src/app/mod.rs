@@ -1,6 +1,7 @@
 //! MODEL + UPDATE: pure and synchronous. No I/O, no clock, no terminal; effects are returned as data.
 
 mod action;
+pub mod commands;
 mod effect;
 pub mod filter;
 mod input;

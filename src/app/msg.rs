@@ -24,6 +24,8 @@ pub enum Msg {
     Images(Result<Vec<crate::docker::TaggedImage>, String>),
     /// How far the detail pane can scroll as it is drawn now (the runtime measures it).
     DetailLimit(u16),
+    /// How far the confirm dialog's preview can scroll at the size it was drawn.
+    ConfirmLimit(usize),
     /// The wheel (−1 up, +1 down) or a click (0) over a part of the screen.
     Pointer {
         over: Pointed,

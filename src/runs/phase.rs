@@ -13,11 +13,17 @@ pub enum RunPhase {
         bytes: i64,
         total: i64,
     },
+    /// The container is being created from `image` (after overrides and fixed images).
+    Creating {
+        image: String,
+    },
     Starting,
     Ready {
         after_s: f64,
     },
     Benchmarking,
+    /// The benchmark ended: the container is removed, metrics parsed, the result written.
+    Collecting,
     Done {
         metrics: Metrics,
     },
@@ -42,9 +48,11 @@ impl RunPhase {
         match self {
             RunPhase::Queued => "queued",
             RunPhase::Pulling { .. } => "pulling",
+            RunPhase::Creating { .. } => "creating",
             RunPhase::Starting => "starting",
             RunPhase::Ready { .. } => "ready",
             RunPhase::Benchmarking => "benching",
+            RunPhase::Collecting => "collecting",
             RunPhase::Done { .. } => "done",
             RunPhase::Failed { .. } => "failed",
             RunPhase::ConnectionLost { .. } => "connection lost",
@@ -57,9 +65,11 @@ impl RunPhase {
         match self {
             RunPhase::Queued => "queued",
             RunPhase::Pulling { .. } => "pull",
+            RunPhase::Creating { .. } => "create",
             RunPhase::Starting => "start",
             RunPhase::Ready { .. } => "ready",
             RunPhase::Benchmarking => "bench",
+            RunPhase::Collecting => "collect",
             RunPhase::Done { .. } => "done",
             RunPhase::Failed { .. } => "failed",
             RunPhase::ConnectionLost { .. } => "lost",

@@ -139,6 +139,16 @@ fn quiet(state: &AppState, msg: &Msg) -> bool {
     }
 }
 
+/// What the drawn screen says about how far its panes can scroll.
+fn report_limits(state: &mut AppState, theme: &Theme) {
+    if let Some(limit) = ui::detail_scroll_limit(state, theme).filter(|l| *l != state.board.detail_limit) {
+        update(state, Msg::DetailLimit(limit));
+    }
+    if let Some(limit) = ui::confirm_scroll_limit(state) {
+        update(state, Msg::ConfirmLimit(limit));
+    }
+}
+
 async fn event_loop(
     term: &mut terminal::Term,
     state: &mut AppState,
@@ -156,11 +166,7 @@ async fn event_loop(
     loop {
         if dirty && last_draw.elapsed() >= FRAME {
             term.draw(|f| ui::view(f, state, theme))?;
-            if let Some(limit) =
-                ui::detail_scroll_limit(state, theme).filter(|l| *l != state.board.detail_limit)
-            {
-                update(state, Msg::DetailLimit(limit));
-            }
+            report_limits(state, theme);
             dirty = false;
             last_draw = Instant::now();
         }

@@ -10,7 +10,7 @@ pub use layout::MIN_SIZE;
 pub use theme::Theme;
 pub use widgets::hints::line as hint_line;
 
-use crate::app::{Action, AppState, Focus, KeyMode, Mode, Pointed};
+use crate::app::{Action, AppState, Focus, KeyMode, Mode, Pointed, PromptPurpose};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 
@@ -48,6 +48,13 @@ pub fn detail_scroll_limit(state: &AppState, theme: &Theme) -> Option<u16> {
     Some(widgets::detail::scroll_limit(pane, state, theme))
 }
 
+/// How far the confirm dialog can scroll at the terminal's size, when one is open.
+pub fn confirm_scroll_limit(state: &AppState) -> Option<usize> {
+    let Mode::Confirm(confirm) = &state.mode else { return None };
+    let (w, h) = state.session.size;
+    Some(widgets::confirm::scroll_limit(confirm, Rect::new(0, 0, w, h)))
+}
+
 pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
@@ -81,6 +88,10 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Mode::Messages => widgets::messages::render(frame, area, state, theme),
         Mode::Runs(selected) => widgets::runs_view::render(frame, area, state, *selected, theme),
         Mode::Images(selected) => widgets::images_view::render(frame, area, state, *selected, theme),
+        Mode::Actions(menu) => widgets::action_menu::render(frame, area, menu, keymap, theme),
+        Mode::Prompt(p) if p.purpose == PromptPurpose::Command => {
+            widgets::action_menu::render_completions(frame, areas.footer, state, &p.text, theme);
+        }
         Mode::Confirm(confirm) => widgets::confirm::render(frame, area, confirm, keymap, theme),
         Mode::Choose(short) => widgets::chooser::render(frame, area, short, keymap, theme),
         Mode::Fix(menu) => widgets::fix_menu::render(frame, area, menu, keymap, theme),

@@ -15,6 +15,7 @@ pub(super) fn of(mode: KeyMode) -> Vec<(&'static str, Action)> {
         KeyMode::Help => (HELP, true),
         KeyMode::Runs => (RUNS, true),
         KeyMode::Images => (IMAGES, true),
+        KeyMode::ActionMenu => (BULK_PICKER, true),
     };
     let shared = if menu { MENU } else { &[] };
     // Help is all menu: its own keys (pages, `?`) come after the shared ones.
@@ -65,6 +66,8 @@ const BOARD: &[(&str, Action)] = &[
     ("y", Action::CopyHash),
     ("Y", Action::CopyEvidence),
     ("M", Action::Messages),
+    (":", Action::CommandLine),
+    ("m", Action::ActionMenu),
     ("u", Action::MarkUnfixable),
     ("z", Action::MarkSkip),
     ("c", Action::ClearMark),
@@ -133,6 +136,7 @@ const FIX_MENU: &[(&str, Action)] = &[
     ("a", Action::ShowAgent),
 ];
 
+/// Choosing one entry of a list: the bulk picker's recipe, the action menu's action.
 const BULK_PICKER: &[(&str, Action)] = &[("enter", Action::Choose)];
 
 const IMAGES: &[(&str, Action)] = &[("d", Action::DeleteImage)];
@@ -155,6 +159,12 @@ const CONFIRM: &[(&str, Action)] = &[
     ("shift-tab", Action::SwitchButton),
     ("h", Action::SwitchButton),
     ("l", Action::SwitchButton),
+    ("j", Action::ScrollDown),
+    ("down", Action::ScrollDown),
+    ("k", Action::ScrollUp),
+    ("up", Action::ScrollUp),
+    ("pagedown", Action::ScrollPageDown),
+    ("pageup", Action::ScrollPageUp),
 ];
 
 const PROMPT: &[(&str, Action)] = &[
@@ -162,6 +172,7 @@ const PROMPT: &[(&str, Action)] = &[
     ("esc", Action::Close),
     ("backspace", Action::DeleteChar),
     ("ctrl-u", Action::ClearLine),
+    ("tab", Action::Complete),
 ];
 
 const HELP: &[(&str, Action)] =

@@ -24,10 +24,11 @@ pub enum KeyMode {
     Help,
     Runs,
     Images,
+    ActionMenu,
 }
 
 impl KeyMode {
-    pub const ALL: [KeyMode; 10] = [
+    pub const ALL: [KeyMode; 11] = [
         KeyMode::Board,
         KeyMode::Log,
         KeyMode::Chooser,
@@ -38,6 +39,7 @@ impl KeyMode {
         KeyMode::Help,
         KeyMode::Runs,
         KeyMode::Images,
+        KeyMode::ActionMenu,
     ];
 
     pub fn title(self) -> &'static str {
@@ -52,6 +54,7 @@ impl KeyMode {
             KeyMode::Help => "Help",
             KeyMode::Runs => "Runs view",
             KeyMode::Images => "Images view",
+            KeyMode::ActionMenu => "Action menu",
         }
     }
 
@@ -79,7 +82,7 @@ pub enum KeyError {
     #[error("`{name}` is not an action (see the README's action list)")]
     UnknownAction { name: String },
     #[error(
-        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images)"
+        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images, action_menu)"
     )]
     UnknownMode { name: String },
     #[error("`{action}` is not an action of the {mode} mode")]

@@ -16,7 +16,7 @@ pub use fixmenu::FixMenu;
 pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
 pub use logview::{LogKey, LogView, MAX_MATCHES, Search};
-pub use popup::{BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
+pub use popup::{ActionMenu, BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
 pub use runs::{DockerStatus, RunRequest, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
@@ -66,6 +66,7 @@ impl AppState {
             Mode::BulkFix(_) => KeyMode::BulkPicker,
             Mode::Runs(_) => KeyMode::Runs,
             Mode::Images(_) => KeyMode::Images,
+            Mode::Actions(_) => KeyMode::ActionMenu,
             Mode::Help | Mode::Messages => KeyMode::Help,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,

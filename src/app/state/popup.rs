@@ -11,6 +11,8 @@ pub enum PromptPurpose {
     LogSearch,
     UnfixableReason,
     Note,
+    /// The `:` command line.
+    Command,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,12 +76,25 @@ pub struct Confirm {
     pub action: ConfirmAction,
     /// The focused button; Cancel is the default.
     pub yes_focused: bool,
+    /// The first preview line shown, and the last first line that still fills the dialog (the
+    /// view reports it once drawn, as `Msg::ConfirmLimit`).
+    pub scroll: usize,
+    pub scroll_limit: usize,
 }
 
 impl Confirm {
     pub fn new(title: String, preview: Vec<String>, action: ConfirmAction) -> Confirm {
-        Confirm { title, preview, action, yes_focused: false }
+        let scroll_limit = preview.len().saturating_sub(1);
+        Confirm { title, preview, action, yes_focused: false, scroll: 0, scroll_limit }
     }
+}
+
+/// `m`: what can be done to one commit now, each action with its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionMenu {
+    pub short: String,
+    pub items: Vec<crate::app::Action>,
+    pub selected: usize,
 }
 
 /// Choosing the recipe to apply to several commits.
@@ -110,4 +125,6 @@ pub enum Mode {
     Runs(usize),
     /// The images view (`I`): our fixed images, the selected one by position.
     Images(usize),
+    /// The action menu (`m`) of the selected commit.
+    Actions(ActionMenu),
 }

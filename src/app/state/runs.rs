@@ -28,6 +28,8 @@ pub struct RunView {
     pub run_id: String,
     pub request: RunRequest,
     pub phase: RunPhase,
+    /// The image its container was created from, once it was (`RunPhase::Creating`).
+    pub image: Option<String>,
     /// Handed to the job service (it holds a slot until it finishes).
     pub dispatched: bool,
     /// `SessionState::ticks` when the run was asked for, for the elapsed time.
@@ -46,6 +48,7 @@ impl RunView {
         RunView {
             run_id: run_id.to_string(),
             phase: RunPhase::Queued,
+            image: None,
             dispatched: false,
             started_tick,
             server: LogView::new(key("server"), title("server"), ring),

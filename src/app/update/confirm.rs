@@ -30,6 +30,10 @@ pub fn act(state: &mut AppState, action: Action) -> Answer {
             confirm.yes_focused = !confirm.yes_focused;
             return Answer::Pending;
         }
+        Action::ScrollDown | Action::ScrollPageDown | Action::ScrollUp | Action::ScrollPageUp => {
+            scroll(confirm, action);
+            return Answer::Pending;
+        }
         _ => return Answer::Pending,
     };
     let Mode::Confirm(confirm) = std::mem::replace(&mut state.mode, Mode::Normal) else {
@@ -40,4 +44,23 @@ pub fn act(state: &mut AppState, action: Action) -> Answer {
         return Answer::No;
     }
     Answer::Yes(confirm.action)
+}
+
+/// A line or ten at a time, never past the last full page.
+fn scroll(confirm: &mut crate::app::Confirm, action: Action) {
+    let to = match action {
+        Action::ScrollDown => confirm.scroll + 1,
+        Action::ScrollPageDown => confirm.scroll + 10,
+        Action::ScrollUp => confirm.scroll.saturating_sub(1),
+        _ => confirm.scroll.saturating_sub(10),
+    };
+    confirm.scroll = to.min(confirm.scroll_limit);
+}
+
+/// How far the drawn dialog can scroll.
+pub fn limit(state: &mut AppState, limit: usize) {
+    if let Mode::Confirm(confirm) = &mut state.mode {
+        confirm.scroll_limit = limit;
+        confirm.scroll = confirm.scroll.min(limit);
+    }
 }

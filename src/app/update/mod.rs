@@ -9,6 +9,7 @@ mod gpu;
 mod help;
 mod images;
 mod logs;
+mod menu;
 mod mouse;
 mod prompt;
 mod runs;
@@ -41,6 +42,10 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::DetailLimit(limit) => {
             state.board.detail_limit = limit;
             state.board.detail_scroll = state.board.detail_scroll.min(limit);
+            Vec::new()
+        }
+        Msg::ConfirmLimit(limit) => {
+            confirm::limit(state, limit);
             Vec::new()
         }
         Msg::Resize(w, h) => {
@@ -96,6 +101,10 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
         (KeyMode::BulkPicker, Some(action)) => fixes::bulk(state, action),
         (KeyMode::Runs, Some(action)) => runs_view::act(state, action),
         (KeyMode::Images, Some(action)) => images::act(state, action),
+        (KeyMode::ActionMenu, Some(action)) => match menu::act(state, action) {
+            Some(chosen) => act(state, chosen),
+            None => Vec::new(),
+        },
         (KeyMode::Confirm, Some(action)) => match confirm::act(state, action) {
             confirm::Answer::Yes(confirmed) => dispatch_confirmed(state, confirmed),
             confirm::Answer::LeaveRunning => quit(state),
@@ -133,8 +142,34 @@ fn edited(state: &mut AppState, edit: Edit) -> Vec<Effect> {
             super::PromptPurpose::LogSearch => logs::submit_search(state, &p.text),
             super::PromptPurpose::Note => triage::record_note(state, &p.short, &p.text),
             super::PromptPurpose::UnfixableReason => triage::confirm_unfixable(state, p),
+            super::PromptPurpose::Command => command(state, &p.text),
         },
     }
+}
+
+/// A submitted `:` line: its action, as if its key was pressed; words after the name are typed
+/// into the prompt the action opens, and submitted.
+fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
+    let (action, words) = match super::commands::resolve(line) {
+        Ok(found) => found,
+        Err(why) => {
+            state.notify(Level::Warn, why);
+            return Vec::new();
+        }
+    };
+    let mut effects = act(state, action);
+    if words.is_empty() || !matches!(state.mode, super::Mode::Prompt(_)) {
+        return effects;
+    }
+    let cleared = prompt::act(state, Action::ClearLine);
+    effects.extend(edited(state, cleared));
+    for c in words.chars() {
+        let edit = prompt::push(state, c);
+        effects.extend(edited(state, edit));
+    }
+    let submitted = prompt::act(state, Action::Submit);
+    effects.extend(edited(state, submitted));
+    effects
 }
 
 /// A confirmed dialog's action, handed to its area (gitui's round trip).
@@ -166,6 +201,8 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Quit => quit(state),
         Action::Help => help::open(state),
         Action::Messages => help::messages(state),
+        Action::CommandLine => menu::open_command(state),
+        Action::ActionMenu => menu::open_actions(state),
         Action::RunsView => runs_view::open(state),
         Action::ImagesView => images::open(state),
         Action::ToggleMouse => mouse::toggle(state),

@@ -27,6 +27,7 @@ pub fn act(state: &mut AppState, action: Action) -> Edit {
             text.pop();
         }),
         Action::ClearLine => edit(state, String::clear),
+        Action::Complete => complete(state),
         _ => Edit::None,
     }
 }
@@ -45,6 +46,17 @@ fn edit(state: &mut AppState, change: impl FnOnce(&mut String)) -> Edit {
             Edit::FilterChanged
         }
         PromptPurpose::LogSearch => Edit::SearchChanged(prompt.text.clone()),
+        _ => Edit::None,
+    }
+}
+
+/// Tab completes on the command line and means nothing in the other prompts.
+fn complete(state: &mut AppState) -> Edit {
+    match &mut state.mode {
+        Mode::Prompt(prompt) if prompt.purpose == PromptPurpose::Command => {
+            super::menu::complete(&mut prompt.text);
+            Edit::None
+        }
         _ => Edit::None,
     }
 }

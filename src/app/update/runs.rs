@@ -169,6 +169,9 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
 fn set_phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
     let Some(run) = state.runs.get_mut(run_id) else { return };
     let ended = phase.is_finished();
+    if let RunPhase::Creating { image } = &phase {
+        run.image = Some(image.clone());
+    }
     run.phase = phase;
     let short = run.short().to_string();
     // An ended run gives its cell back to the recorded outcome (a result, if any, follows).

@@ -132,6 +132,7 @@ pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
         let budget = budget.saturating_sub(started.elapsed());
         result = guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, &id)).await;
     }
+    phase(&env, RunPhase::Collecting);
     let removed = remove_container(&env, &plan.container.name).await;
     let interrupted =
         matches!(&result, Err(f) if matches!(f.kind, FailureKind::Cancelled | FailureKind::Timeout));

@@ -35,9 +35,10 @@ pub(super) async fn run_steps(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     pull_if_missing(plan, env).await?;
-    phase(env, RunPhase::Starting);
+    phase(env, RunPhase::Creating { image: plan.image.clone() });
     outcome.create_sent = true;
     let id = env.engine.start(&container_spec(plan)).await.map_err(|e| docker_failure(&e))?;
+    phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
     outcome.image_digest = env.engine.image_digest(&plan.image).await;
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
@@ -161,18 +162,20 @@ async fn wait_ready(
     rx: &mut mpsc::UnboundedReceiver<Chunk>,
 ) -> Result<f64, Failure> {
     let started = Instant::now();
-    let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
-    let port =
-        port.ok_or_else(|| Failure::new(FailureKind::DockerError, "the server port was not published"))?;
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
             Some((_, stream, bytes)) = rx.recv() => server.push(env, stream, &bytes),
             _ = tick.tick() => {
-                if ready::models_ok(port).await {
+                // A server that dies at once has no port left to read: that is a crash, said below.
+                let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
+                if let Some(port) = port && ready::models_ok(port).await {
                     return Ok(started.elapsed().as_secs_f64());
                 }
                 still_starting(plan, env, id, server, rx, started).await?;
+                if port.is_none() {
+                    return Err(Failure::new(FailureKind::DockerError, "the server port was not published"));
+                }
             }
         }
     }

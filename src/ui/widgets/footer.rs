@@ -34,6 +34,7 @@ fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> Line<'static
             format!("Unfixable reason for {} ({submit}: review, {close}: cancel): ", prompt.short)
         }
         PromptPurpose::Note => format!("Note for {} ({submit}: save, {close}: cancel): ", prompt.short),
+        PromptPurpose::Command => ":".to_string(),
     };
     Line::from(vec![
         Span::styled(label, theme.accent),

@@ -1,5 +1,6 @@
 //! One widget per file; each takes the state (or a small part of it) and the theme.
 
+pub mod action_menu;
 pub mod board;
 pub mod chooser;
 pub mod confirm;
