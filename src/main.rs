@@ -92,6 +92,9 @@ enum Command {
     /// Known fixes: list them (for a commit: the ones its failures suggest) or apply one.
     #[command(subcommand)]
     Fix(FixCommand),
+    /// Fixed images and a registry: push a variant's fixed image (`[registry]`), pull it back by digest.
+    #[command(subcommand)]
+    Image(ImageCommand),
     /// Record a triage decision for a commit.
     Mark(MarkArgs),
     /// Write a synthetic vLLM log of N lines (benchmarks).
@@ -136,6 +139,22 @@ enum FixCommand {
         recipe: String,
         #[arg(long)]
         commit_image: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImageCommand {
+    /// Push the variant's fixed image to the registry; its digest is recorded.
+    Push {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+    },
+    /// Pull the variant's pushed image back by its recorded digest, under its local name.
+    Pull {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
     },
 }
 
@@ -220,6 +239,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
             perftriage::cli::fix::apply_cli(&ctx, &short, variant, &recipe, commit_image)
         }
+        Some(Command::Image(ImageCommand::Push { short, variant })) => {
+            perftriage::cli::image::push(&ctx, &short, variant_of(&variant))
+        }
+        Some(Command::Image(ImageCommand::Pull { short, variant })) => {
+            perftriage::cli::image::pull(&ctx, &short, variant_of(&variant))
+        }
         Some(Command::Run { short, variant, json }) => {
             let variant =
                 perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
@@ -227,6 +252,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(_) | None => board(ctx, options.theme, options.gpu_replay),
     }
+}
+
+/// A `--variant` clap already checked.
+fn variant_of(name: &str) -> perftriage::dataset::Variant {
+    perftriage::dataset::Variant::parse(name).unwrap_or(perftriage::dataset::Variant::Human)
 }
 
 /// Commands that need no dataset or workspace; `None` for the others.
@@ -253,6 +283,7 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
         | Command::Mark(_)
         | Command::Run { .. }
         | Command::Fix(_)
+        | Command::Image(_)
         | Command::Gpu { .. } => {
             return Ok(None);
         }

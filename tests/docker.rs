@@ -477,6 +477,31 @@ fn a_checkout_without_the_commit_is_a_set_up_error_and_writes_no_result() {
     no_containers_left(&rt, &engine, &s);
 }
 
+/// Too little room under the Docker data root refuses a pull (a set-up error: nothing recorded)
+/// and a fixed image's commit, with the numbers; here the estimates are set beyond any disk.
+#[test]
+fn a_pull_or_a_commit_without_room_is_refused_with_the_numbers() {
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:not-pulled-here", SERVING, "pull_estimate_gb = 1000000");
+    let out = run(&s, "human");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("set-up error (no_room)") && stderr.contains("not enough disk for pulling"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("GiB free"), "{stderr}");
+    assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "disk_reserve_gb = 1000000");
+    let fix =
+        ["fix", "apply", &s.short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"];
+    let out = common::engine::perftriage(&s, &fix);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("not enough disk for committing perftriage-fixed:"), "{stderr}");
+    no_containers_left(&rt, &engine, &s);
+}
+
 /// The images view's engine side: our fixed-image repositories are listed by tag, and a tag is removed.
 #[test]
 fn fixed_images_are_listed_by_repository_and_removed_by_tag() {

@@ -294,3 +294,29 @@ fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
         vec![Effect::RemoveImage("perftriage-fixed:7c01f706418d".into())]
     );
 }
+
+/// `p` in the images view pushes the selected fixed image; the pushed digest is recorded for every
+/// commit variant that runs in it (and saved).
+#[test]
+fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
+    use perftriage::docker::TaggedImage;
+    use perftriage::triage::Change;
+    let mut s = state();
+    let tag = "perftriage-fixed:7c01f706full".to_string();
+    let fix = Change::Fix {
+        variant: "human".into(),
+        recipe: "numpy_lt_2".into(),
+        outcome: FixOutcome::Verified,
+        image: Some(tag.clone()),
+        log: None,
+    };
+    s.board.book.apply("7c01f706", fix, "2026-11-23T00:00:00Z".into()).unwrap();
+    press(&mut s, Key::ch('I'));
+    let listed = vec![TaggedImage { tag: tag.clone(), size_bytes: 1 << 30, created_unix: 1 }];
+    update(&mut s, Msg::Images(Ok(listed)));
+    assert_eq!(press(&mut s, Key::ch('p')), vec![Effect::PushImage(tag.clone())]);
+    let reference = format!("127.0.0.1:5000/perftriage-fixed@sha256:{}", "a".repeat(64));
+    let effects = update(&mut s, Msg::Pushed { tag: tag.clone(), reference: reference.clone() });
+    assert!(!effects.is_empty(), "the change is saved");
+    assert_eq!(s.board.book.pushed("7c01f706", "human"), Some((tag, reference)));
+}

@@ -9,26 +9,10 @@
 
 mod common;
 
-use common::engine::{engine, ensure_images, result, run, runtime, setup};
+use common::engine::{engine, ensure_images, perftriage, result, run, runtime, setup, text};
 use perftriage::fixes::RecipeBook;
-use std::process::{Command, Output};
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
-
-fn perftriage(s: &common::engine::Setup, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--config")
-        .arg(&s.config)
-        .arg("--workspace")
-        .arg(s.root.join("ws"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 #[test]
 fn embedded_recipes_load_and_bad_files_are_named() {

@@ -235,3 +235,25 @@ fn a_harness_false_no_metrics_is_recovered_from_raw_output() {
     assert_eq!(outcome.metrics.get("total_throughput"), Some(&19152.84));
     assert_eq!(outcome.metrics.get("output_throughput"), Some(&6410.83));
 }
+
+/// Real pip (23.x, Debian bookworm) names an interrupted uninstall's stash `~ransformers`; the
+/// ISO-Bench logs had older pips' `-ransformers`. Both are the broken install.
+#[test]
+fn both_spellings_of_a_half_removed_transformers_are_a_broken_install() {
+    let classifier = Classifier::embedded().unwrap();
+    for text in [
+        "WARNING: Ignoring invalid distribution ~ransformers (/usr/local/lib/python3.11/dist-packages)\nModuleNotFoundError: No module named 'transformers.utils'",
+        "WARNING: Ignoring invalid distribution -ransformers (/usr/local/lib/python3.10/dist-packages)",
+    ] {
+        assert_eq!(classifier.classify(text).unwrap().category, "tf_broken_import", "{text}");
+    }
+}
+
+/// pandas 2.1.4 (built against NumPy 1.x) under numpy 2.2.6 does not print NumPy's "compiled
+/// using NumPy 1.x" warning: it fails on the dtype size (seen in the real tier's first image).
+#[test]
+fn a_dtype_size_change_under_numpy_2_is_numpy2() {
+    let classifier = Classifier::embedded().unwrap();
+    let text = "  File \"interval.pyx\", line 1, in init pandas._libs.interval\nValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject";
+    assert_eq!(classifier.classify(text).unwrap().category, "numpy2");
+}

@@ -27,6 +27,7 @@ pub enum Action {
     RunsView,
     ImagesView,
     DeleteImage,
+    PushImage,
     ToggleMouse,
     CopyHash,
     CopyEvidence,
@@ -138,6 +139,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::CopyEvidence, "copy the failure's evidence line (OSC 52 clipboard)", None),
     (Action::ImagesView, "images view: perftriage's fixed images, what they fix; delete from there", None),
     (Action::DeleteImage, "delete the image (after a confirm)", Some("delete")),
+    (Action::PushImage, "push the image to the [registry]; its digest is recorded", Some("push")),
     (
         Action::RunsView,
         "runs view: queued, running and finished runs; cancel or open logs there",

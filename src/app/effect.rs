@@ -86,6 +86,8 @@ pub enum Effect {
     ListImages,
     /// Remove a fixed image's tag.
     RemoveImage(String),
+    /// Push a fixed image to the configured registry (`Msg::Pushed` answers).
+    PushImage(String),
     /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
     MouseCapture(bool),
     /// Put text on the terminal's clipboard (OSC 52).

@@ -22,6 +22,11 @@ pub enum Msg {
     },
     /// Our fixed images, or why they cannot be listed.
     Images(Result<Vec<crate::docker::TaggedImage>, String>),
+    /// A fixed image was pushed: its reference by digest.
+    Pushed {
+        tag: String,
+        reference: String,
+    },
     /// How far the detail pane can scroll as it is drawn now (the runtime measures it).
     DetailLimit(u16),
     /// How far the confirm dialog's preview can scroll at the size it was drawn.

@@ -42,7 +42,8 @@ pub fn job(ctx: &Context, entry: &Entry, variant: Variant, commit_image: bool) -
     let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
     let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
     let repo = commit_image.then(|| ctx.config.fixed_repo());
-    Ok(FixJob::new(c, variant, image, evidence, repo.as_deref(), &ctx.workspace))
+    let reserve = ctx.config.runs.reserve_bytes();
+    Ok(FixJob::new(c, variant, image, evidence, repo.as_deref(), &ctx.workspace).reserving(reserve))
 }
 
 pub fn apply_cli(

@@ -4,6 +4,7 @@
 pub mod fix;
 pub mod gpu;
 pub mod headless;
+pub mod image;
 pub mod inspect;
 pub mod out;
 pub mod run;

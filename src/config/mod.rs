@@ -24,6 +24,8 @@ pub struct Config {
     pub recipes: Option<PathBuf>,
     /// Repository for fixed images committed by `fix apply --commit-image` (default `perftriage-fixed`).
     pub fixed_repo: Option<String>,
+    /// Where fixed images are pushed to and pulled back from (`perftriage image push|pull`).
+    pub registry: RegistryConfig,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
     pub log_ring: Option<usize>,
     /// Action name → keys (board and log actions), or a mode's table (`[keys.confirm]`); app's key
@@ -32,6 +34,17 @@ pub struct Config {
     /// The line of each `[keys]` entry, for errors that name it.
     #[serde(skip)]
     pub key_lines: BTreeMap<String, usize>,
+}
+
+/// `[registry]`: the registry's host (`127.0.0.1:5000`, `ghcr.io/team`) and, when it needs them,
+/// a user and the environment variable holding the password (never the password itself); without
+/// them the docker CLI's `config.json` login for the host is used.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RegistryConfig {
+    pub url: Option<String>,
+    pub username: Option<String>,
+    pub password_env: Option<String>,
 }
 
 /// One `[keys]` entry: an action's keys, or a whole mode's table of them.

@@ -97,6 +97,13 @@ impl Engine {
         Ok((state.running.unwrap_or(false), state.exit_code))
     }
 
+    /// Bytes the container wrote over its image (what a commit adds); 0 when unknown.
+    pub async fn diff_bytes(&self, id: &str) -> u64 {
+        let options = bollard::query_parameters::InspectContainerOptionsBuilder::default().size(true).build();
+        let inspected = self.raw().inspect_container(id, Some(options)).await.ok();
+        inspected.and_then(|c| c.size_rw).and_then(|s| u64::try_from(s).ok()).unwrap_or(0)
+    }
+
     /// Stop and remove, whatever state it is in; a container already gone is fine.
     pub async fn remove(&self, id: &str) -> Result<(), DockerError> {
         self.remove_found(id).await.map(|_| ())

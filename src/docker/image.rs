@@ -3,7 +3,7 @@
 use super::{DockerError, Engine};
 use bollard::query_parameters::{
     BuildImageOptionsBuilder, CommitContainerOptionsBuilder, CreateImageOptionsBuilder, ListImagesOptions,
-    RemoveImageOptions,
+    RemoveImageOptions, TagImageOptionsBuilder,
 };
 use futures_util::StreamExt;
 use std::collections::HashMap;
@@ -24,6 +24,34 @@ pub struct TaggedImage {
     pub tag: String,
     pub size_bytes: i64,
     pub created_unix: i64,
+}
+
+/// Statuses that mean a layer is in place, pulling or pushing.
+pub(super) const LAYER_DONE: [&str; 4] =
+    ["Pull complete", "Already exists", "Pushed", "Layer already exists"];
+
+/// Fold one progress message into the per-layer (current, total, done) table; the sums so far.
+pub(super) fn layer_event(
+    layers: &mut HashMap<String, (i64, i64, bool)>,
+    id: Option<String>,
+    detail: Option<bollard::models::ProgressDetail>,
+    status: String,
+) -> PullEvent {
+    if let Some(id) = id {
+        let entry = layers.entry(id).or_default();
+        if let Some(p) = detail {
+            entry.0 = p.current.unwrap_or(entry.0);
+            entry.1 = p.total.unwrap_or(entry.1);
+        }
+        entry.2 |= LAYER_DONE.contains(&status.as_str());
+    }
+    PullEvent {
+        layers: layers.len(),
+        layers_done: layers.values().filter(|l| l.2).count(),
+        current: layers.values().map(|l| l.0).sum(),
+        total: layers.values().map(|l| l.1).sum(),
+        status,
+    }
 }
 
 impl Engine {
@@ -67,10 +95,20 @@ impl Engine {
     }
 
     /// Pull `image`, reporting progress; a failure keeps the daemon's words.
-    pub async fn pull(&self, image: &str, mut progress: impl FnMut(&PullEvent)) -> Result<(), DockerError> {
+    pub async fn pull(&self, image: &str, progress: impl FnMut(&PullEvent)) -> Result<(), DockerError> {
+        self.pull_as(image, None, progress).await
+    }
+
+    /// Pull `image` with a registry login.
+    pub async fn pull_as(
+        &self,
+        image: &str,
+        login: Option<bollard::auth::DockerCredentials>,
+        mut progress: impl FnMut(&PullEvent),
+    ) -> Result<(), DockerError> {
         let options = CreateImageOptionsBuilder::default().from_image(image).build();
-        let mut stream = self.raw().create_image(Some(options), None, None);
-        let mut layers: HashMap<String, (i64, i64, bool)> = HashMap::new();
+        let mut stream = self.raw().create_image(Some(options), None, login);
+        let mut layers = HashMap::new();
         while let Some(item) = stream.next().await {
             let info =
                 item.map_err(|e| DockerError::ImageMissing { image: image.into(), message: e.to_string() })?;
@@ -78,23 +116,16 @@ impl Engine {
                 return Err(DockerError::ImageMissing { image: image.into(), message: detail });
             }
             let status = info.status.unwrap_or_default();
-            if let Some(id) = info.id {
-                let entry = layers.entry(id).or_default();
-                if let Some(p) = info.progress_detail {
-                    entry.0 = p.current.unwrap_or(entry.0);
-                    entry.1 = p.total.unwrap_or(entry.1);
-                }
-                entry.2 |= status == "Pull complete" || status == "Already exists";
-            }
-            progress(&PullEvent {
-                layers: layers.len(),
-                layers_done: layers.values().filter(|l| l.2).count(),
-                current: layers.values().map(|l| l.0).sum(),
-                total: layers.values().map(|l| l.1).sum(),
-                status,
-            });
+            progress(&layer_event(&mut layers, info.id, info.progress_detail, status));
         }
         Ok(())
+    }
+
+    /// Give `image` another name (`repo:tag`).
+    pub async fn tag(&self, image: &str, name: &str) -> Result<(), DockerError> {
+        let (repo, tag) = name.rsplit_once(':').unwrap_or((name, "latest"));
+        let options = TagImageOptionsBuilder::default().repo(repo).tag(tag).build();
+        self.raw().tag_image(image, Some(options)).await.map_err(|e| DockerError::api("tag image", e))
     }
 
     /// Save a container's filesystem as `repo:tag`.

@@ -3,11 +3,14 @@
 
 mod archive;
 mod container;
+mod disk;
 mod exec;
 mod image;
+pub mod registry;
 
 pub use archive::tar_of;
 pub use container::Ours;
+pub use disk::Room;
 pub use exec::ExecOutput;
 pub use image::{PullEvent, TaggedImage};
 
@@ -27,6 +30,10 @@ pub enum DockerError {
     NotFound { action: String, message: String },
     #[error("{action}: {message}")]
     Api { action: String, message: String },
+    #[error(
+        "not enough disk for {what}: it needs about {needed}, the Docker data root {root} has {free} free (the images view, I then d, removes fixed images; [runs] pull_estimate_gb and disk_reserve_gb set the estimates)"
+    )]
+    NoRoom { what: String, needed: String, free: String, root: String },
 }
 
 impl DockerError {

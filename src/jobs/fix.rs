@@ -56,6 +56,8 @@ pub struct FixJob {
     /// Where the fixed container is committed: `repo:tag`.
     pub commit_to: (String, String),
     pub workspace: String,
+    /// Free disk a commit must leave under the Docker data root.
+    pub reserve_bytes: u64,
 }
 
 impl FixJob {
@@ -81,7 +83,14 @@ impl FixJob {
             parent,
             evidence,
             workspace: workspace.display().to_string(),
+            reserve_bytes: crate::runs::RunConfig::default().reserve_bytes(),
         }
+    }
+
+    /// The free disk a commit must leave (`[runs] disk_reserve_gb`).
+    pub fn reserving(mut self, bytes: u64) -> FixJob {
+        self.reserve_bytes = bytes;
+        self
     }
 
     /// The fixed image goes to the fixed-image repository (not a local tag for one re-run).
@@ -152,16 +161,12 @@ async fn start<'a>(engine: &'a Engine, job: &FixJob, name: &str) -> Result<Conta
 }
 
 async fn facts(c: &Container<'_>, job: &FixJob) -> Facts {
-    let probe = |code: &str| vec!["python3".to_string(), "-c".to_string(), code.to_string()];
-    let dir = c.run(probe("import vllm, os; print(os.path.dirname(vllm.__file__))"), |_| {}).await;
-    let vllm_dir = dir
-        .ok()
-        .and_then(|(code, out)| (code == 0).then(|| out.lines().last().unwrap_or("").trim().to_string()));
-    let vllm_dir =
-        vllm_dir.filter(|d| d.starts_with('/')).unwrap_or_else(|| "/opt/vllm_baseline/vllm".into());
-    let version = c.run(probe("import vllm; print(vllm.__version__)"), |_| {}).await.ok();
-    let vllm_version = version
-        .and_then(|(code, out)| (code == 0).then(|| out.lines().last().unwrap_or("").trim().to_string()));
+    let found = c.run(crate::jobs::probe::argv(), |_| {}).await;
+    let (vllm_dir, vllm_version) = match found {
+        Ok((0, out)) => crate::jobs::probe::parse(&out),
+        _ => (None, None),
+    };
+    let vllm_dir = vllm_dir.unwrap_or_else(|| "/opt/vllm_baseline/vllm".into());
     let has_mllama = c.exists(&format!("{vllm_dir}/model_executor/models/mllama.py")).await;
     let site_packages = vllm_dir.rsplit_once('/').map_or(vllm_dir.clone(), |(p, _)| p.to_string());
     Facts {
@@ -349,6 +354,8 @@ async fn inject_file(
 
 async fn commit(c: &Container<'_>, job: &FixJob, recipe: &Recipe) -> Result<String, FixError> {
     let (repo, tag) = &job.commit_to;
+    let needed = c.engine.diff_bytes(&c.id).await + job.reserve_bytes;
+    c.engine.ensure_room(&format!("committing {repo}:{tag}"), needed).await?;
     c.engine
         .commit(
             &c.id,

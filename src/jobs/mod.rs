@@ -7,6 +7,7 @@ pub mod lines;
 pub mod logs;
 pub mod orphans;
 pub mod owners;
+pub mod probe;
 pub mod run;
 pub mod service;
 pub mod signals;

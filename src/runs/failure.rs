@@ -20,6 +20,8 @@ pub enum FailureKind {
     PlanError,
     /// A container found after a restart stopped before this board saw its result.
     Reattached,
+    /// Too little disk under the Docker data root for a pull, commit or build.
+    NoRoom,
     /// A classifier rule id (`aimv2`, `numpy2`, …).
     Signature(String),
 }
@@ -40,6 +42,7 @@ const NAMES: &[(FailureKind, &str)] = &[
     (FailureKind::NoVllm, "no_vllm"),
     (FailureKind::PlanError, "plan_error"),
     (FailureKind::Reattached, "reattached"),
+    (FailureKind::NoRoom, "no_room"),
 ];
 
 impl FailureKind {
@@ -61,7 +64,7 @@ impl FailureKind {
     /// The run never got to measure anything because this host's set-up is wrong (the vLLM
     /// checkout lacks the commit, the plan cannot be made): not a result of the commit.
     pub fn is_setup_error(&self) -> bool {
-        matches!(self, FailureKind::ScriptsMissing | FailureKind::PlanError)
+        matches!(self, FailureKind::ScriptsMissing | FailureKind::PlanError | FailureKind::NoRoom)
     }
 
     /// Says nothing specific: a named signature in the output explains the failure better.

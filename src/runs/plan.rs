@@ -30,6 +30,30 @@ pub struct RunConfig {
     pub concurrency: usize,
     /// Per-commit image overrides: short → image (all variants but agent, which uses the baseline's).
     pub image_overrides: HashMap<String, String>,
+    /// What a pull is assumed to need on disk when its size is not known (ISO-Bench images: 17–22 GB).
+    pub pull_estimate_gb: f64,
+    /// Free space a pull, commit or build must leave under the Docker data root.
+    pub disk_reserve_gb: f64,
+}
+
+impl RunConfig {
+    /// Free disk a pull of an image of unknown size needs: its estimate and the reserve.
+    pub fn pull_needs_bytes(&self) -> u64 {
+        bytes_of_gib(self.pull_estimate_gb + self.disk_reserve_gb)
+    }
+
+    /// Free disk a pull, commit or build must leave.
+    pub fn reserve_bytes(&self) -> u64 {
+        bytes_of_gib(self.disk_reserve_gb)
+    }
+}
+
+/// Bytes in `gib` GiB (a negative value means none).
+fn bytes_of_gib(gib: f64) -> u64 {
+    // Whole bytes well inside u64.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let bytes = (gib.max(0.0) * 1024.0 * 1024.0 * 1024.0) as u64;
+    bytes
 }
 
 impl Default for RunConfig {
@@ -46,6 +70,8 @@ impl Default for RunConfig {
             dataset_path: None,
             concurrency: 1,
             image_overrides: HashMap::new(),
+            pull_estimate_gb: 22.0,
+            disk_reserve_gb: 5.0,
         }
     }
 }
@@ -73,6 +99,8 @@ pub struct RunPlan {
     pub final_command: String,
     /// Fix recipes applied to this variant's environment (recorded in the triage state).
     pub fixes: Vec<String>,
+    /// Free disk a pull of the image needs (estimate and reserve).
+    pub pull_needs_bytes: u64,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -141,6 +169,7 @@ pub fn plan(
         run_timeout_s: config.run_timeout_s,
         final_command,
         fixes: Vec::new(),
+        pull_needs_bytes: config.pull_needs_bytes(),
     })
 }
 

@@ -47,6 +47,7 @@ impl Io {
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
+            Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),
             Effect::Copy(text) => super::terminal::copy(&text),
         }

@@ -106,6 +106,7 @@ fn executor(
         classifier: classifier.clone(),
         recipes,
         fixed_repo: ctx.config.fixed_repo(),
+        registry: ctx.config.registry.clone(),
         redactor: crate::logs::Redactor::from_env(),
     };
     let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();

@@ -31,6 +31,13 @@ pub enum Change {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         log: Option<String>,
     },
+    /// A variant's fixed image pushed to a registry: `reference` pulls exactly it back.
+    Pushed {
+        variant: String,
+        image: String,
+        /// `host/repo@sha256:…`
+        reference: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +63,9 @@ impl Change {
                 };
                 let image = image.as_deref().map(|i| format!(", image {i}")).unwrap_or_default();
                 format!("fix {recipe} on {variant}: {how}{image}")
+            }
+            Change::Pushed { variant, image, reference } => {
+                format!("{variant}'s {image} pushed as {reference}")
             }
         }
     }
@@ -143,7 +153,7 @@ impl TriageBook {
             Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
             Change::Skip => Some(Some(Mark::Skip)),
             Change::Clear => Some(None),
-            Change::Note { .. } | Change::Fix { .. } => None,
+            Change::Note { .. } | Change::Fix { .. } | Change::Pushed { .. } => None,
         })?
     }
 
@@ -175,6 +185,16 @@ impl TriageBook {
                 outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied,
                 ..
             } if v == variant => Some(image.clone()),
+            _ => None,
+        })
+    }
+
+    /// The last push of a variant's fixed image: (local tag, reference by digest).
+    pub fn pushed(&self, short: &str, variant: &str) -> Option<(String, String)> {
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Pushed { variant: v, image, reference } if v == variant => {
+                Some((image.clone(), reference.clone()))
+            }
             _ => None,
         })
     }

@@ -36,7 +36,7 @@ pub fn engine(rt: &tokio::runtime::Runtime) -> Option<Engine> {
     }
 }
 
-fn mock_binary() -> PathBuf {
+pub fn mock_binary() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = root.join("target/mock");
     let status = Command::new(env!("CARGO"))
@@ -109,8 +109,9 @@ pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     *built = true;
 }
 
-/// A vLLM-like git checkout with `benchmarks/` at two commits: (repo, parent, human).
-pub fn vllm_repo(dir: &Path) -> (PathBuf, String, String) {
+/// A vLLM-like git checkout with `benchmarks/` at two commits: (repo, parent, human);
+/// `fa_utils`: the text of `vllm/vllm_flash_attn/fa_utils.py` in both (a stand-in when `None`).
+pub fn vllm_repo(dir: &Path, fa_utils: Option<&str>) -> (PathBuf, String, String) {
     let repo = dir.join("vllm");
     std::fs::create_dir_all(repo.join("benchmarks")).unwrap();
     let git = |args: &[&str]| {
@@ -121,15 +122,16 @@ pub fn vllm_repo(dir: &Path) -> (PathBuf, String, String) {
     git(&["init", "-q"]);
     for (i, message) in ["parent", "human"].iter().enumerate() {
         for script in ["benchmark_serving.py", "benchmark_latency.py", "benchmark_throughput.py"] {
-            std::fs::write(repo.join("benchmarks").join(script), format!("# {message} {i}\n")).unwrap();
+            // The mock reads only the name; a real python3 (the Debian images) runs the text.
+            let text = format!(
+                "# {message} {i}\nimport os, sys\nos.execv('/usr/local/bin/mockvllm', ['python3', *sys.argv])\n"
+            );
+            std::fs::write(repo.join("benchmarks").join(script), text).unwrap();
         }
         let fa = repo.join("vllm/vllm_flash_attn");
         std::fs::create_dir_all(&fa).unwrap();
-        std::fs::write(
-            fa.join("fa_utils.py"),
-            format!("# fa_utils at {message}\ndef flash_attn_supports_fp8():\n    return False\n"),
-        )
-        .unwrap();
+        let stand_in = format!("# fa_utils at {message}\ndef flash_attn_supports_fp8():\n    return False\n");
+        std::fs::write(fa.join("fa_utils.py"), fa_utils.map_or(stand_in, str::to_string)).unwrap();
         // The directory name makes each checkout's hashes its own, even within one second.
         std::fs::write(repo.join("README"), format!("{message} {}", dir.display())).unwrap();
         git(&["add", "-A"]);
@@ -153,9 +155,14 @@ pub fn runtime() -> tokio::runtime::Runtime {
 
 /// A workspace, a one-commit dataset backed by a real git checkout, and a config.
 pub fn setup(image: &str, command: &str, extra: &str) -> Setup {
+    setup_with(image, command, extra, None)
+}
+
+/// `setup`, with the checkout's `fa_utils.py` given.
+pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
-    let (repo, parent, human) = vllm_repo(&root);
+    let (repo, parent, human) = vllm_repo(&root, fa_utils);
     let short = human[..8].to_string();
     let mut row: serde_json::Value =
         serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
@@ -197,4 +204,21 @@ pub fn run(setup: &Setup, variant: &str) -> Output {
 pub fn result(setup: &Setup, variant: &str) -> serde_json::Value {
     let path = setup.root.join("ws/results").join(format!("{}_{variant}_result.json", setup.short));
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// `perftriage --config … --workspace … ARGS` for a setup.
+pub fn perftriage(setup: &Setup, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--config")
+        .arg(&setup.config)
+        .arg("--workspace")
+        .arg(setup.root.join("ws"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Both streams of a command's output.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }

@@ -8,6 +8,7 @@
 )]
 
 pub mod engine;
+pub mod real;
 
 use perftriage::app::KeyMap;
 use perftriage::app::{AppState, DockerMsg, Key, KeyCode, Msg, update};
@@ -102,6 +103,7 @@ impl Planner {
             classifier: std::sync::Arc::new(Classifier::embedded().unwrap()),
             recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
             fixed_repo: "perftriage-fixed".into(),
+            registry: Default::default(),
             redactor: perftriage::logs::Redactor::from_env(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

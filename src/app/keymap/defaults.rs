@@ -139,7 +139,7 @@ const FIX_MENU: &[(&str, Action)] = &[
 /// Choosing one entry of a list: the bulk picker's recipe, the action menu's action.
 const BULK_PICKER: &[(&str, Action)] = &[("enter", Action::Choose)];
 
-const IMAGES: &[(&str, Action)] = &[("d", Action::DeleteImage)];
+const IMAGES: &[(&str, Action)] = &[("d", Action::DeleteImage), ("p", Action::PushImage)];
 
 const RUNS: &[(&str, Action)] =
     &[("enter", Action::OpenLog), ("L", Action::OpenLog), ("x", Action::CancelRun)];

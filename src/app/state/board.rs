@@ -195,16 +195,19 @@ impl BoardState {
     /// The commit variants whose recorded fixed image is `tag`, with their fixes:
     /// `7c01f706 human (numpy_lt_2)`.
     pub fn fixed_by(&self, tag: &str) -> Vec<String> {
+        let fixes = |short: &str, v: Variant| self.book.fixes(short, v.name()).join(", ");
+        let users = self.variants_fixed_by(tag).into_iter();
+        users.map(|(short, v)| format!("{short} {} ({})", v.name(), fixes(&short, v))).collect()
+    }
+
+    /// The commit variants that run in fixed image `tag`.
+    pub fn variants_fixed_by(&self, tag: &str) -> Vec<(String, Variant)> {
         let mut out = Vec::new();
         for entry in &self.entries {
             let short = &entry.commit.short;
             for v in Variant::ALL {
                 if self.book.fixed_image(short, v.name()).as_deref() == Some(tag) {
-                    out.push(format!(
-                        "{short} {} ({})",
-                        v.name(),
-                        self.book.fixes(short, v.name()).join(", ")
-                    ));
+                    out.push((short.clone(), v));
                 }
             }
         }

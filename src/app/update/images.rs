@@ -2,6 +2,7 @@
 
 use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, Level, Mode};
 use crate::docker::TaggedImage;
+use crate::triage::Change;
 
 /// `I`: open the view and ask for the list.
 pub fn open(state: &mut AppState) -> Vec<Effect> {
@@ -30,10 +31,30 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::MenuDown => state.mode = Mode::Images((selected + 1).min(count.saturating_sub(1))),
         Action::MenuUp => state.mode = Mode::Images(selected.saturating_sub(1)),
         Action::DeleteImage => ask_delete(state, selected),
+        Action::PushImage => return push(state, selected),
         Action::Close => state.mode = Mode::Normal,
         _ => {}
     }
     Vec::new()
+}
+
+fn push(state: &mut AppState, selected: usize) -> Vec<Effect> {
+    let Some(image) = state.runs.images.get(selected) else { return Vec::new() };
+    let tag = image.tag.clone();
+    state.notify(Level::Info, format!("pushing {tag} to the registry…"));
+    vec![Effect::PushImage(tag)]
+}
+
+/// Pushed: each variant that runs in the image records where it went.
+pub fn pushed(state: &mut AppState, tag: &str, reference: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for (short, variant) in state.board.variants_fixed_by(tag) {
+        let change =
+            Change::Pushed { variant: variant.name().into(), image: tag.into(), reference: reference.into() };
+        effects.extend(state.record(&short, change));
+    }
+    state.notify(Level::Info, format!("pushed {tag} as {reference}"));
+    effects
 }
 
 fn ask_delete(state: &mut AppState, selected: usize) {

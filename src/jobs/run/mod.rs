@@ -284,6 +284,7 @@ fn docker_failure(e: &DockerError) -> Failure {
         DockerError::NoGpuRuntime(_) => FailureKind::GpuRuntimeMissing,
         DockerError::Unreachable(_) => FailureKind::DockerUnreachable,
         DockerError::Api { .. } | DockerError::NotFound { .. } => FailureKind::DockerError,
+        DockerError::NoRoom { .. } => FailureKind::NoRoom,
     };
     Failure::new(kind, e.to_string())
 }

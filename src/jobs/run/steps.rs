@@ -87,6 +87,8 @@ async fn pull_if_missing(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
     if env.engine.has_image(&plan.image).await {
         return Ok(());
     }
+    let what = format!("pulling {}", plan.image);
+    env.engine.ensure_room(&what, plan.pull_needs_bytes).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Pulling { done: 0, layers: 0, bytes: 0, total: 0 });
     let progress = |p: &crate::docker::PullEvent| {
         phase(
@@ -295,10 +297,8 @@ fn first_problem(text: &str) -> String {
 
 /// The directory a patch's `a/vllm/…` paths are relative to.
 async fn vllm_root(env: &RunEnv, id: &str) -> Result<String, Failure> {
-    let probe = "import vllm, os; print(os.path.dirname(vllm.__file__))";
-    let (code, out) = exec_quiet(env, id, vec!["python3".into(), "-c".into(), probe.into()]).await?;
-    let dir = out.lines().last().unwrap_or("").trim().to_string();
-    if code == 0 && dir.starts_with('/') {
+    let (code, out) = exec_quiet(env, id, crate::jobs::probe::argv()).await?;
+    if let (0, (Some(dir), _)) = (code, crate::jobs::probe::parse(&out)) {
         return Ok(dir.rsplit_once('/').map_or(dir.clone(), |(parent, _)| parent.to_string()));
     }
     for candidate in ["/opt/vllm_baseline", "/workspace/vllm"] {

@@ -35,7 +35,8 @@ impl JobService {
             None => self.plan("fix", short, variant)?.image,
         };
         let repo = commit.then_some(self.setup.fixed_repo.as_str());
-        Ok(FixJob::new(c, variant, image, evidence, repo, &self.setup.workspace))
+        let reserve = self.setup.config.reserve_bytes();
+        Ok(FixJob::new(c, variant, image, evidence, repo, &self.setup.workspace).reserving(reserve))
     }
 
     pub fn probe_fixes(&self, probe: Probe) {

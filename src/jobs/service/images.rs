@@ -21,6 +21,20 @@ impl JobService {
         });
     }
 
+    /// Push a fixed image to the configured registry, saying each finished layer; answer with
+    /// `Msg::Pushed` (its digest), or an error notice.
+    pub fn push_image(&self, tag: String) {
+        let (Some(engine), tx) = (self.engine(), self.tx.clone()) else { return };
+        let registry = self.setup.registry.clone();
+        tokio::spawn(async move {
+            let msg = match push(&engine, &registry, &tag, &tx).await {
+                Ok(reference) => Msg::Pushed { tag, reference },
+                Err(why) => Msg::Notice(Level::Error, format!("cannot push {tag}: {why}")),
+            };
+            let _ = tx.send(msg);
+        });
+    }
+
     /// Remove a fixed image's tag, say so, and list again.
     pub fn remove_image(&self, tag: String) {
         let (Some(engine), tx, repos) = (self.engine(), self.tx.clone(), self.our_repos()) else { return };
@@ -33,4 +47,17 @@ impl JobService {
             let _ = tx.send(Msg::Images(engine.images_in(&repos).await.map_err(|e| e.to_string())));
         });
     }
+}
+
+async fn push(
+    engine: &crate::docker::Engine,
+    registry: &crate::config::RegistryConfig,
+    tag: &str,
+    tx: &tokio::sync::mpsc::UnboundedSender<Msg>,
+) -> Result<String, String> {
+    let (remote, login) = crate::docker::registry::target(registry, tag)?;
+    let progress = crate::docker::registry::on_layer(|done| {
+        let _ = tx.send(Msg::Notice(Level::Info, format!("pushing {tag}: {done} layer(s) done")));
+    });
+    engine.push(tag, &remote, login, progress).await.map_err(|e| e.to_string())
 }

@@ -49,6 +49,8 @@ pub struct JobSetup {
     pub classifier: Arc<Classifier>,
     pub recipes: RecipeBook,
     pub fixed_repo: String,
+    /// Where `p` in the images view pushes.
+    pub registry: crate::config::RegistryConfig,
     pub redactor: Redactor,
 }
 

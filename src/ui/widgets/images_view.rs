@@ -27,8 +27,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
         lines.push(Line::styled(format!("{:<44} {size:>8}  {made:<16}  {fixes}", image.tag), style));
     }
     let key = |action| super::hints::key(&state.session.keymap, KeyMode::Images, action);
-    let (delete, close) = (key(Action::DeleteImage), key(Action::Close));
-    let title = format!(" Fixed images ({}) — {delete} delete, {close} closes ", state.runs.images.len());
+    let (delete, push, close) = (key(Action::DeleteImage), key(Action::PushImage), key(Action::Close));
+    let count = state.runs.images.len();
+    let title = format!(" Fixed images ({count}) — {delete} delete, {push} push to the registry, {close} closes ");
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
     popup(frame, area, (140, height), Span::styled(title, theme.header), theme.border, Paragraph::new(lines));
 }

@@ -1,0 +1,154 @@
+//! Real Debian images for the `real_` tier: a bookworm base made by mmdebstrap and `docker
+//! import`, then one image per failure with real packages from PyPI and vLLM's real Python files
+//! (from its wheel on PyPI). Each is tagged by a hash of its recipe and built only when missing.
+//!
+//! What cannot be real here: there is no GPU and no torch, so vLLM's own `__init__.py` (it
+//! imports torch) and its api_server are stand-ins. The api_server stand-in makes the imports the
+//! real server makes at start, from the real packages, then the static mock serves.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use super::engine::mock_binary;
+use perftriage::docker::{Engine, tar_of};
+use std::hash::{Hash, Hasher};
+use std::process::Command;
+
+pub const SITE: &str = "/usr/local/lib/python3.11/dist-packages";
+const BASE_SUITE: &str = "bookworm";
+const BASE_PACKAGES: &str = "python3,python3-pip,python3-venv,python-is-python3,ca-certificates,patch";
+const CA: &str = "/etc/ssl/certs/ca-certificates.crt";
+
+/// One failure as a real environment: what pip installs, which vLLM release's files are laid in
+/// (and which are taken out), and what the server imports at start.
+pub struct Scenario {
+    pub name: &'static str,
+    /// One `pip install` layer each, in order (a shared first layer, like torch, is built once).
+    pub pip: &'static [&'static str],
+    /// vLLM release and the `vllm/` paths (prefixes) to keep from its wheel.
+    pub vllm: Option<(&'static str, &'static [&'static str])>,
+    /// Shell run after the installs (breaking what the failure needs broken).
+    pub then: &'static str,
+    /// Python the stand-in api_server runs before serving.
+    pub imports: &'static str,
+}
+
+fn hash_of(parts: &[&[u8]]) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    parts.hash(&mut h);
+    format!("{:012x}", h.finish() & 0xffff_ffff_ffff)
+}
+
+fn fail_or_skip(why: &str) -> Option<String> {
+    assert!(std::env::var_os("CI").is_none(), "the real tier needs {why} under CI");
+    eprintln!("SKIPPED: {why}; set CI=true to make this fail");
+    None
+}
+
+/// The Debian base, made once: `perftriage-real/debian:bookworm-<hash>`.
+pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
+    let tag = format!("perftriage-real/debian:{BASE_SUITE}-{}", hash_of(&[BASE_PACKAGES.as_bytes()]));
+    if rt.block_on(engine.has_image(&tag)) {
+        return Some(tag);
+    }
+    if Command::new("mmdebstrap").arg("--version").output().is_err() {
+        return fail_or_skip("mmdebstrap (Debian package mmdebstrap)");
+    }
+    let script = format!(
+        "set -o pipefail; mmdebstrap --quiet --variant=minbase --include={BASE_PACKAGES} {BASE_SUITE} - | docker import - {tag}"
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "mmdebstrap: {}", String::from_utf8_lossy(&out.stderr));
+    Some(tag)
+}
+
+/// Pip as the ISO-Bench images use it (root, system site-packages), with this host's CA bundle.
+const PIP_ENV: &str = "ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_BREAK_SYSTEM_PACKAGES=1 \
+     PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_PROGRESS_BAR=off";
+
+/// Python that keeps `keep` (path prefixes) of the vLLM wheel's `.py` files in the site packages,
+/// and a copy of the whole tree in /opt/vllm-src (for the tests' git checkout).
+fn unpack_vllm(keep: &[&str]) -> String {
+    let keep: Vec<String> = keep.iter().map(|k| format!("'vllm/{k}'")).collect();
+    format!(
+        "import zipfile, glob\n\
+         z = zipfile.ZipFile(glob.glob('/tmp/w/*.whl')[0])\n\
+         for n in z.namelist():\n\
+         \x20   if n.startswith('vllm/') and n.endswith('.py'):\n\
+         \x20       z.extract(n, '/opt/vllm-src')\n\
+         \x20       if n.startswith(({},)):\n\
+         \x20           z.extract(n, '{SITE}')\n",
+        keep.join(", ")
+    )
+}
+
+fn dockerfile(base: &str, s: &Scenario) -> String {
+    let mut lines = vec![format!("FROM {base}"), format!("COPY ca.crt {CA}"), PIP_ENV.to_string()];
+    lines.extend(s.pip.iter().map(|packages| format!("RUN pip install -q {packages}")));
+    if let Some((version, _)) = s.vllm {
+        lines.push("COPY unpack_vllm.py /tmp/unpack_vllm.py".into());
+        lines.push(format!(
+            "RUN pip download -q --no-deps vllm=={version} -d /tmp/w && python3 /tmp/unpack_vllm.py && rm -rf /tmp/w /tmp/unpack_vllm.py"
+        ));
+    }
+    if !s.then.is_empty() {
+        lines.push(format!("RUN {}", s.then));
+    }
+    lines.push("COPY mockvllm /usr/local/bin/mockvllm".into());
+    lines.push(format!("COPY vllm/ {SITE}/vllm/"));
+    lines.push(format!("LABEL perftriage.test=real-{}", s.name));
+    lines.join("\n") + "\n"
+}
+
+/// vLLM's own `__init__` imports torch (and much else); this one keeps the part that matters to a
+/// broken environment: it reaches transformers (the real one does, through its engine args).
+const INIT: &str = "# Stand-in for vLLM's __init__ (the real one loads the engine, torch and the GPU).\n\
+    import importlib.util\n\
+    if importlib.util.find_spec('transformers'):\n    import transformers  # noqa: F401\n\
+    __version__ = '0.0.0+perftriage-test'\n";
+
+fn api_server(imports: &str) -> String {
+    format!(
+        "# Stand-in for vLLM's api_server: the imports the real server makes at start, from the real\n\
+         # packages of this image; once they import, the static mock serves (no torch, no GPU here).\n\
+         import os, sys\n{imports}\n\
+         os.execv('/usr/local/bin/mockvllm', ['python3', '-m', 'vllm.entrypoints.openai.api_server', *sys.argv[1:]])\n"
+    )
+}
+
+/// The scenario's image, built when its recipe changed: `perftriage-real/vllm:<name>-<hash>`.
+pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Option<String> {
+    let base = base(rt, engine)?;
+    let mock = std::fs::read(mock_binary()).unwrap();
+    let ca = std::fs::read(CA).unwrap();
+    let docker = dockerfile(&base, s);
+    let unpack = unpack_vllm(s.vllm.map_or(&[][..], |(_, keep)| keep));
+    let server = api_server(s.imports);
+    let tag = format!(
+        "perftriage-real/vllm:{}-{}",
+        s.name,
+        hash_of(&[docker.as_bytes(), unpack.as_bytes(), server.as_bytes(), &mock])
+    );
+    if rt.block_on(engine.has_image(&tag)) {
+        return Some(tag);
+    }
+    let context = tar_of(&[
+        ("Dockerfile", docker.as_bytes(), 0o644),
+        ("ca.crt", &ca, 0o644),
+        ("mockvllm", &mock, 0o755),
+        ("unpack_vllm.py", unpack.as_bytes(), 0o644),
+        ("vllm/__init__.py", INIT.as_bytes(), 0o644),
+        ("vllm/entrypoints/__init__.py", b"", 0o644),
+        ("vllm/entrypoints/openai/__init__.py", b"", 0o644),
+        ("vllm/entrypoints/openai/api_server.py", server.as_bytes(), 0o644),
+    ])
+    .unwrap();
+    rt.block_on(engine.build(&tag, context)).unwrap_or_else(|e| panic!("building {tag}: {e}"));
+    Some(tag)
+}
+
+/// A file of the image, read with a throwaway container.
+pub fn file_of(image: &str, path: &str) -> String {
+    let out =
+        Command::new("docker").args(["run", "--rm", "--entrypoint", "cat", image, path]).output().unwrap();
+    assert!(out.status.success(), "{path} in {image}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -1,0 +1,98 @@
+//! Fixed images pushed to a real registry (Debian's `docker-registry`, started here on a free
+//! 127.0.0.1 port) and pulled back by their recorded digest after the local copy is gone.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::needless_pass_by_value
+)]
+
+mod common;
+
+use common::engine::{Setup, engine, ensure_images, perftriage, result, run, runtime, setup, text};
+use std::process::{Child, Command};
+
+const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
+const REGISTRY: &str = "/usr/bin/docker-registry";
+
+struct Registry {
+    child: Child,
+    _dir: tempfile::TempDir,
+    host: String,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A registry on a free loopback port, storing in a temporary directory; `None` (skipped) when
+/// the package is missing and CI is unset.
+fn registry() -> Option<Registry> {
+    if !std::path::Path::new(REGISTRY).exists() {
+        assert!(std::env::var_os("CI").is_none(), "CI needs the docker-registry package");
+        eprintln!("SKIPPED: no {REGISTRY} (Debian package docker-registry)");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yml");
+    let yaml = format!(
+        "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n",
+        dir.path().join("data").display()
+    );
+    std::fs::write(&config, yaml).unwrap();
+    let child = Command::new(REGISTRY).arg("serve").arg(&config).spawn().unwrap();
+    let host = format!("127.0.0.1:{port}");
+    // Dropped (killed and waited for) however this ends.
+    let registry = Registry { child, _dir: dir, host };
+    for _ in 0..50 {
+        if std::net::TcpStream::connect(&registry.host).is_ok() {
+            return Some(registry);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the registry did not listen on {}", registry.host);
+}
+
+#[test]
+fn a_fixed_image_is_pushed_removed_pulled_back_by_digest_and_runs() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    let Some(registry) = registry() else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, &format!("[registry]\nurl = \"{}\"", registry.host));
+    let short = s.short.clone();
+    let nothing = perftriage(&s, &["image", "push", &short, "--variant", "human"]);
+    assert_eq!(nothing.status.code(), Some(2), "no fixed image yet: {}", text(&nothing));
+    let fix = ["fix", "apply", &short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"];
+    assert_eq!(perftriage(&s, &fix).status.code(), Some(0));
+    let pushed = perftriage(&s, &["image", "push", &short, "--variant", "human"]);
+    assert_eq!(pushed.status.code(), Some(0), "{}", text(&pushed));
+    let reference = String::from_utf8_lossy(&pushed.stdout).trim().to_string();
+    assert!(reference.starts_with(&format!("{}/perftriage-fixed@sha256:", registry.host)), "{reference}");
+    assert!(text(&pushed).contains("layer(s) done"), "progress: {}", text(&pushed));
+    let triage = std::fs::read_to_string(s.root.join("ws/triage.json")).unwrap();
+    assert!(triage.contains(&reference), "the digest is recorded: {triage}");
+    // The local copies go; the pull brings exactly the pushed image back under its local name.
+    let local = format!("perftriage-fixed:{}", result_full(&s));
+    rt.block_on(engine.remove_image(&local)).unwrap();
+    rt.block_on(engine.remove_image(&format!("{}/perftriage-fixed:{}", registry.host, result_full(&s))))
+        .unwrap();
+    assert!(!rt.block_on(engine.has_image(&local)));
+    let pulled = perftriage(&s, &["image", "pull", &short, "--variant", "human"]);
+    assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled));
+    assert!(rt.block_on(engine.has_image(&local)), "{local} is back");
+    let out = run(&s, "human");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(result(&s, "human")["perftriage"]["image"], local.as_str());
+}
+
+/// The dataset row's full hash (the fixed image's tag).
+fn result_full(s: &Setup) -> String {
+    let row: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(s.root.join("dataset.jsonl")).unwrap().trim()).unwrap();
+    row["full"].as_str().unwrap().to_string()
+}
