@@ -29,7 +29,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
     let key = |action| super::hints::key(&state.session.keymap, KeyMode::Images, action);
     let (delete, push, close) = (key(Action::DeleteImage), key(Action::PushImage), key(Action::Close));
     let count = state.runs.images.len();
-    let title = format!(" Fixed images ({count}) — {delete} delete, {push} push to the registry, {close} closes ");
+    let title =
+        format!(" Fixed images ({count}) — {delete} delete, {push} push to the registry, {close} closes ");
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
     popup(frame, area, (140, height), Span::styled(title, theme.header), theme.border, Paragraph::new(lines));
 }
