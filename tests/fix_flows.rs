@@ -314,6 +314,13 @@ fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
     press(&mut s, Key::ch('I'));
     let listed = vec![TaggedImage { tag: tag.clone(), size_bytes: 1 << 30, created_unix: 1 }];
     update(&mut s, Msg::Images(Ok(listed)));
+    // Last run: a result of a user dated after the fix; the recorded one is older.
+    assert_eq!(s.board.last_run_in(&tag), None);
+    let index = s.board.entry_index("7c01f706").unwrap();
+    let stamp = perftriage::dataset::results::Stamp::parse("2026-11-23 01:30:00");
+    s.board.entries[index].variants[Variant::Human as usize].at = stamp;
+    assert_eq!(s.board.last_run_in(&tag), stamp);
+    assert!(common::screen_of(&s, 160, 48).contains("2026-11-23 01:30"));
     assert_eq!(press(&mut s, Key::ch('p')), vec![Effect::PushImage(tag.clone())]);
     let reference = format!("127.0.0.1:5000/perftriage-fixed@sha256:{}", "a".repeat(64));
     let effects = update(&mut s, Msg::Pushed { tag: tag.clone(), reference: reference.clone() });

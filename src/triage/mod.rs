@@ -189,6 +189,16 @@ impl TriageBook {
         })
     }
 
+    /// When `image` was made as a variant's fixed image (`YYYY-MM-DD HH:MM:SS`, UTC).
+    pub fn fixed_at(&self, short: &str, variant: &str, image: &str) -> Option<String> {
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Fix { variant: v, image: Some(i), .. } if v == variant && i == image => {
+                Some(h.at.replace('T', " ").trim_end_matches('Z').chars().take(19).collect())
+            }
+            _ => None,
+        })
+    }
+
     /// The last push of a variant's fixed image: (local tag, reference by digest).
     pub fn pushed(&self, short: &str, variant: &str) -> Option<(String, String)> {
         self.history(short).iter().rev().find_map(|h| match &h.change {

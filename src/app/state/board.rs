@@ -200,6 +200,18 @@ impl BoardState {
         users.map(|(short, v)| format!("{short} {} ({})", v.name(), fixes(&short, v))).collect()
     }
 
+    /// The newest run in fixed image `tag`: of the variants that run in it, the latest result
+    /// dated after the fix that made it.
+    pub fn last_run_in(&self, tag: &str) -> Option<crate::dataset::results::Stamp> {
+        let users = self.variants_fixed_by(tag).into_iter();
+        let runs = users.filter_map(|(short, v)| {
+            let made = self.book.fixed_at(&short, v.name(), tag)?;
+            let at = self.entries.iter().find(|e| e.commit.short == short)?.variant(v).at?;
+            (at.to_string() >= made).then_some(at)
+        });
+        runs.max()
+    }
+
     /// The commit variants that run in fixed image `tag`.
     pub fn variants_fixed_by(&self, tag: &str) -> Vec<(String, Variant)> {
         let mut out = Vec::new();

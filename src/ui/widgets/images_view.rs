@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, theme: &Theme) {
     let mut lines = vec![Line::styled(
-        format!("{:<44} {:>8}  {:<16}  {}", "image", "size", "made", "fixes"),
+        format!("{:<44} {:>8}  {:<16}  {:<16}  {}", "image", "size", "made", "last run", "fixes"),
         theme.header,
     )];
     if state.runs.images.is_empty() {
@@ -24,7 +24,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
             if users.is_empty() { "— (no commit records it)".to_string() } else { users.join("; ") };
         let made = made(image.created_unix);
         let size = format!("{:.0} MB", image.size_bytes as f64 / 1e6);
-        lines.push(Line::styled(format!("{:<44} {size:>8}  {made:<16}  {fixes}", image.tag), style));
+        let last: String = state.board.last_run_in(&image.tag).map_or("—".into(), |s| s.to_string());
+        let last: String = last.chars().take(16).collect();
+        lines.push(Line::styled(
+            format!("{:<44} {size:>8}  {made:<16}  {last:<16}  {fixes}", image.tag),
+            style,
+        ));
     }
     let key = |action| super::hints::key(&state.session.keymap, KeyMode::Images, action);
     let (delete, push, close) = (key(Action::DeleteImage), key(Action::PushImage), key(Action::Close));
