@@ -59,6 +59,8 @@ fn an_unknown_or_ambiguous_name_says_so_and_does_nothing() {
     command(&mut s, "mark");
     let (_, text) = s.session.message.clone().unwrap();
     assert!(text.contains("could be mark_unfixable, mark_skip"), "{text}");
+    command(&mut s, "  ");
+    assert_eq!((s.mode.clone(), s.session.message.clone()), (Mode::Normal, None), "an empty line just closes");
 }
 
 #[test]

@@ -9,9 +9,9 @@ pub fn commands() -> impl Iterator<Item = Action> {
         .filter(|a| (KeyMode::Board.offers(*a) || KeyMode::Log.offers(*a)) && *a != Action::CommandLine)
 }
 
-/// The name as typed: `mark-unfixable` and `Mark Unfixable` mean `mark_unfixable`.
+/// The name as typed: `mark-unfixable` and `Mark_Unfixable` mean `mark_unfixable`.
 fn normalized(word: &str) -> String {
-    word.trim().to_lowercase().replace(['-', ' '], "_")
+    word.trim().to_lowercase().replace('-', "_")
 }
 
 /// Commands whose name starts with the typed word, then those that contain it.

@@ -151,6 +151,9 @@ fn edited(state: &mut AppState, edit: Edit) -> Vec<Effect> {
 /// A submitted `:` line: its action, as if its key was pressed; words after the name are typed
 /// into the prompt the action opens, and submitted.
 fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
+    if line.trim().is_empty() {
+        return Vec::new();
+    }
     let (action, words) = match super::commands::resolve(line) {
         Ok(found) => found,
         Err(why) => {
