@@ -60,7 +60,11 @@ fn an_unknown_or_ambiguous_name_says_so_and_does_nothing() {
     let (_, text) = s.session.message.clone().unwrap();
     assert!(text.contains("could be mark_unfixable, mark_skip"), "{text}");
     command(&mut s, "  ");
-    assert_eq!((s.mode.clone(), s.session.message.clone()), (Mode::Normal, None), "an empty line just closes");
+    assert_eq!(
+        (s.mode.clone(), s.session.message.clone()),
+        (Mode::Normal, None),
+        "an empty line just closes"
+    );
 }
 
 #[test]
