@@ -24,7 +24,11 @@ impl JobService {
     /// Push a fixed image to the configured registry, saying each finished layer; answer with
     /// `Msg::Pushed` (its digest), or an error notice.
     pub fn push_image(&self, tag: String) {
-        let (Some(engine), tx) = (self.engine(), self.tx.clone()) else { return };
+        let tx = self.tx.clone();
+        let Some(engine) = self.engine() else {
+            let _ = tx.send(Msg::Notice(Level::Error, format!("cannot push {tag}: Docker is not connected")));
+            return;
+        };
         let registry = self.setup.registry.clone();
         tokio::spawn(async move {
             let msg = match push(&engine, &registry, &tag, &tx).await {
