@@ -23,6 +23,10 @@ impl Engine {
     /// The data root's free space, when that directory is on this machine (a remote daemon's is
     /// not: then nothing is known and nothing is refused).
     pub async fn room(&self) -> Option<Room> {
+        // A daemon reached over the network has its data root on its own machine.
+        if std::env::var("DOCKER_HOST").is_ok_and(|host| !host.is_empty() && !host.starts_with("unix://")) {
+            return None;
+        }
         let root = self.raw().info().await.ok()?.docker_root_dir?;
         let stat = rustix::fs::statvfs(root.as_str()).ok()?;
         Some(Room { root, free_bytes: stat.f_bavail.saturating_mul(stat.f_frsize) })
