@@ -2,7 +2,8 @@
 //!
 //! Layers, lowest first; a module imports only from its own layer or below, never in a cycle
 //! (`tests/layers.rs` checks both):
-//! 1. domain — `logs classify metrics dataset triage report fixes runs telemetry config files synthetic`
+//! 1. domain — `logs classify metrics dataset triage report fixes runs builds telemetry config files
+//!    synthetic`
 //! 2. adapters — `docker` (bollard), `gpu` (NVML, nvidia-smi, replay)
 //! 3. `app` — model + update, pure; 4. `ui` — view, read-only
 //! 5. `session` — loads config, dataset, results, workspace
@@ -10,6 +11,7 @@
 //! 7. `cli` (headless commands) and `runtime` (event loop, terminal) — neither imports the other
 
 pub mod app;
+pub mod builds;
 pub mod classify;
 pub mod cli;
 pub mod config;

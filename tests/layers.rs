@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
         "report",
         "fixes",
         "runs",
+        "builds",
         "telemetry",
         "config",
         "files",
