@@ -113,8 +113,9 @@ fn real_numpy2_under_torch_2_2_built_against_numpy_1() {
 #[test]
 fn real_broken_transformers_half_removed_by_pip() {
     // What an interrupted `pip uninstall` leaves: the package half gone, its metadata stashed as
-    // `~ransformers` (pip's own name for it), and pip warning about it on every call. The re-run
-    // must be free of the warning: the cleanup found the right site-packages.
+    // `~ransformers` (pip's own name for it), and pip warning about it on every call. vLLM's
+    // import fails on it, so the fix must find vLLM's site-packages without importing vLLM: a
+    // stash left behind would keep pip warning in the re-run.
     let scenario = Scenario {
         name: "tf-broken",
         pip: &["transformers==4.44.2"],
@@ -125,12 +126,28 @@ fn real_broken_transformers_half_removed_by_pip() {
     fails_then_is_fixed(
         &scenario,
         Expect {
-            category: "tf_broken_import",
-            evidence: "Ignoring invalid distribution ~ransformers",
+            category: "tf_utils_missing",
+            evidence: "No module named 'transformers.utils'",
             first: "transformers_cleanup",
             recipe: "transformers_cleanup",
         },
     );
+    pip_warns_of_the_stash(&scenario);
+}
+
+/// Real pip in the broken image names the stash, and that line alone is a broken install.
+fn pip_warns_of_the_stash(scenario: &Scenario) {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    let Some(tag) = image(&rt, &engine, scenario) else { return };
+    let out = std::process::Command::new("docker")
+        .args(["run", "--rm", &tag, "python3", "-m", "pip", "list"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("Ignoring invalid distribution ~ransformers"), "{said}");
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    assert_eq!(classifier.classify(&said).unwrap().category, "tf_broken_import", "{said}");
 }
 
 #[test]

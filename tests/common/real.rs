@@ -125,7 +125,7 @@ pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Opt
     let tag = format!(
         "perftriage-real/vllm:{}-{}",
         s.name,
-        hash_of(&[docker.as_bytes(), unpack.as_bytes(), server.as_bytes(), &mock])
+        hash_of(&[docker.as_bytes(), unpack.as_bytes(), server.as_bytes(), INIT.as_bytes(), &mock])
     );
     if rt.block_on(engine.has_image(&tag)) {
         return Some(tag);
