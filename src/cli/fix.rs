@@ -60,8 +60,7 @@ pub fn apply_cli(
     };
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let job = job(ctx, entry, variant, commit_image)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(async {
+    super::runtime()?.block_on(async {
         let engine = Engine::connect().await?;
         super::out::err(&format!(
             "perftriage: applying {recipe_id} to {} {} in {}",

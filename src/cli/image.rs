@@ -14,10 +14,6 @@ fn progress(verb: &'static str) -> impl FnMut(&PullEvent) {
     registry::on_layer(move |done| super::out::err(&format!("perftriage: {verb}: {done} layer(s) done")))
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
-}
-
 pub fn push(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let short = entry.commit.short.clone();
@@ -29,7 +25,7 @@ pub fn push(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     let (remote, login) = registry::target(&ctx.config.registry, &local).map_err(anyhow::Error::msg)?;
-    let reference = runtime()?.block_on(async {
+    let reference = super::runtime()?.block_on(async {
         let engine = Engine::connect().await?;
         anyhow::Ok(engine.push(&local, &remote, login, progress("push")).await?)
     })?;
@@ -53,7 +49,7 @@ pub fn pull(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     let (_, login) = registry::target(&ctx.config.registry, &local).map_err(anyhow::Error::msg)?;
-    runtime()?.block_on(async {
+    super::runtime()?.block_on(async {
         let engine = Engine::connect().await?;
         engine.ensure_room(&format!("pulling {reference}"), ctx.config.runs.pull_needs_bytes()).await?;
         engine.pull_as(&reference, login, progress("pull")).await?;

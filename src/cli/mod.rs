@@ -9,3 +9,8 @@ pub mod inspect;
 pub mod out;
 pub mod run;
 pub mod warnings;
+
+/// The runtime a headless command drives Docker with (two workers: this machine's size).
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}

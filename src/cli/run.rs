@@ -19,8 +19,7 @@ pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<E
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
         plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(run_plan(ctx, plan, json))
+    super::runtime()?.block_on(run_plan(ctx, plan, json))
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.

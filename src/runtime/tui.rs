@@ -145,7 +145,10 @@ fn report_limits(state: &mut AppState, theme: &Theme) {
     if let Some(limit) = ui::detail_scroll_limit(state, theme).filter(|l| *l != state.board.detail_limit) {
         update(state, Msg::DetailLimit(limit));
     }
-    if let Some(limit) = ui::confirm_scroll_limit(state) {
+    let drawn = ui::confirm_scroll_limit(state);
+    if let (Some(limit), crate::app::Mode::Confirm(confirm)) = (drawn, &state.mode)
+        && limit != confirm.scroll_limit
+    {
         update(state, Msg::ConfirmLimit(limit));
     }
 }

@@ -189,11 +189,11 @@ impl TriageBook {
         })
     }
 
-    /// When `image` was made as a variant's fixed image (`YYYY-MM-DD HH:MM:SS`, UTC).
-    pub fn fixed_at(&self, short: &str, variant: &str, image: &str) -> Option<String> {
+    /// When `image` was made as a variant's fixed image (the history's RFC 3339 time).
+    pub fn fixed_at(&self, short: &str, variant: &str, image: &str) -> Option<&str> {
         self.history(short).iter().rev().find_map(|h| match &h.change {
             Change::Fix { variant: v, image: Some(i), .. } if v == variant && i == image => {
-                Some(h.at.replace('T', " ").trim_end_matches('Z').chars().take(19).collect())
+                Some(h.at.as_str())
             }
             _ => None,
         })

@@ -3,6 +3,7 @@
 
 use super::super::filter::Query;
 use super::super::rows::{Column, Row, build_row};
+use crate::dataset::results::Stamp;
 use crate::dataset::{CommitStatus, Entry, Variant};
 use crate::triage::{Mark, TriageBook};
 use std::collections::BTreeSet;
@@ -202,12 +203,12 @@ impl BoardState {
 
     /// The newest run in fixed image `tag`: of the variants that run in it, the latest result
     /// dated after the fix that made it.
-    pub fn last_run_in(&self, tag: &str) -> Option<crate::dataset::results::Stamp> {
+    pub fn last_run_in(&self, tag: &str) -> Option<Stamp> {
         let users = self.variants_fixed_by(tag).into_iter();
         let runs = users.filter_map(|(short, v)| {
-            let made = self.book.fixed_at(&short, v.name(), tag)?;
-            let at = self.entries.iter().find(|e| e.commit.short == short)?.variant(v).at?;
-            (at.to_string() >= made).then_some(at)
+            let made = Stamp::parse(self.book.fixed_at(&short, v.name(), tag)?)?;
+            let at = self.entries[self.entry_index(&short)?].variant(v).at?;
+            (at >= made).then_some(at)
         });
         runs.max()
     }

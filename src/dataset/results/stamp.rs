@@ -23,6 +23,12 @@ impl Stamp {
             .ok()
             .map(Stamp)
     }
+
+    /// The UTC time of unix seconds (an image's creation time, say).
+    pub fn from_unix(secs: i64) -> Option<Stamp> {
+        let t = time::OffsetDateTime::from_unix_timestamp(secs).ok()?;
+        Some(Stamp(PrimitiveDateTime::new(t.date(), t.time())))
+    }
 }
 
 impl std::fmt::Display for Stamp {

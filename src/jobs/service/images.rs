@@ -9,6 +9,16 @@ impl JobService {
         vec![self.setup.fixed_repo.clone(), crate::jobs::fix::LOCAL_REPO.to_string()]
     }
 
+    /// The engine, or an error notice that `what` cannot be done without it.
+    fn engine_for(&self, what: &str) -> Option<crate::docker::Engine> {
+        let engine = self.engine();
+        if engine.is_none() {
+            let _ =
+                self.tx.send(Msg::Notice(Level::Error, format!("cannot {what}: Docker is not connected")));
+        }
+        engine
+    }
+
     /// Answer with `Msg::Images`: our fixed images, or why they cannot be listed.
     pub fn list_images(&self) {
         let (engine, tx, repos) = (self.engine(), self.tx.clone(), self.our_repos());
@@ -24,11 +34,8 @@ impl JobService {
     /// Push a fixed image to the configured registry, saying each finished layer; answer with
     /// `Msg::Pushed` (its digest), or an error notice.
     pub fn push_image(&self, tag: String) {
+        let Some(engine) = self.engine_for(&format!("push {tag}")) else { return };
         let tx = self.tx.clone();
-        let Some(engine) = self.engine() else {
-            let _ = tx.send(Msg::Notice(Level::Error, format!("cannot push {tag}: Docker is not connected")));
-            return;
-        };
         let registry = self.setup.registry.clone();
         tokio::spawn(async move {
             let msg = match push(&engine, &registry, &tag, &tx).await {
@@ -41,7 +48,8 @@ impl JobService {
 
     /// Remove a fixed image's tag, say so, and list again.
     pub fn remove_image(&self, tag: String) {
-        let (Some(engine), tx, repos) = (self.engine(), self.tx.clone(), self.our_repos()) else { return };
+        let Some(engine) = self.engine_for(&format!("remove image {tag}")) else { return };
+        let (tx, repos) = (self.tx.clone(), self.our_repos());
         tokio::spawn(async move {
             let (level, text) = match engine.remove_image(&tag).await {
                 Ok(()) => (Level::Info, format!("removed image {tag}")),

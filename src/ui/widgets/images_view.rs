@@ -3,6 +3,7 @@
 
 use super::popup;
 use crate::app::{Action, AppState, KeyMode};
+use crate::dataset::results::Stamp;
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -22,10 +23,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
         let users = state.board.fixed_by(&image.tag);
         let fixes =
             if users.is_empty() { "— (no commit records it)".to_string() } else { users.join("; ") };
-        let made = made(image.created_unix);
+        let made = to_minute(Stamp::from_unix(image.created_unix), "?");
         let size = format!("{:.0} MB", image.size_bytes as f64 / 1e6);
-        let last: String = state.board.last_run_in(&image.tag).map_or("—".into(), |s| s.to_string());
-        let last: String = last.chars().take(16).collect();
+        let last = to_minute(state.board.last_run_in(&image.tag), "—");
         lines.push(Line::styled(
             format!("{:<44} {size:>8}  {made:<16}  {last:<16}  {fixes}", image.tag),
             style,
@@ -40,8 +40,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
     popup(frame, area, (140, height), Span::styled(title, theme.header), theme.border, Paragraph::new(lines));
 }
 
-/// `2026-11-22 10:00` (UTC) from unix seconds.
-fn made(unix: i64) -> String {
-    let Ok(t) = time::OffsetDateTime::from_unix_timestamp(unix) else { return "?".into() };
-    format!("{:04}-{:02}-{:02} {:02}:{:02}", t.year(), u8::from(t.month()), t.day(), t.hour(), t.minute())
+/// `2026-11-22 10:00`, or `none`.
+fn to_minute(stamp: Option<Stamp>, none: &str) -> String {
+    stamp.map_or_else(|| none.to_string(), |s| s.to_string().chars().take(16).collect())
 }
