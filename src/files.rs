@@ -26,3 +26,11 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 pub fn copy(from: &Path, to: &Path) -> std::io::Result<u64> {
     std::io::copy(&mut File::open(from)?, &mut create(to)?)
 }
+
+/// A file to append to, 0600 when new, its folder made first.
+pub fn append(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent() {
+        private_dir(dir)?;
+    }
+    OpenOptions::new().append(true).create(true).mode(0o600).open(path)
+}

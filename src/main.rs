@@ -79,7 +79,35 @@ enum Command {
         variant: String,
         #[arg(long)]
         json: bool,
+        /// A `[[hosts]]` name; without it a host with room is chosen (or DOCKER_HOST's engine).
+        #[arg(long)]
+        host: Option<String>,
     },
+    /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
+    /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
+    Build {
+        short: String,
+        /// Compiler jobs at once (MAX_JOBS); default from `[build]`, else the daemon's memory.
+        #[arg(long)]
+        max_jobs: Option<u32>,
+        #[arg(long)]
+        nvcc_threads: Option<u32>,
+        /// Seconds before the build is stopped and its container removed.
+        #[arg(long)]
+        timeout: Option<u64>,
+        /// Print the exact steps, the image and the expected time and disk; build nothing.
+        #[arg(long)]
+        plan: bool,
+    },
+    /// The Docker hosts (`[[hosts]]`, else DOCKER_HOST): each connected and probed for GPUs.
+    /// Exit 0 every host answered, 3 one did not.
+    Hosts {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Runs as Slurm jobs (`[slurm]`): the batch script, submit (and follow), cancel.
+    #[command(subcommand)]
+    Slurm(SlurmCommand),
     /// GPU telemetry (NVML, else nvidia-smi, else --gpu-replay). Exit 1 when no GPU can be read.
     Gpu {
         #[arg(long)]
@@ -110,9 +138,9 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         spool: PathBuf,
-        /// Then read the whole spool back and count lines matching this regex.
+        /// Then search the whole spool for this regex (case-insensitive; repeat for more).
         #[arg(long)]
-        search: Option<String>,
+        search: Vec<String>,
     },
     /// Write a synthetic workload (dataset + result files) for benchmarks.
     #[command(hide = true)]
@@ -139,7 +167,31 @@ enum FixCommand {
         recipe: String,
         #[arg(long)]
         commit_image: bool,
+        /// A `[[hosts]]` name for the fix and its re-run (default: the host placement picks).
+        #[arg(long)]
+        host: Option<String>,
     },
+}
+
+#[derive(Subcommand)]
+enum SlurmCommand {
+    /// Print the batch script a run of this variant is submitted with.
+    Script {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+    },
+    /// Submit the run; with --wait, follow it (state, its log) and read its result back.
+    /// Exit 0 the run succeeded, 3 it failed, 1 tool error.
+    Submit {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Cancel a job (scancel): its payload removes its container on the signal.
+    Cancel { job: u64 },
 }
 
 #[derive(Subcommand)]
@@ -216,6 +268,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return Ok(code);
     }
+    let config_path = cli.config.clone();
     let options = Options {
         config: cli.config,
         dataset: cli.dataset,
@@ -234,10 +287,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             perftriage::cli::gpu::gpu_cli(options.gpu_replay.as_deref(), &ctx.workspace, once, json, interval)
         }
         Some(Command::Fix(FixCommand::List { short })) => perftriage::cli::fix::list(&ctx, short.as_deref()),
-        Some(Command::Fix(FixCommand::Apply { short, variant, recipe, commit_image })) => {
-            let variant =
-                perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
-            perftriage::cli::fix::apply_cli(&ctx, &short, variant, &recipe, commit_image)
+        Some(Command::Fix(FixCommand::Apply { short, variant, recipe, commit_image, host })) => {
+            perftriage::cli::fix::apply_cli(
+                &ctx,
+                &short,
+                variant_of(&variant),
+                &recipe,
+                commit_image,
+                host.as_deref(),
+            )
         }
         Some(Command::Image(ImageCommand::Push { short, variant })) => {
             perftriage::cli::image::push(&ctx, &short, variant_of(&variant))
@@ -245,12 +303,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Image(ImageCommand::Pull { short, variant })) => {
             perftriage::cli::image::pull(&ctx, &short, variant_of(&variant))
         }
-        Some(Command::Run { short, variant, json }) => {
-            let variant =
-                perftriage::dataset::Variant::parse(&variant).unwrap_or(perftriage::dataset::Variant::Human);
-            perftriage::cli::run::run(&ctx, &short, variant, json)
+        Some(Command::Build { short, max_jobs, nvcc_threads, timeout, plan }) => {
+            let changes = perftriage::builds::KnobSet {
+                max_jobs,
+                nvcc_threads,
+                timeout_s: timeout,
+                ..Default::default()
+            };
+            perftriage::cli::build::build_cli(&ctx, &short, &changes, plan)
+        }
+        Some(Command::Hosts { json }) => perftriage::cli::hosts::hosts_cli(&ctx, json),
+        Some(Command::Slurm(command)) => slurm(&ctx, command, config_path.as_deref()),
+        Some(Command::Run { short, variant, json, host }) => {
+            perftriage::cli::run::run(&ctx, &short, variant_of(&variant), json, host.as_deref())
         }
         Some(_) | None => board(ctx, options.theme, options.gpu_replay),
+    }
+}
+
+/// `perftriage slurm …`; `config`: the file the payload on the node reads.
+fn slurm(ctx: &Context, command: SlurmCommand, config: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    use perftriage::cli::slurm;
+    match command {
+        SlurmCommand::Script { short, variant } => slurm::script(ctx, &short, variant_of(&variant), config),
+        SlurmCommand::Submit { short, variant, wait } => {
+            slurm::submit(ctx, &short, variant_of(&variant), config, wait)
+        }
+        SlurmCommand::Cancel { job } => slurm::cancel(job),
     }
 }
 
@@ -268,7 +347,7 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
             *json,
         )?,
         Command::Metrics { files, json } => inspect::metrics(files, *json)?,
-        Command::Ingest { file, spool, search } => inspect::ingest(file, spool, search.as_deref())?,
+        Command::Ingest { file, spool, search } => inspect::ingest(file, spool, search)?,
         Command::SynthLog { lines, out } => {
             perftriage::synthetic::write_vllm_log(out, *lines)?;
             ExitCode::SUCCESS
@@ -282,6 +361,9 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
         | Command::Report { .. }
         | Command::Mark(_)
         | Command::Run { .. }
+        | Command::Build { .. }
+        | Command::Hosts { .. }
+        | Command::Slurm(_)
         | Command::Fix(_)
         | Command::Image(_)
         | Command::Gpu { .. } => {

@@ -67,3 +67,20 @@ fn every_embedded_theme_loads_and_a_bad_colour_is_named() {
     assert!(err.contains("mine.toml") && err.contains("roles.ok") && err.contains("grean"), "{err}");
     assert!(Theme::load("no-such-theme").unwrap_err().to_string().contains("default, light, monochrome"));
 }
+
+#[test]
+fn a_build_knob_with_a_typo_is_named_and_overrides_parse() {
+    let path = std::path::Path::new("build.toml");
+    let err = perftriage::config::Config::parse("[build]\nmax_jbos = 3\n", path).unwrap_err().to_string();
+    assert!(err.contains("unknown field `max_jbos`"), "{err}");
+    let err = perftriage::config::Config::parse("[build.commits.abcd1234]\nnvcc_thread = 1\n", path)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 2") && err.contains("nvcc_thread"), "{err}");
+    let text =
+        "[build]\nmax_jobs = 8\nmemory_gb = 64.0\n[build.commits.abcd1234]\nmax_jobs = 4\npre = [\"true\"]\n";
+    let config = perftriage::config::Config::parse(text, path).unwrap();
+    assert_eq!(config.build.knobs.max_jobs, Some(8));
+    assert_eq!(config.build.commits["abcd1234"].max_jobs, Some(4));
+    assert_eq!(config.build.memory_limit(), Some(64 << 30));
+}

@@ -230,12 +230,13 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
         gpus: perftriage::runs::GpuRequest::None,
         shm_bytes: 64 << 20,
         binds: Vec::new(),
+        memory_bytes: None,
     };
     let id = rt.block_on(engine.start(&spec)).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx));
+    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
     rt.block_on(engine.remove(&id)).unwrap();
-    let Ok(Msg::Run(RunMsg::Found { run_id, short, variant, container, created })) = rx.try_recv() else {
+    let Ok(Msg::Run(RunMsg::Found { run_id, short, variant, container, created, .. })) = rx.try_recv() else {
         panic!("no run found")
     };
     assert_eq!(
@@ -345,6 +346,7 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
             gpus: perftriage::runs::GpuRequest::None,
             shm_bytes: 64 << 20,
             binds: Vec::new(),
+            memory_bytes: None,
         };
         rt.block_on(engine.start(&spec)).unwrap()
     };
@@ -357,7 +359,7 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
     std::thread::sleep(std::time::Duration::from_millis(500));
     let found = rt.block_on(perftriage::jobs::orphans::find(&engine, &workspace));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx));
+    rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
     for id in &ids {
         rt.block_on(engine.remove(id)).unwrap();
     }

@@ -80,9 +80,9 @@ fn keys(list: &[&str]) -> KeyEntry {
 
 #[test]
 fn every_mode_is_remappable_and_clashes_are_warnings_naming_both() {
-    let mode = KeyEntry::Mode([("yes".to_string(), vec!["o".to_string()])].into_iter().collect());
+    let mode = KeyEntry::Mode([("yes".to_string(), vec!["u".to_string()])].into_iter().collect());
     let map = remapped(&[("confirm", mode)]);
-    assert_eq!(map.action(KeyMode::Confirm, Key::ch('o')), Some(Action::Yes));
+    assert_eq!(map.action(KeyMode::Confirm, Key::ch('u')), Some(Action::Yes));
     assert_eq!(map.action(KeyMode::Confirm, Key::ch('y')), None);
     assert!(map.warnings.is_empty(), "{:?}", map.warnings);
     let map = remapped(&[("quit", keys(&["j"]))]);

@@ -147,6 +147,7 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
             variant: Variant::Agent,
             container: container.into(),
             created: 1_700_000_000,
+            host: None,
         })
     };
     let effects = update(&mut s, found("c0ffee"));

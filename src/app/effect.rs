@@ -47,14 +47,24 @@ pub enum Effect {
         variant: Variant,
         image: Option<String>,
         fixes: Vec<String>,
+        /// The host the confirm chose (`[[hosts]]`); `None`: placement picks one.
+        host: Option<String>,
     },
     /// Pick a running container of ours up again: readiness, benchmark, result, removal.
+    /// Follow a Slurm job found again to its end, and read its result back.
+    FollowJob {
+        run_id: String,
+        short: String,
+        variant: Variant,
+        job_id: u64,
+    },
     ResumeRun {
         run_id: String,
         short: String,
         variant: Variant,
         container: String,
         created: i64,
+        host: Option<String>,
     },
     /// Write a finished run's result file, with the GPU use seen while it ran.
     WriteResult {
@@ -88,6 +98,21 @@ pub enum Effect {
     RemoveImage(String),
     /// Push a fixed image to the configured registry (`Msg::Pushed` answers).
     PushImage(String),
+    /// Plan a commit's baseline build for a confirm (answered by `BuildMsg::Planned`).
+    PlanBuild {
+        short: String,
+        knobs: crate::builds::KnobSet,
+    },
+    /// Build it; its log streams to the log pane `log`, its status as `BuildMsg::Status`.
+    StartBuild {
+        short: String,
+        knobs: crate::builds::KnobSet,
+        log: LogKey,
+    },
+    /// Stop a live build (its container is removed; `BuildMsg::Done` follows).
+    CancelBuild {
+        short: String,
+    },
     /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
     MouseCapture(bool),
     /// Put text on the terminal's clipboard (OSC 52).

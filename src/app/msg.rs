@@ -46,6 +46,7 @@ pub enum Msg {
     Docker(DockerMsg),
     Fix(FixMsg),
     Gpu(GpuMsg),
+    Build(BuildMsg),
     /// The workspace lock is ours now: the book on disk, and what loading it found.
     TookOver {
         book: crate::triage::TriageBook,
@@ -53,6 +54,23 @@ pub enum Msg {
     },
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
+}
+
+/// What the job service reports of a baseline build.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BuildMsg {
+    /// The confirm's lines (steps, image, expected time and disk), or why it cannot be built.
+    Planned { short: String, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, String> },
+    /// About once a second: the phase, the gauge's fraction and the status line.
+    Status { short: String, phase: String, fraction: Option<f64>, status: String },
+    /// Finished: the triage record (none when it was stopped), how it went in words, and a
+    /// MAX_JOBS after an OOM.
+    Done {
+        short: String,
+        change: Option<crate::triage::Change>,
+        lines: Vec<String>,
+        suggested_jobs: Option<u32>,
+    },
 }
 
 /// Lines of a log, from its one line path.
@@ -105,6 +123,15 @@ pub enum RunMsg {
         variant: Variant,
         container: String,
         created: i64,
+        /// The `[[hosts]]` engine it runs on (`None`: `DOCKER_HOST`'s).
+        host: Option<String>,
+    },
+    /// A Slurm job this workspace's board submitted and never read back (`[slurm] board`).
+    FoundJob {
+        run_id: String,
+        short: String,
+        variant: Variant,
+        job_id: u64,
     },
 }
 
@@ -116,6 +143,10 @@ pub enum DockerMsg {
     Owners(Owners),
     /// Containers of ours whose perftriage is gone: nobody will remove them.
     Orphans(Vec<crate::runs::Orphan>),
+    /// The `[[hosts]]`, as placement sees them (every 10 s).
+    Hosts(Vec<crate::runs::HostSlot>),
+    /// Each `[[hosts]]` host's GPUs, as its probe saw them, for the GPU pane.
+    HostGpus(Vec<(String, crate::telemetry::HostGpus)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]

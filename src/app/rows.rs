@@ -23,6 +23,8 @@ pub enum Column {
     AgentName,
     Category,
     Mark,
+    /// The `[[hosts]]` engine of the commit's run in this session (shown only with hosts).
+    Host,
 }
 
 impl Column {
@@ -53,6 +55,7 @@ impl Column {
             Column::AgentName => "Agent",
             Column::Category => "Category",
             Column::Mark => "Mark",
+            Column::Host => "Host",
         }
     }
 
@@ -94,6 +97,8 @@ pub struct Row {
     pub haystack: String,
     /// Primary metric name of the commit, if any variant has one.
     pub primary: Option<String>,
+    /// Where its run of this session went (`[[hosts]]`), else empty.
+    pub host: String,
 }
 
 fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
@@ -148,5 +153,6 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         mark_text,
         haystack,
         primary: primary.map(str::to_string),
+        host: String::new(),
     }
 }

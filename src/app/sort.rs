@@ -16,6 +16,7 @@ pub fn compare(a: &Row, b: &Row, column: Column) -> Ordering {
         Column::AgentName => a.agent.cmp(&b.agent),
         Column::Category => a.category.cmp(&b.category),
         Column::Mark => a.mark_text.cmp(&b.mark_text),
+        Column::Host => a.host.cmp(&b.host),
     };
     primary.then_with(|| a.short.cmp(&b.short))
 }

@@ -62,11 +62,12 @@ impl BuildProgress {
         self.step.map(|s| f64::from(s.done) / f64::from(s.total))
     }
 
-    /// Seconds left in the current project at the rate of the last two minutes.
-    pub fn eta_s(&self) -> Option<f64> {
-        let (&(t0, d0), &(t1, d1)) = (self.samples.front()?, self.samples.back()?);
+    /// Seconds left in the current project at `now_s`, at the rate since the oldest step of the
+    /// last two minutes (time without a step slows the rate, so a stuck build's ETA grows).
+    pub fn eta_s(&self, now_s: f64) -> Option<f64> {
+        let (&(t0, d0), &(_, d1)) = (self.samples.front()?, self.samples.back()?);
         let step = self.step?;
-        let rate = f64::from(d1.checked_sub(d0).filter(|d| *d > 0)?) / (t1 - t0).max(f64::EPSILON);
+        let rate = f64::from(d1.checked_sub(d0).filter(|d| *d > 0)?) / (now_s - t0).max(f64::EPSILON);
         Some(f64::from(step.total - step.done) / rate)
     }
 
@@ -101,9 +102,11 @@ mod tests {
         }
         assert_eq!((p.project, p.fraction().map(|f| (f * 100.0).round())), (1, Some(21.0)));
         // 20 steps in 20 s: 80 left take 80 s.
-        assert!((p.eta_s().unwrap() - 80.0).abs() < 1e-9);
+        assert!((p.eta_s(20.0).unwrap() - 80.0).abs() < 1e-9);
+        // Twenty more seconds without a step: 20 steps in 40 s, 80 left take 160 s.
+        assert!((p.eta_s(40.0).unwrap() - 160.0).abs() < 1e-9);
         p.feed("[1/7] Building CXX object moe.o", 30.0);
-        assert_eq!((p.project, p.eta_s()), (2, None), "one sample gives no rate yet");
+        assert_eq!((p.project, p.eta_s(30.0)), (2, None), "one sample gives no rate yet");
     }
 
     #[test]

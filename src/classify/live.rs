@@ -4,6 +4,9 @@
 use super::{Classifier, Verdict};
 use std::sync::Arc;
 
+/// Blocks this large are classified on two threads.
+const PARALLEL_BYTES: usize = 1 << 20;
+
 /// What the lines seen so far matched; the classifier is passed in, so bulk classification needs
 /// no owned copy.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +31,21 @@ impl Tally {
             if self.best.as_ref().is_none_or(|(b, _, _)| rule < *b) {
                 self.best = Some((rule, number, line.trim().chars().take(400).collect()));
             }
+        }
+    }
+
+    /// Take in what `later` saw in the lines after the first `offset` lines.
+    fn absorb(&mut self, later: Tally, offset: usize) {
+        if self.hit.len() < later.hit.len() {
+            self.hit.resize(later.hit.len(), false);
+        }
+        for (mine, theirs) in self.hit.iter_mut().zip(later.hit) {
+            *mine |= theirs;
+        }
+        if let Some((rule, line, evidence)) = later.best
+            && self.best.as_ref().is_none_or(|(b, _, _)| rule < *b)
+        {
+            self.best = Some((rule, line + offset, evidence));
         }
     }
 
@@ -65,9 +83,33 @@ impl LiveClassifier {
     pub fn feed(&mut self, line: &str) {
         let number = self.tally.lines + 1;
         self.tally.lines = number;
-        if self.classifier.any().is_match(line) {
+        if self.classifier.may_match(line) {
             self.tally.feed_numbered(&self.classifier, line, number);
         }
+    }
+
+    /// Feed whole lines at once (`\n`-separated; the last one may lack its newline). A large
+    /// block is cut in two at a line end and its halves classified on two threads.
+    pub fn feed_block(&mut self, text: &str) {
+        let before = self.tally.lines;
+        let half = text.len() / 2;
+        let cut = memchr::memchr(b'\n', &text.as_bytes()[half..]).map(|i| half + i + 1);
+        let (first, second) = match cut {
+            Some(cut) if text.len() >= PARALLEL_BYTES => text.split_at(cut),
+            _ => (text, ""),
+        };
+        let classifier = &self.classifier;
+        let (firsts, (tally, seconds)) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                let mut tally = Tally::default();
+                let lines = classifier.tally_block(&mut tally, second, 0);
+                (tally, lines)
+            });
+            let firsts = classifier.tally_block(&mut self.tally, first, before);
+            (firsts, other.join().unwrap_or_default())
+        });
+        self.tally.absorb(tally, before + firsts);
+        self.tally.lines = before + firsts + seconds;
     }
 
     pub fn verdict(&self) -> Option<Verdict> {

@@ -1,8 +1,10 @@
 //! Failure classification: a data table of signatures (rules.toml) → a verdict with the primary
 //! category, secondary tags, the evidence line and its context. Pure. Cost does not grow with the
-//! rule count: one combined automaton finds candidate lines, a RegexSet names their rules.
+//! rule count: one Aho-Corasick automaton over the rules' literals finds candidate lines, a
+//! RegexSet names their rules.
 
 mod live;
+mod prefilter;
 mod rules;
 
 pub use live::LiveClassifier;
@@ -43,26 +45,51 @@ impl Classifier {
     /// Classify a block of output; `None` when no rule matches.
     pub fn classify(&self, text: &str) -> Option<Verdict> {
         let mut tally = live::Tally::default();
-        let mut line_no = 1;
-        let mut counted_to = 0;
-        let mut pos = 0;
-        // Jump from candidate to candidate; most lines never reach the per-rule RegexSet.
-        while let Some(m) = self.any().find_at(text, pos) {
-            let start = memchr::memrchr(b'\n', &text.as_bytes()[..m.start()]).map_or(0, |i| i + 1);
-            let end =
-                memchr::memchr(b'\n', &text.as_bytes()[m.start()..]).map_or(text.len(), |i| m.start() + i);
-            line_no += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..start]).count();
-            counted_to = start;
-            tally.feed_numbered(self, &text[start..end], line_no);
-            pos = end + 1;
-            if pos > text.len() {
-                break;
-            }
-        }
+        self.tally_block(&mut tally, text, 0);
         let mut verdict = tally.verdict(self)?;
         verdict.context = context(text, verdict.line);
         Some(verdict)
     }
+
+    /// Feed the lines of `text` that may match to `tally`, numbered after `before` lines; how
+    /// many lines `text` holds.
+    fn tally_block(&self, tally: &mut live::Tally, text: &str, before: usize) -> usize {
+        // Jump from candidate to candidate; most lines never reach the per-rule RegexSet.
+        for (index, line) in lines_at(text, self.candidates(text)) {
+            tally.feed_numbered(self, line.strip_suffix('\r').unwrap_or(line), before + index + 1);
+        }
+        let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
+        newlines(text.as_bytes()) + unterminated
+    }
+
+    /// Indices (from 0) of the noise lines among the lines of `text`, ascending.
+    pub fn noise_lines(&self, text: &str) -> Vec<usize> {
+        let candidates = lines_at(text, self.noise_candidates(text));
+        candidates.filter(|(_, line)| self.is_noise(line)).map(|(index, _)| index).collect()
+    }
+}
+
+/// The lines of `text` holding one of the ascending offsets `starts`, each once, with their
+/// index (from 0).
+fn lines_at(text: &str, starts: Vec<usize>) -> impl Iterator<Item = (usize, &str)> {
+    let (mut index, mut counted_to) = (0, 0);
+    starts.into_iter().filter_map(move |at| {
+        if at < counted_to {
+            return None; // a line already given
+        }
+        let start = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
+        index += newlines(&text.as_bytes()[counted_to..start]);
+        let found = (index, &text[start..end]);
+        index += 1;
+        counted_to = end + 1;
+        Some(found)
+    })
+}
+
+/// Newlines in `bytes`.
+pub fn newlines(bytes: &[u8]) -> usize {
+    bytecount::count(bytes, b'\n')
 }
 
 impl Classifier {
@@ -92,4 +119,63 @@ pub fn context(text: &str, line: usize) -> Vec<String> {
         .take(line - first + CONTEXT_LINES)
         .map(|l| l.chars().take(240).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod same_as_line_by_line {
+    use super::*;
+
+    /// The classification the prefilter must not change: every line, every regex.
+    fn reference(classifier: &Classifier, text: &str) -> Option<(String, usize, Vec<String>)> {
+        let mut tally = live::Tally::default();
+        for (n, line) in text.split('\n').enumerate() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if classifier.by_regexes_alone(line) == (false, true) {
+                tally.feed_numbered(classifier, line, n + 1);
+            }
+        }
+        tally.verdict(classifier).map(|v| (v.category, v.line, v.tags))
+    }
+
+    fn texts(dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                texts(&path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                // A result file's escaped output as well as its raw text.
+                out.push(text.replace("\\n", "\n"));
+                out.push(text);
+            }
+        }
+    }
+
+    #[test]
+    fn every_fixture_classifies_as_with_every_regex_on_every_line() {
+        let classifier = Classifier::embedded().unwrap();
+        let mut all = Vec::new();
+        texts(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), &mut all);
+        all.push(crate::logs::chatty_log(20_000));
+        assert!(all.len() > 100, "{} texts", all.len());
+        let mut classified = 0;
+        for text in &all {
+            let fast = classifier.classify(text).map(|v| (v.category, v.line, v.tags));
+            assert_eq!(fast, reference(&classifier, text), "{}", &text[..text.len().min(300)]);
+            classified += usize::from(fast.is_some());
+        }
+        assert!(classified > 20, "the texts hold failures to classify: {classified}");
+    }
+
+    #[test]
+    fn a_large_block_on_two_threads_reads_as_one() {
+        let classifier = std::sync::Arc::new(Classifier::embedded().unwrap());
+        let mut text = crate::logs::chatty_log(30_000);
+        text.push_str("ValueError: 'aimv2' is already used by a Transformers config\nKilled\n");
+        assert!(text.len() > 2 << 20, "big enough to be cut in two: {}", text.len());
+        let mut live = LiveClassifier::new(classifier.clone());
+        live.feed_block(&text);
+        let whole = classifier.classify(&text).map(|v| (v.category, v.line, v.tags));
+        assert_eq!(live.verdict().map(|v| (v.category, v.line, v.tags)), whole);
+        assert_eq!(whole.map(|w| w.1), Some(text.lines().count() - 1));
+    }
 }

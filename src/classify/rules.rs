@@ -1,5 +1,6 @@
 //! Loading and compiling the signature table; errors name the file, line and field.
 
+use super::prefilter::Prefilter;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::{Deserialize, Serialize};
 
@@ -71,10 +72,13 @@ pub enum ClassifyError {
 #[derive(Debug, Clone)]
 pub struct Classifier {
     rules: Vec<Rule>,
-    /// Every rule pattern in one alternation: finds candidate lines in a single pass.
+    /// Every rule pattern in one alternation: finds candidate lines when `rule_literals` cannot.
     any: Regex,
+    /// The rules' literals: only lines holding one reach `set`.
+    rule_literals: Prefilter,
     set: RegexSet,
     owner: Vec<usize>,
+    noise_literals: Prefilter,
     noise: RegexSet,
 }
 
@@ -117,7 +121,9 @@ impl Classifier {
             .map_err(|e| too_big("<all>", e))?;
         Ok(Classifier {
             any,
+            rule_literals: Prefilter::new(&patterns),
             set: compile(&patterns, "<all>")?,
+            noise_literals: Prefilter::new(&file.noise.patterns),
             noise: compile(&file.noise.patterns, "noise")?,
             rules: file.rule,
             owner,
@@ -132,13 +138,36 @@ impl Classifier {
         self.rules.iter().find(|r| r.id == id)
     }
 
-    pub(super) fn any(&self) -> &Regex {
-        &self.any
+    /// Where each line that may match a rule has something to match, ascending: the rules'
+    /// literals where every rule has some, else the rules' own alternation's matches.
+    pub(super) fn candidates(&self, text: &str) -> Vec<usize> {
+        self.rule_literals
+            .starts(text)
+            .unwrap_or_else(|| self.any.find_iter(text).map(|m| m.start()).collect())
+    }
+
+    /// Where each line that may be noise has something to match, ascending (every line start
+    /// when some noise pattern has no literal).
+    pub(super) fn noise_candidates(&self, text: &str) -> Vec<usize> {
+        self.noise_literals.starts(text).unwrap_or_else(|| {
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect()
+        })
+    }
+
+    /// Whether `line` is noise and whether a rule matches it, by the regexes alone (no prefilter).
+    #[cfg(test)]
+    pub(super) fn by_regexes_alone(&self, line: &str) -> (bool, bool) {
+        (self.noise.is_match(line), self.set.is_match(line))
+    }
+
+    /// Whether `line` may match a rule (it holds one of their literals).
+    pub(super) fn may_match(&self, line: &str) -> bool {
+        self.rule_literals.may_match(line)
     }
 
     /// Noise lines (REPORT.md §4.1) are dropped before matching and dimmed in log panes.
     pub fn is_noise(&self, line: &str) -> bool {
-        self.noise.is_match(line)
+        self.noise_literals.may_match(line) && self.noise.is_match(line)
     }
 
     /// Indices of the rules with a pattern matching `line`, ascending (priority order).

@@ -2,7 +2,6 @@
 //! [--commit-image]`. Exit codes as for `run`: 0 ok, 3 the fix or the re-run failed, 1 tool error.
 
 use crate::dataset::{Entry, Variant};
-use crate::docker::Engine;
 use crate::jobs::fix::{FixJob, FixReport, apply};
 use crate::session::Context;
 use crate::triage::{Change, FixOutcome};
@@ -52,6 +51,7 @@ pub fn apply_cli(
     variant: Variant,
     recipe_id: &str,
     commit_image: bool,
+    host: Option<&str>,
 ) -> Result<ExitCode> {
     let book = ctx.recipes()?;
     let Some(recipe) = book.get(recipe_id).cloned() else {
@@ -61,9 +61,23 @@ pub fn apply_cli(
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let job = job(ctx, entry, variant, commit_image)?;
     super::runtime()?.block_on(async {
-        let engine = Engine::connect().await?;
+        // With [[hosts]], the fix and its re-run happen on one host (a local fixed tag is only there).
+        let workspace = ctx.workspace.display().to_string();
+        let hosts = &ctx.config.hosts;
+        let claims = crate::jobs::fleet::Claims::default();
+        let placed = crate::jobs::fleet::engine_for(crate::jobs::fleet::Placement {
+            hosts,
+            chosen: host,
+            need: &crate::runs::GpuRequest::None,
+            workspace: &workspace,
+            claims: &claims,
+            run_id: "fix",
+        })
+        .await;
+        let (host, engine) = placed.map_err(anyhow::Error::msg)?;
+        let rerun_on = (!hosts.is_empty()).then_some(host.as_str());
         super::out::err(&format!(
-            "perftriage: applying {recipe_id} to {} {} in {}",
+            "perftriage: applying {recipe_id} to {} {} in {} on host {host}",
             job.short,
             variant.name(),
             job.image
@@ -73,7 +87,7 @@ pub fn apply_cli(
         let printed = apply(&engine, &job, &recipe, repo, |t| drop(out.write_all(t.as_bytes()))).await;
         drop(out);
         match printed {
-            Ok(report) => after_fix(ctx, entry, &job, recipe_id, report).await,
+            Ok(report) => after_fix(ctx, (entry, &job), recipe_id, report, rerun_on).await,
             Err(why) => {
                 super::out::err(&format!("perftriage: fix {recipe_id} not applied: {why}"));
                 Ok(ExitCode::from(3))
@@ -85,10 +99,10 @@ pub fn apply_cli(
 /// Record the fix; then, unless its image was committed, re-run the variant in it.
 async fn after_fix(
     ctx: &Context,
-    entry: &Entry,
-    job: &FixJob,
+    (entry, job): (&Entry, &FixJob),
     recipe_id: &str,
     report: FixReport,
+    host: Option<&str>,
 ) -> Result<ExitCode> {
     let fixes = record(ctx, job, recipe_id, &report)?;
     let variant = job.variant;
@@ -104,7 +118,7 @@ async fn after_fix(
     let run_id = super::run::run_id();
     let plan =
         crate::runs::plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id)?;
-    super::run::run_plan(ctx, plan.with_fixed_image(image, fixes), false).await
+    super::run::run_plan(ctx, plan.with_fixed_image(image, fixes), false, host).await
 }
 
 /// The fix in the triage history (and its output kept); the fixes the variant now has.

@@ -5,7 +5,7 @@ use crate::classify::{Classifier, LiveClassifier, Verdict};
 use crate::dataset::results;
 use crate::metrics::parse;
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -50,18 +50,31 @@ fn verdict_json(verdict: Option<&Verdict>) -> Value {
 
 /// Classify a plain log line by line, never holding it whole (logs can be gigabytes).
 fn classify_stream(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Result<Option<Verdict>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut live = LiveClassifier::new(classifier.clone());
-    let mut buf = Vec::new();
+    // Whole lines, 8 MiB at a time: a line the read cut is moved to the front for the rest.
+    let (mut block, mut kept) = (vec![0u8; 8 << 20], 0);
     loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => return Ok(live.verdict()),
-            Ok(_) => live.feed(String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r'])),
-            Err(e) => return Err(format!("read failed: {e}")),
+        if kept == block.len() {
+            block.resize(block.len() * 2, 0); // one line longer than the block
         }
+        let n = file.read(&mut block[kept..]).map_err(|e| format!("read failed: {e}"))?;
+        if n == 0 {
+            live.feed_block(&text_of(&block[..kept]));
+            return Ok(live.verdict());
+        }
+        let filled = kept + n;
+        let end = memchr::memrchr(b'\n', &block[..filled]).map_or(0, |i| i + 1);
+        live.feed_block(&text_of(&block[..end]));
+        block.copy_within(end..filled, 0);
+        kept = filled - end;
     }
+}
+
+/// UTF-8 text as it is (checked, not copied), else with replacement characters.
+fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
 }
 
 pub fn classify(
@@ -194,7 +207,7 @@ fn emit(rows: &[Value], as_json: bool, plain: impl Fn(&Value) -> String) -> std:
 
 /// Stream a log file through the line path in 1 MiB chunks (into a ring, as a log view keeps
 /// them) and report lines per second.
-pub fn ingest(file: &Path, spool: &Path, search: Option<&str>) -> std::io::Result<ExitCode> {
+pub fn ingest(file: &Path, spool: &Path, search: &[String]) -> std::io::Result<ExitCode> {
     use std::io::Read;
     let classifier = std::sync::Arc::new(Classifier::embedded().map_err(std::io::Error::other)?);
     let mut path =
@@ -224,18 +237,28 @@ pub fn ingest(file: &Path, spool: &Path, search: Option<&str>) -> std::io::Resul
         ring.total() - ring.first(),
         path.reader()?.lines()
     )?;
-    if let Some(query) = search {
-        let regex = regex::Regex::new(query).map_err(std::io::Error::other)?;
-        let reader = path.reader()?;
-        let started = std::time::Instant::now();
-        let (mut first, mut hits) = (0, 0);
-        while first < reader.lines() {
-            let batch = reader.read(first, 8192, crate::logs::Stream::Stdout)?;
-            hits += batch.iter().filter(|l| regex.is_match(l.text())).count();
-            first += batch.len().max(1);
-        }
-        let secs = started.elapsed().as_secs_f64();
-        writeln!(out, "search /{query}/ over the whole spool: {hits} matching lines in {secs:.2} s")?;
+    for query in search {
+        writeln!(out, "{}", search_spool(&path.reader()?, query)?)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Search a whole spool for `query` on the spool search's threads; what it found and how fast.
+fn search_spool(reader: &crate::logs::SpoolReader, query: &str) -> std::io::Result<String> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let search = crate::logs::SpoolSearch::new(query).map_err(std::io::Error::other)?;
+    let started = std::time::Instant::now();
+    let (hits, first) = (AtomicUsize::new(0), std::sync::OnceLock::new());
+    let count = |found: Vec<crate::logs::Hit>| {
+        first.get_or_init(|| started.elapsed().as_secs_f64());
+        hits.fetch_add(found.len(), Ordering::Relaxed);
+    };
+    search.run(reader, reader.lines(), &AtomicBool::new(false), &count)?;
+    let secs = started.elapsed().as_secs_f64();
+    let (hits, first) = (hits.into_inner(), first.get().copied().unwrap_or(secs));
+    let rate = std::fs::metadata(reader.path())?.len() as f64 / 1e6 / secs;
+    Ok(format!(
+        "search /{query}/ (case-insensitive) over the whole spool: {hits} matching lines in {secs:.2} s \
+         ({rate:.0} MB/s), the first after {first:.3} s"
+    ))
 }

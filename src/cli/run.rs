@@ -2,7 +2,6 @@
 //! Exit 0 success, 3 the run failed (category printed), 1 a tool error.
 
 use crate::dataset::{RunStatus, Variant};
-use crate::docker::Engine;
 use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
 use crate::logs::Redactor;
 use crate::runs::{Pane, RunPlan, plan};
@@ -12,14 +11,14 @@ use std::io::Write;
 use std::process::ExitCode;
 use tokio::sync::{mpsc, watch};
 
-pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool) -> Result<ExitCode> {
+pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool, host: Option<&str>) -> Result<ExitCode> {
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let book = ctx.read_workspace().book;
     let mut plan = plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id())?;
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
         plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
     }
-    super::runtime()?.block_on(run_plan(ctx, plan, json))
+    super::runtime()?.block_on(run_plan(ctx, plan, json, host))
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.
@@ -28,12 +27,24 @@ pub fn run_id() -> String {
 }
 
 /// Carry out a plan, printing its logs; the exit code says how it went.
-pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool) -> Result<ExitCode> {
+/// Carry out a plan on `host` (or the host placement picks; see `jobs::fleet`), printing its logs.
+pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&str>) -> Result<ExitCode> {
     let (short, variant) = (plan.short.clone(), plan.variant);
-    let engine = Engine::connect().await?;
+    let workspace = ctx.workspace.display().to_string();
+    let claims = crate::jobs::fleet::Claims::default();
+    let placed = crate::jobs::fleet::engine_for(crate::jobs::fleet::Placement {
+        hosts: &ctx.config.hosts,
+        chosen: host,
+        need: &plan.container.gpus,
+        workspace: &workspace,
+        claims: &claims,
+        run_id: &plan.run_id,
+    })
+    .await;
+    let (host, engine) = placed.map_err(anyhow::Error::msg)?;
     let image = &plan.image;
     super::out::err(&format!(
-        "perftriage: Docker connected ({}); {short} {} in {image}",
+        "perftriage: Docker connected on host {host} ({}); {short} {} in {image}",
         engine.description,
         variant.name()
     ));
@@ -117,17 +128,17 @@ fn print_event(event: &RunEvent, json: bool) -> std::io::Result<()> {
 }
 
 /// A signal that stopped the run: its name and number.
-type Stopped = std::sync::Arc<std::sync::Mutex<Option<(&'static str, u8)>>>;
+pub(super) type Stopped = std::sync::Arc<std::sync::Mutex<Option<(&'static str, u8)>>>;
 
 /// SIGINT, SIGTERM or SIGHUP cancel the run: its container is stopped and removed before we exit.
-fn on_signal(cancel: &watch::Sender<bool>) -> Stopped {
+pub(super) fn on_signal(cancel: &watch::Sender<bool>) -> Stopped {
     let (stopped, cancel) = (Stopped::default(), cancel.clone());
     let record = stopped.clone();
     crate::jobs::signals::on_stop(move |name, number| {
         if let Ok(mut s) = record.lock() {
             *s = Some((name, number));
         }
-        super::out::err(&format!("perftriage: {name}: stopping the run and removing its container"));
+        super::out::err(&format!("perftriage: {name}: stopping and removing the container"));
         let _ = cancel.send(true);
     });
     stopped

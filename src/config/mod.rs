@@ -1,6 +1,10 @@
 //! Files → typed config. Embedded defaults, partial user overrides in TOML; a bad file is an error
 //! that names the file, line and field. XDG paths come from `directories`.
 
+mod hosts;
+
+pub use hosts::HostConfig;
+
 use crate::dataset::ImageTemplates;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -20,6 +24,12 @@ pub struct Config {
     pub images: ImageTemplates,
     /// Runs: server template, GPUs, timeouts, vLLM checkout, patches (see `runs::RunConfig`).
     pub runs: crate::runs::RunConfig,
+    /// Baseline builds: the recipe's knobs and per-commit overrides (see `builds::BuildConfig`).
+    pub build: crate::builds::BuildConfig,
+    /// The Docker engines runs may go to (none: the one `DOCKER_HOST` names, as before).
+    pub hosts: Vec<HostConfig>,
+    /// Slurm as the fleet engine: partition, account, the shared directory (see `runs::SlurmConfig`).
+    pub slurm: crate::runs::SlurmConfig,
     /// More fix recipes (same schema as src/fixes/recipes.toml); a recipe with an existing id replaces it.
     pub recipes: Option<PathBuf>,
     /// Repository for fixed images committed by `fix apply --commit-image` (default `perftriage-fixed`).
@@ -88,6 +98,8 @@ impl Config {
             message: describe_toml_error(text, &e),
         })?;
         config.key_lines = entry_lines(text);
+        hosts::check(&config.hosts)
+            .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
         Ok(config)
     }
 

@@ -21,12 +21,23 @@ pub struct Ours {
     pub created: i64,
 }
 
+/// The GPUs a container asks for, as its label says them (`0`, `all`, a count).
+fn gpus_label(gpus: &GpuRequest) -> String {
+    match gpus {
+        GpuRequest::None => "0".to_string(),
+        GpuRequest::All => "all".to_string(),
+        GpuRequest::Count(n) => n.to_string(),
+    }
+}
+
 impl Engine {
     /// Create and start; on a failed start the container is removed again.
     pub async fn start(&self, spec: &ContainerSpec) -> Result<String, DockerError> {
         let mut host = HostConfig {
             shm_size: Some(spec.shm_bytes),
             binds: (!spec.binds.is_empty()).then(|| spec.binds.clone()),
+            memory: spec.memory_bytes,
+            memory_swap: spec.memory_bytes,
             ..Default::default()
         };
         let mut exposed = None;
@@ -46,12 +57,14 @@ impl Engine {
             Some((first, rest)) => (Some(vec![first.clone()]), Some(rest.to_vec())),
             None => (None, None),
         };
+        let mut labels = spec.labels.clone();
+        labels.insert(crate::runs::LABEL_GPUS.to_string(), gpus_label(&spec.gpus));
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
             entrypoint,
             cmd,
             env: Some(spec.env.clone()),
-            labels: Some(spec.labels.clone()),
+            labels: Some(labels),
             exposed_ports: exposed,
             host_config: Some(host),
             ..Default::default()

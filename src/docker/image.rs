@@ -136,14 +136,32 @@ impl Engine {
         tag: &str,
         comment: &str,
     ) -> Result<String, DockerError> {
+        self.commit_labelled(id, repo, tag, comment, HashMap::new()).await
+    }
+
+    /// `commit`, with `labels` added to the image's own.
+    pub async fn commit_labelled(
+        &self,
+        id: &str,
+        repo: &str,
+        tag: &str,
+        comment: &str,
+        labels: HashMap<String, String>,
+    ) -> Result<String, DockerError> {
         let options = CommitContainerOptionsBuilder::default()
             .container(id)
             .repo(repo)
             .tag(tag)
             .comment(comment)
             .build();
+        let mut labels = labels;
+        // The container's own labels would pass to every container of the image: ours are emptied.
+        for ours in crate::runs::CONTAINER_LABELS {
+            labels.entry(ours.to_string()).or_default();
+        }
+        let config = bollard::models::ContainerConfig { labels: Some(labels), ..Default::default() };
         self.raw()
-            .commit_container(options, bollard::models::ContainerConfig::default())
+            .commit_container(options, config)
             .await
             .map_err(|e| DockerError::api("commit container", e))?;
         Ok(format!("{repo}:{tag}"))
@@ -157,6 +175,23 @@ impl Engine {
             let info = item.map_err(|e| DockerError::api(&format!("build {tag}"), e))?;
             if let Some(message) = info.error_detail.and_then(|d| d.message) {
                 return Err(DockerError::Api { action: format!("build {tag}"), message });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Copy `image` to another engine without a registry: `docker save` here streamed into
+    /// `docker load` there (nothing of it held in memory).
+    pub async fn copy_image_to(&self, other: &Engine, image: &str) -> Result<(), DockerError> {
+        let saved = self.raw().export_image(image);
+        let options = bollard::query_parameters::ImportImageOptionsBuilder::default().quiet(true).build();
+        let mut loaded = Box::pin(other.raw().import_image_stream(options, saved, None));
+        while let Some(item) = loaded.next().await {
+            let info = item.map_err(|e| DockerError::api(&format!("copy {image}"), e))?;
+            if let Some(message) = info.error_detail.and_then(|d| d.message) {
+                return Err(DockerError::Api { action: format!("copy {image}"), message });
             }
         }
         Ok(())

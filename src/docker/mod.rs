@@ -4,14 +4,18 @@
 mod archive;
 mod container;
 mod disk;
+pub mod endpoint;
 mod exec;
+mod host_probe;
 mod image;
 pub mod registry;
+mod stats;
 
 pub use archive::tar_of;
 pub use container::Ours;
 pub use disk::Room;
 pub use exec::ExecOutput;
+pub use host_probe::{Gpus, HostProbe};
 pub use image::{PullEvent, TaggedImage};
 
 use bollard::Docker;
@@ -72,6 +76,8 @@ pub struct Engine {
     docker: Docker,
     /// `engine 20.10.24, API 1.41`
     pub description: String,
+    /// The endpoint it was reached at (`None`: the docker CLI's defaults, `DOCKER_HOST`).
+    origin: Option<endpoint::Endpoint>,
 }
 
 impl Engine {
@@ -79,6 +85,11 @@ impl Engine {
     /// `DOCKER_TLS_VERIFY`, ssh), else the default socket; then agree on an API version.
     pub async fn connect() -> Result<Engine, DockerError> {
         let docker = Docker::connect_with_defaults().map_err(|e| DockerError::Unreachable(e.to_string()))?;
+        Engine::agree(docker).await
+    }
+
+    /// Agree on an API version with a connected client and say which engine it is.
+    async fn agree(docker: Docker) -> Result<Engine, DockerError> {
         let docker = docker.negotiate_version().await.map_err(|e| DockerError::Unreachable(e.to_string()))?;
         let version = docker.version().await.map_err(|e| DockerError::Unreachable(e.to_string()))?;
         let description = format!(
@@ -86,7 +97,15 @@ impl Engine {
             version.version.as_deref().unwrap_or("?"),
             version.api_version.as_deref().unwrap_or("?")
         );
-        Ok(Engine { docker, description })
+        Ok(Engine { docker, description, origin: None })
+    }
+
+    /// Connect again to the same engine (after a dropped connection).
+    pub async fn reconnect(&self) -> Result<Engine, DockerError> {
+        match &self.origin {
+            Some(endpoint) => Engine::connect_to(endpoint).await,
+            None => Engine::connect().await,
+        }
     }
 
     pub fn raw(&self) -> &Docker {

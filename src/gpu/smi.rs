@@ -4,7 +4,7 @@
 use super::GpuError;
 use crate::telemetry::{GpuInfo, GpuProcess};
 
-pub const GPU_QUERY: &str = "index,uuid,name,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem";
+pub const GPU_QUERY: &str = crate::telemetry::SMI_GPU_QUERY;
 pub const APP_QUERY: &str = "gpu_uuid,pid,used_memory";
 
 fn field<T: std::str::FromStr>(s: &str) -> Option<T> {

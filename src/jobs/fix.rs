@@ -155,6 +155,7 @@ async fn start<'a>(engine: &'a Engine, job: &FixJob, name: &str) -> Result<Conta
         gpus: GpuRequest::None,
         shm_bytes: 1 << 30,
         binds: Vec::new(),
+        memory_bytes: None,
     };
     let id = engine.start(&spec).await?;
     Ok(Container { engine, id })

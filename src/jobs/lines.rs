@@ -61,10 +61,12 @@ impl LinePath {
         self.spool.append(&self.out.raw)?;
         self.out.raw.clear();
         let mut lines = std::mem::take(&mut self.out.lines);
-        for line in &mut lines {
-            line.noise = self.classifier.is_noise(line.text());
-            self.live.feed(line.text());
+        // Classified as one block: the rules' literals are searched once, not line by line.
+        let block = lines.iter().map(Line::text).collect::<Vec<_>>().join("\n");
+        for noise in self.classifier.noise_lines(&block) {
+            lines[noise].noise = true;
         }
+        self.live.feed_block(&block);
         self.total += lines.len();
         Ok(lines)
     }

@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// Lines per spool read and per hits message of a background search.
-const SEARCH_BATCH: usize = 8192;
 const CHUNK: usize = 64 * 1024;
 
 type Readers = Arc<Mutex<HashMap<LogKey, SpoolReader>>>;
@@ -92,15 +91,15 @@ impl Logs {
     /// Search spooled lines `0..upto` on a thread, streaming hits; a newer search cancels it.
     pub fn search(&mut self, key: LogKey, query: String, upto: usize) {
         let Some(reader) = self.reader(&key) else { return };
-        let regex = match regex::RegexBuilder::new(&query).case_insensitive(true).build() {
-            Ok(r) => r,
+        let search = match crate::logs::SpoolSearch::new(&query) {
+            Ok(search) => search,
             Err(e) => return notice(&self.tx, Level::Warn, format!("search: {e}")),
         };
         let cancel = Arc::new(AtomicBool::new(false));
         if let Some(old) = self.searches.insert(key.clone(), cancel.clone()) {
             old.store(true, Ordering::Relaxed);
         }
-        let search = SpoolSearch { reader, regex, key, query, upto, tx: self.tx.clone() };
+        let search = BackgroundSearch { reader, search, key, query, upto, tx: self.tx.clone() };
         std::thread::spawn(move || search.run(&cancel));
     }
 
@@ -162,39 +161,27 @@ fn stream(lines: &mut LinePath, bytes: &[u8], key: &LogKey, tx: &UnboundedSender
     let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines: last, finished: true }));
 }
 
-/// A background search of the spool below the ring.
-struct SpoolSearch {
+/// A background search of the spool below the ring, its hits streamed as they are found.
+struct BackgroundSearch {
     reader: SpoolReader,
-    regex: regex::Regex,
+    search: crate::logs::SpoolSearch,
     key: LogKey,
     query: String,
     upto: usize,
     tx: UnboundedSender<Msg>,
 }
 
-impl SpoolSearch {
+impl BackgroundSearch {
     fn run(self, cancel: &AtomicBool) {
-        let mut first = 0;
-        while first < self.upto && !cancel.load(Ordering::Relaxed) {
-            let lines = match self.reader.read(first, SEARCH_BATCH.min(self.upto - first), Stream::Stdout) {
-                Ok(lines) if !lines.is_empty() => lines,
-                _ => break,
-            };
-            let hits = self.hits(first, &lines);
-            first += lines.len();
-            let done = first >= self.upto;
+        let send = |hits, done| {
             let (key, query) = (self.key.clone(), self.query.clone());
-            if self.tx.send(Msg::Log(LogMsg::SearchHits { key, query, hits, done })).is_err() {
-                return;
-            }
-        }
-    }
-
-    fn hits(&self, first: usize, lines: &[Line]) -> Vec<(usize, Vec<(usize, usize)>)> {
-        let ranges = |l: &Line| -> Vec<(usize, usize)> {
-            self.regex.find_iter(l.text()).map(|m| (m.start(), m.end())).collect()
+            let _ = self.tx.send(Msg::Log(LogMsg::SearchHits { key, query, hits, done }));
         };
-        lines.iter().enumerate().map(|(i, l)| (first + i, ranges(l))).filter(|(_, r)| !r.is_empty()).collect()
+        let found = self.search.run(&self.reader, self.upto, cancel, &|hits| send(hits, false));
+        if let Err(e) = found {
+            notice(&self.tx, Level::Error, format!("search {}: {e}", self.reader.path().display()));
+        }
+        send(Vec::new(), true);
     }
 }
 

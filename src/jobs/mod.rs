@@ -1,7 +1,10 @@
 //! Executors: one job = one container (a run, a fix probe, a fix), the log line path every job's
 //! output takes, and the board's job service that turns effects into tasks and reports back.
 
+pub mod build;
+pub mod build_job;
 pub mod fix;
+pub mod fleet;
 pub mod git;
 pub mod lines;
 pub mod logs;
@@ -11,3 +14,4 @@ pub mod probe;
 pub mod run;
 pub mod service;
 pub mod signals;
+pub mod slurm;

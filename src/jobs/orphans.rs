@@ -1,6 +1,6 @@
 //! Containers of ours whose perftriage is gone (its pid is in their labels) — killed with -9, or
 //! lost with its terminal. Running ones are picked up again as runs (see the job service's
-//! re-attach); stopped ones are found at connect time and offered for removal.
+//! re-attach), except builds; stopped ones and builds are found at connect time and offered for removal.
 
 use crate::docker::Engine;
 use crate::runs::{LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, Orphan};
@@ -9,7 +9,11 @@ use crate::runs::{LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, Orphan};
 pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
     let ours = engine.ours(workspace).await.unwrap_or_default();
     ours.into_iter()
-        .filter(|c| !c.running && !owned(&c.labels))
+        // A build's output stream died with its perftriage: running or not, it cannot go on.
+        .filter(|c| {
+            (!c.running || c.labels.get(crate::runs::LABEL_BUILD).is_some_and(|p| !p.is_empty()))
+                && !owned(&c.labels)
+        })
         .map(|c| {
             let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
             Orphan {

@@ -4,7 +4,7 @@
 use super::decode::Output;
 use super::{Decoder, Line, Stream};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -119,6 +119,34 @@ impl SpoolReader {
         }
         out.lines.truncate(skip + wanted);
         Ok(out.lines.split_off(skip.min(out.lines.len())))
+    }
+
+    /// The indexed line at or before `line` and where it starts.
+    pub fn checkpoint_near(&self, line: usize) -> (usize, u64) {
+        let index = self.index.read().ok();
+        let at = index.as_ref().and_then(|i| i.checkpoint(line.min(i.lines.saturating_sub(1))));
+        at.map_or((0, 0), |offset| ((line / STRIDE) * STRIDE, offset))
+    }
+
+    /// Where line `line` starts; past the last complete line, where the complete lines end.
+    pub fn offset_of(&self, line: usize) -> std::io::Result<u64> {
+        let (lines, end) = {
+            let index = self.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
+            (index.lines, index.last_line_start)
+        };
+        if line >= lines {
+            return Ok(end);
+        }
+        let (mut at, mut offset) = self.checkpoint_near(line);
+        let mut file = BufReader::with_capacity(1 << 16, File::open(&self.path)?);
+        file.seek(SeekFrom::Start(offset))?;
+        let mut skipped = Vec::new();
+        while at < line {
+            skipped.clear();
+            offset += file.read_until(b'\n', &mut skipped)? as u64;
+            at += 1;
+        }
+        Ok(offset)
     }
 
     /// Copy the whole raw log to `dest`.

@@ -9,6 +9,13 @@ pub const LABEL_RUN: &str = "perftriage.run";
 pub const LABEL_WORKSPACE: &str = "perftriage.workspace";
 /// The process that started the container: when it is gone, nobody will remove the container.
 pub const LABEL_PID: &str = "perftriage.pid";
+/// A build container's label (its parent): one whose perftriage is gone cannot be picked up again.
+pub const LABEL_BUILD: &str = "perftriage.build";
+/// The GPUs a container of ours asked for (`all`, or a count), for placement on its host.
+pub const LABEL_GPUS: &str = "perftriage.gpus";
+/// The labels that mark a container as ours (an image committed from one must not pass them on).
+pub const CONTAINER_LABELS: [&str; 7] =
+    [LABEL_COMMIT, LABEL_VARIANT, LABEL_RUN, LABEL_WORKSPACE, LABEL_PID, LABEL_BUILD, LABEL_GPUS];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum GpuRequest {
@@ -30,6 +37,8 @@ pub struct ContainerSpec {
     pub gpus: GpuRequest,
     pub shm_bytes: i64,
     pub binds: Vec<String>,
+    /// A memory limit (swap included, so the kernel's OOM killer acts at it); none by default.
+    pub memory_bytes: Option<i64>,
 }
 
 /// A container of ours left behind by a process that is gone.

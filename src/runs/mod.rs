@@ -6,16 +6,21 @@ mod container;
 mod describe;
 mod failure;
 mod phase;
+mod placement;
 mod plan;
 mod rewrite;
+mod slurm;
 
 pub use container::{
-    ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE, Orphan,
+    CONTAINER_LABELS, ContainerSpec, GpuRequest, LABEL_BUILD, LABEL_COMMIT, LABEL_GPUS, LABEL_PID, LABEL_RUN,
+    LABEL_VARIANT, LABEL_WORKSPACE, Orphan,
 };
 pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};
+pub use placement::{HostSlot, place};
 pub use plan::{PlanError, RunConfig, RunPlan, container_name, plan};
 pub use rewrite::{benchmark_argv, split_env};
+pub use slurm::{SlurmConfig, SlurmJobState, job_in_squeue, job_script};
 
 /// The number of hunks in a unified diff, or why it is no patch at all (empty, or no file header
 /// and `@@` hunk): `patch` would apply such a file as "nothing to do", and the agent run would

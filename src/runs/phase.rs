@@ -7,6 +7,14 @@ use serde::Serialize;
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum RunPhase {
     Queued,
+    /// Handed out, waiting for a `[[hosts]]` engine with a free slot and its GPUs (each host's reason).
+    Placing {
+        why: String,
+    },
+    /// Placed on this host.
+    Placed {
+        host: String,
+    },
     Pulling {
         done: usize,
         layers: usize,
@@ -31,6 +39,13 @@ pub enum RunPhase {
         category: super::FailureKind,
         message: String,
     },
+    /// A Slurm job (`[slurm] board`): its id, state as `squeue` says it (`PENDING (Resources)`,
+    /// `RUNNING on node1`) and node; the container runs there, under perftriage's own `run`.
+    Slurm {
+        job_id: u64,
+        state: String,
+        node: String,
+    },
     /// Docker stopped answering; the run is held until its container is known to be gone.
     ConnectionLost {
         message: String,
@@ -47,6 +62,9 @@ impl RunPhase {
     pub fn word(&self) -> &'static str {
         match self {
             RunPhase::Queued => "queued",
+            RunPhase::Placing { .. } => "waiting for a host",
+            RunPhase::Placed { .. } => "placed",
+            RunPhase::Slurm { .. } => "slurm job",
             RunPhase::Pulling { .. } => "pulling",
             RunPhase::Creating { .. } => "creating",
             RunPhase::Starting => "starting",
@@ -64,6 +82,10 @@ impl RunPhase {
     pub fn short_word(&self) -> &'static str {
         match self {
             RunPhase::Queued => "queued",
+            RunPhase::Placing { .. } => "host?",
+            RunPhase::Placed { .. } => "placed",
+            RunPhase::Slurm { state, .. } if state.starts_with("PENDING") => "pend",
+            RunPhase::Slurm { .. } => "job",
             RunPhase::Pulling { .. } => "pull",
             RunPhase::Creating { .. } => "create",
             RunPhase::Starting => "start",

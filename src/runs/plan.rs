@@ -200,6 +200,7 @@ impl Target<'_> {
                 .iter()
                 .map(|p| format!("{}:/root/.cache/huggingface", p.display()))
                 .collect(),
+            memory_bytes: None,
         })
     }
 

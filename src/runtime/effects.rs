@@ -30,12 +30,17 @@ impl Io {
             Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto),
             Effect::GpuInterval(ms) => self.gpu_interval.store(ms, Ordering::Relaxed),
             Effect::PlanRuns { short, requests } => self.jobs.preview(&short, &requests),
-            Effect::StartRun { run_id, short, variant, image, fixes } => {
-                self.jobs.start(&run_id, &short, variant, image, fixes)
+            Effect::StartRun { run_id, short, variant, image, fixes, host } => {
+                let request = crate::app::RunRequest { short, variant, image, fixes, host };
+                self.jobs.start(&run_id, request)
             }
             Effect::WriteResult { run_id, gpu } => self.jobs.write_result(&run_id, gpu),
-            Effect::ResumeRun { run_id, short, variant, container, created } => {
-                self.jobs.resume(&run_id, &short, variant, Start::Resume { container, created_unix: created })
+            Effect::ResumeRun { run_id, short, variant, container, created, host } => {
+                let start = Start::Resume { container, created_unix: created };
+                self.jobs.resume(&run_id, &short, variant, start, host.as_deref())
+            }
+            Effect::FollowJob { run_id, short, variant, job_id } => {
+                self.jobs.follow_job(&run_id, &short, variant, job_id)
             }
             Effect::CancelRun { run_id } => self.jobs.cancel(&run_id),
             Effect::RemoveContainers(ids) => self.jobs.remove_containers(ids),
@@ -43,6 +48,9 @@ impl Io {
                 self.jobs.probe_fixes(Probe { short, variant, image, category, evidence })
             }
             Effect::ApplyFix(request) => self.jobs.apply_fix(request),
+            Effect::PlanBuild { short, knobs } => self.jobs.plan_build(short, knobs),
+            Effect::StartBuild { short, knobs, log } => self.jobs.start_build(short, knobs, log),
+            Effect::CancelBuild { short } => self.jobs.cancel_build(&short),
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),

@@ -36,6 +36,7 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state.session.images = ctx.images.clone();
     state.logs.ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
     state.runs.concurrency = ctx.config.runs.concurrency.max(1);
+    state.runs.slurm = ctx.config.slurm.board.then(|| slurm_target(&ctx.config.slurm));
     state.session.now = crate::session::now_rfc3339();
     state.session.id = format!("p{}-", std::process::id());
     state.session.warnings = std::mem::take(&mut ctx.warnings);
@@ -108,6 +109,11 @@ fn executor(
         fixed_repo: ctx.config.fixed_repo(),
         registry: ctx.config.registry.clone(),
         redactor: crate::logs::Redactor::from_env(),
+        build: ctx.config.build.clone(),
+        hosts: ctx.config.hosts.clone(),
+        claims: crate::jobs::fleet::Claims::default(),
+        slurm: ctx.config.slurm.clone(),
+        config_file: ctx.config_file.clone(),
     };
     let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
     let jobs = JobService::new(setup, commits, tx.clone());
@@ -216,4 +222,12 @@ fn apply(state: &mut AppState, io: &mut Io, batch: Vec<Msg>) -> Option<bool> {
         }
     }
     Some(changed)
+}
+
+/// `partition h100, account triage` (or `the default partition`), for the run confirm.
+fn slurm_target(slurm: &crate::runs::SlurmConfig) -> String {
+    let partition =
+        slurm.partition.as_ref().map_or("the default partition".into(), |p| format!("partition {p}"));
+    let account = slurm.account.as_ref().map(|a| format!(", account {a}")).unwrap_or_default();
+    format!("{partition}{account}")
 }

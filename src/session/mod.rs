@@ -27,6 +27,8 @@ pub struct Options {
 
 pub struct Context {
     pub config: Config,
+    /// The config file read (`None`: built-in defaults).
+    pub config_file: Option<PathBuf>,
     pub keymap: KeyMap,
     pub entries: Vec<Entry>,
     pub warnings: Vec<String>,
@@ -84,6 +86,7 @@ impl Context {
         let images = config.images.clone();
         Ok(Context {
             config,
+            config_file: path,
             keymap,
             entries,
             warnings,

@@ -5,7 +5,7 @@ mod attribution;
 mod sample;
 
 pub use attribution::{GpuSummary, Owner, Owners, attribute};
-pub use sample::{GpuInfo, GpuProcess, GpuSample};
+pub use sample::{GpuInfo, GpuProcess, GpuSample, HostGpus, SMI_GPU_QUERY};
 
 /// The shortest sampling interval, in ms.
 pub const FLOOR_MS: u64 = 250;

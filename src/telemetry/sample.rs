@@ -39,3 +39,16 @@ pub struct GpuSample {
     #[serde(default)]
     pub processes: Vec<GpuProcess>,
 }
+
+/// The `nvidia-smi --query-gpu` fields a sample is read from (local sampler and host probes).
+pub const SMI_GPU_QUERY: &str = "index,uuid,name,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.mem";
+
+/// A `[[hosts]]` host's GPUs as its last probe (`nvidia-smi` in a container there) saw them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostGpus {
+    Found(Vec<GpuInfo>),
+    /// Why there are none (no NVIDIA runtime, no device): a normal answer.
+    None(String),
+    /// Not probed (down, no probe image), or its answer unreadable, and why.
+    Unknown(String),
+}

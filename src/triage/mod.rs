@@ -38,6 +38,16 @@ pub enum Change {
         /// `host/repo@sha256:…`
         reference: String,
     },
+    /// A baseline image built from source at the parent (`perftriage build`); `image` when it was
+    /// committed, which the baseline and agent then run in. `outcome`: `built` or the failure.
+    Built {
+        outcome: String,
+        image: Option<String>,
+        duration_s: u64,
+        max_jobs: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        log: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +76,10 @@ impl Change {
             }
             Change::Pushed { variant, image, reference } => {
                 format!("{variant}'s {image} pushed as {reference}")
+            }
+            Change::Built { outcome, image, duration_s, max_jobs, .. } => {
+                let image = image.as_deref().map(|i| format!(", image {i}")).unwrap_or_default();
+                format!("baseline build ({max_jobs} jobs, {duration_s} s): {outcome}{image}")
             }
         }
     }
@@ -153,7 +167,7 @@ impl TriageBook {
             Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
             Change::Skip => Some(Some(Mark::Skip)),
             Change::Clear => Some(None),
-            Change::Note { .. } | Change::Fix { .. } | Change::Pushed { .. } => None,
+            Change::Note { .. } | Change::Fix { .. } | Change::Pushed { .. } | Change::Built { .. } => None,
         })?
     }
 
@@ -185,6 +199,7 @@ impl TriageBook {
                 outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied,
                 ..
             } if v == variant => Some(image.clone()),
+            Change::Built { image: Some(image), .. } if variant != "human" => Some(image.clone()),
             _ => None,
         })
     }
@@ -195,6 +210,7 @@ impl TriageBook {
             Change::Fix { variant: v, image: Some(i), .. } if v == variant && i == image => {
                 Some(h.at.as_str())
             }
+            Change::Built { image: Some(i), .. } if variant != "human" && i == image => Some(h.at.as_str()),
             _ => None,
         })
     }

@@ -77,6 +77,9 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     if let Some(pane) = areas.detail {
         match (&state.logs.run_pane, &state.logs.recorded) {
             (Some((id, shown)), _) => widgets::run_panes::render(frame, pane, state, id, *shown, theme),
+            (None, Some(view)) if view.key.run == crate::app::BUILD_LOG => {
+                widgets::build_pane::render(frame, pane, state, view, theme);
+            }
             (None, Some(view)) => widgets::log_pane::render(frame, pane, &log_props(state, view), theme),
             (None, None) => widgets::detail::render(frame, pane, state, theme),
         }

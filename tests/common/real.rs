@@ -31,7 +31,7 @@ pub struct Scenario {
     pub imports: &'static str,
 }
 
-fn hash_of(parts: &[&[u8]]) -> String {
+pub fn hash_of(parts: &[&[u8]]) -> String {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     parts.hash(&mut h);
     format!("{:012x}", h.finish() & 0xffff_ffff_ffff)

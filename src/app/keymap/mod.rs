@@ -1,6 +1,6 @@
 //! Keys → actions, per key mode, in one place. Defaults are vim keys plus arrows; the config's
 //! `[keys]` table rebinds board and log actions by name (`mark_unfixable = ["u", "U"]`) and
-//! `[keys.<mode>]` any mode's (`[keys.confirm] yes = ["y", "o"]`). The log pane falls back to the
+//! `[keys.<mode>]` any mode's (`[keys.confirm] yes = ["y", "u"]`). The log pane falls back to the
 //! board's keys, so board actions work from it.
 
 mod defaults;

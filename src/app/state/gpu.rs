@@ -42,6 +42,9 @@ pub struct GpuState {
     pub owners: Owners,
     /// Per run: GPU memory peak and utilisation while it ran, for its result file.
     pub ledger: HashMap<String, GpuSummary>,
+    /// Each `[[hosts]]` host's GPUs (its probe every 10 s), and the one shown (`None`: this machine).
+    pub hosts: Vec<(String, crate::telemetry::HostGpus)>,
+    pub host: Option<String>,
 }
 
 impl Default for GpuState {
@@ -57,6 +60,8 @@ impl Default for GpuState {
             visible: false,
             owners: Owners::new(),
             ledger: HashMap::new(),
+            hosts: Vec::new(),
+            host: None,
         }
     }
 }

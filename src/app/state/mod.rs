@@ -2,6 +2,7 @@
 //! Owned by the runtime loop alone.
 
 mod board;
+mod builds;
 mod fixmenu;
 mod gpu;
 mod logs;
@@ -12,6 +13,7 @@ mod session;
 
 pub use crate::fixes::FixOffer;
 pub use board::{BoardPrefs, BoardState, View};
+pub use builds::{BUILD_LOG, BuildView, BuildsState};
 pub use fixmenu::FixMenu;
 pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
@@ -36,6 +38,7 @@ pub struct AppState {
     pub board: BoardState,
     pub session: SessionState,
     pub runs: RunsState,
+    pub builds: BuildsState,
     pub logs: LogsState,
     pub gpu: GpuState,
     pub mode: Mode,
@@ -48,6 +51,7 @@ impl AppState {
             board: BoardState::new(entries, book),
             session: SessionState::new(keymap),
             runs: RunsState::new(),
+            builds: BuildsState::default(),
             logs: LogsState::new(),
             gpu: GpuState::default(),
             mode: Mode::Normal,
@@ -153,6 +157,18 @@ impl AppState {
             if gpu_mib > 0 {
                 row.gpus = format!("{:.1}G", gpu_mib as f64 / 1024.0);
             }
+        }
+        for run in self.runs.list.iter().filter(|r| r.host.is_some()) {
+            if let Some(index) = self.board.entry_index(run.short()) {
+                self.board.rows[index].host = run.host.clone().unwrap_or_default();
+            }
+        }
+        let spin = RunView::spinner(ticks);
+        for (short, build) in self.builds.live() {
+            let Some(index) = self.board.entry_index(short) else { continue };
+            let cell = &mut self.board.rows[index].cells[crate::dataset::Variant::Baseline as usize];
+            cell.text = build.cell_text(spin);
+            cell.live = true;
         }
     }
 }

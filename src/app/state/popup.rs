@@ -13,6 +13,8 @@ pub enum PromptPurpose {
     Note,
     /// The `:` command line.
     Command,
+    /// Knobs for a baseline build: `max_jobs=8 nvcc_threads=1 timeout_s=7200 cuda_arch=8.0`.
+    BuildKnobs,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +40,8 @@ pub enum ConfirmAction {
     StartRuns {
         short: String,
         variants: Vec<Variant>,
+        /// A `[[hosts]]` host chosen in the confirm (`o`); `None`: placed when each starts.
+        host: Option<String>,
     },
     CancelRun {
         run_id: String,
@@ -52,6 +56,11 @@ pub enum ConfirmAction {
     },
     RemoveImage {
         tag: String,
+    },
+    /// Build the commit's baseline image; `max_jobs` set when a failed build suggested one.
+    StartBuild {
+        short: String,
+        knobs: Box<crate::builds::KnobSet>,
     },
     BulkFix {
         shorts: Vec<String>,

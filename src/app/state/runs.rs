@@ -21,6 +21,8 @@ pub struct RunRequest {
     pub variant: Variant,
     pub image: Option<String>,
     pub fixes: Vec<String>,
+    /// The `[[hosts]]` host the confirm chose; `None`: placed when it starts.
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -30,6 +32,8 @@ pub struct RunView {
     pub phase: RunPhase,
     /// The image its container was created from, once it was (`RunPhase::Creating`).
     pub image: Option<String>,
+    /// The `[[hosts]]` engine it was placed on (`RunPhase::Placed`).
+    pub host: Option<String>,
     /// Handed to the job service (it holds a slot until it finishes).
     pub dispatched: bool,
     /// `SessionState::ticks` when the run was asked for, for the elapsed time.
@@ -49,6 +53,7 @@ impl RunView {
             run_id: run_id.to_string(),
             phase: RunPhase::Queued,
             image: None,
+            host: None,
             dispatched: false,
             started_tick,
             server: LogView::new(key("server"), title("server"), ring),
@@ -85,11 +90,16 @@ impl RunView {
         self.dispatched && !self.phase.is_finished()
     }
 
+    /// The spinner's frame at this tick.
+    pub fn spinner(ticks: u64) -> char {
+        const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+        SPINNER[usize::try_from(ticks % 10).unwrap_or(0)]
+    }
+
     /// The board cell while the run is live, moving every tick and never wider than a cell
     /// (13 columns): `⠹ start 12s`, `⠸ bench 9m05`, `⠼ pull 40%`.
     pub fn cell_text(&self, ticks: u64) -> String {
-        const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-        let spin = SPINNER[usize::try_from(ticks % 10).unwrap_or(0)];
+        let spin = RunView::spinner(ticks);
         let elapsed = ticks.saturating_sub(self.started_tick);
         match &self.phase {
             RunPhase::Pulling { bytes, total, .. } if *total > 0 => {
@@ -112,6 +122,10 @@ pub struct RunsState {
     pub queue: VecDeque<String>,
     /// Runs at a time (`[runs] concurrency`).
     pub concurrency: usize,
+    /// The `[[hosts]]` as last seen (empty without them).
+    pub hosts: Vec<crate::runs::HostSlot>,
+    /// Where the runs go as Slurm jobs (`[slurm] board`), said in the confirm; `None`: Docker.
+    pub slurm: Option<String>,
     pub counter: u64,
 }
 
@@ -123,6 +137,8 @@ impl RunsState {
             list: Vec::new(),
             queue: VecDeque::new(),
             concurrency: 1,
+            hosts: Vec::new(),
+            slurm: None,
             counter: 0,
         }
     }

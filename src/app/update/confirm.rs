@@ -30,6 +30,10 @@ pub fn act(state: &mut AppState, action: Action) -> Answer {
             confirm.yes_focused = !confirm.yes_focused;
             return Answer::Pending;
         }
+        Action::NextHost => {
+            super::runs::next_host(confirm, &state.runs.hosts);
+            return Answer::Pending;
+        }
         Action::ScrollDown | Action::ScrollPageDown | Action::ScrollUp | Action::ScrollPageUp => {
             scroll(confirm, action);
             return Answer::Pending;

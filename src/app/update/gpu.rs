@@ -8,6 +8,10 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     match action {
         Action::GpuPane => gpu.visible = !gpu.visible,
         Action::GpuWindow => gpu.window = gpu.window.next(),
+        Action::GpuHost => {
+            gpu.visible = true;
+            gpu.host = next_host(&gpu.hosts, gpu.host.as_deref());
+        }
         Action::GpuFaster | Action::GpuSlower => {
             let ms = gpu.interval_ms;
             let next =
@@ -31,4 +35,15 @@ pub fn message(state: &mut AppState, msg: GpuMsg) -> Vec<Effect> {
         GpuMsg::Unavailable(why) => state.gpu.unavailable = Some(why),
     }
     Vec::new()
+}
+
+/// This machine, then each `[[hosts]]` host, then this machine again.
+fn next_host(hosts: &[(String, crate::telemetry::HostGpus)], now: Option<&str>) -> Option<String> {
+    let at = now.and_then(|h| hosts.iter().position(|(name, _)| name == h));
+    let next = match at {
+        None if now.is_none() => hosts.first(),
+        None => None,
+        Some(i) => hosts.get(i + 1),
+    };
+    next.map(|(name, _)| name.clone())
 }

@@ -3,6 +3,7 @@
 //! and is dispatched, and every call ends by starting queued runs that have a free slot.
 
 mod board;
+mod builds;
 mod confirm;
 mod fixes;
 mod gpu;
@@ -22,7 +23,8 @@ use prompt::Edit;
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let mut effects = route(state, msg);
     effects.extend(runs::pump(state));
-    if state.session.quit_when_idle && !state.runs.is_live() && !effects.contains(&Effect::Quit) {
+    let live = state.runs.is_live() || state.builds.live().next().is_some();
+    if state.session.quit_when_idle && !live && !effects.contains(&Effect::Quit) {
         effects.extend(quit(state));
     }
     effects
@@ -61,6 +63,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Docker(msg) => runs::docker(state, msg),
         Msg::Fix(msg) => fixes::message(state, msg),
         Msg::Gpu(msg) => gpu::message(state, msg),
+        Msg::Build(msg) => builds::message(state, msg),
         Msg::Notice(level, text) => {
             state.notify(level, text);
             Vec::new()
@@ -144,6 +147,7 @@ fn edited(state: &mut AppState, edit: Edit) -> Vec<Effect> {
             super::PromptPurpose::Note => triage::record_note(state, &p.short, &p.text),
             super::PromptPurpose::UnfixableReason => triage::confirm_unfixable(state, p),
             super::PromptPurpose::Command => command(state, &p.text),
+            super::PromptPurpose::BuildKnobs => builds::ask_with(state, &p.short, &p.text),
         },
     }
 }
@@ -180,7 +184,9 @@ fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
 fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect> {
     match action {
         ConfirmAction::MarkUnfixable { short, reason } => triage::record_unfixable(state, &short, reason),
-        ConfirmAction::StartRuns { short, variants } => runs::start(state, &short, &variants),
+        ConfirmAction::StartRuns { short, variants, host } => {
+            runs::start(state, &short, &variants, host.as_deref())
+        }
         ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
             if rerun {
@@ -194,6 +200,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::QuitStoppingRuns => runs::stop_all(state),
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
         ConfirmAction::RemoveImage { tag } => vec![Effect::RemoveImage(tag)],
+        ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
     }
 }
 
@@ -201,7 +208,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
 pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     state.session.message = None;
     match action {
-        Action::Quit if state.runs.is_live() => runs::ask_quit(state),
+        Action::Quit if state.runs.is_live() || state.builds.live().next().is_some() => runs::ask_quit(state),
         Action::Quit => quit(state),
         Action::Help => help::open(state),
         Action::Messages => help::messages(state),
@@ -214,13 +221,15 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::CycleFocus => cycle_focus(state),
         Action::OpenLog => logs::toggle(state),
         Action::StartRun => runs::open_chooser(state),
+        Action::BuildBaseline => builds::ask(state),
+        Action::BuildWithKnobs => builds::open_knobs(state),
         Action::CancelRun => runs::ask_cancel(state),
         Action::FixMenu => fixes::open(state),
         Action::BulkFix => fixes::open_bulk(state),
         Action::Filter => prompt::open_filter(state),
         Action::MarkUnfixable | Action::AddNote => triage::open_prompt(state, action),
         Action::MarkSkip | Action::ClearMark => triage::quick_mark(state, action),
-        Action::GpuPane | Action::GpuWindow | Action::GpuFaster | Action::GpuSlower => {
+        Action::GpuPane | Action::GpuWindow | Action::GpuHost | Action::GpuFaster | Action::GpuSlower => {
             gpu::act(state, action)
         }
         Action::DebugPane | Action::DebugLevel => help::debug(state, action),

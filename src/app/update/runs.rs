@@ -39,7 +39,7 @@ pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
     let image = state.board.book.fixed_image(short, variant.name());
     let fixes = if image.is_some() { state.board.book.fixes(short, variant.name()) } else { Vec::new() };
-    RunRequest { short: short.to_string(), variant, image, fixes }
+    RunRequest { short: short.to_string(), variant, image, fixes, host: None }
 }
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.
@@ -63,16 +63,57 @@ fn planned(state: &mut AppState, short: String, plans: Vec<(Variant, Result<Vec<
         return state.notify(Level::Error, preview.join("; "));
     }
     preview.push(format!("{} run(s) at a time; the rest queue in this order", state.runs.concurrency.max(1)));
+    if let Some(target) = &state.runs.slurm {
+        preview.push(format!(
+            "Slurm: each run a batch job on {target} asking for the commit's GPUs; its payload is \
+             perftriage's own run on the node; x cancels it with scancel"
+        ));
+    } else if !state.runs.hosts.is_empty() {
+        preview.push(host_line(&state.runs.hosts, None));
+    }
     let names: Vec<&str> = runnable.iter().map(|v| v.name()).collect();
     let title = format!("Run {} of {short}?", names.join(", "));
-    let action = ConfirmAction::StartRuns { short, variants: runnable };
+    let action = ConfirmAction::StartRuns { short, variants: runnable, host: None };
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
 }
 
+const HOST_LINE: &str = "host: ";
+
+/// Where the runs will go, and how the hosts stand now.
+fn host_line(hosts: &[crate::runs::HostSlot], chosen: Option<&str>) -> String {
+    let now: Vec<String> = hosts.iter().map(crate::runs::HostSlot::summary).collect();
+    let now = now.join(", ");
+    match chosen {
+        None => format!(
+            "{HOST_LINE}placed when it starts on one with a free slot and its GPUs (now: {now}); o: choose"
+        ),
+        Some(name) => format!(
+            "{HOST_LINE}{name}, chosen here: its slots and GPUs are not checked (now: {now}); o: next"
+        ),
+    }
+}
+
+/// `o` in a run confirm: the next `[[hosts]]` host, and after the last, placement again.
+pub fn next_host(confirm: &mut Confirm, hosts: &[crate::runs::HostSlot]) {
+    let ConfirmAction::StartRuns { host, .. } = &mut confirm.action else { return };
+    if hosts.is_empty() {
+        return;
+    }
+    let at = host.as_ref().and_then(|h| hosts.iter().position(|s| &s.name == h));
+    *host = match at {
+        None => Some(hosts[0].name.clone()),
+        Some(i) => hosts.get(i + 1).map(|s| s.name.clone()),
+    };
+    let line = host_line(hosts, host.as_deref());
+    if let Some(shown) = confirm.preview.iter_mut().find(|l| l.starts_with(HOST_LINE)) {
+        *shown = line;
+    }
+}
+
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
-pub fn start(state: &mut AppState, short: &str, variants: &[Variant]) -> Vec<Effect> {
+pub fn start(state: &mut AppState, short: &str, variants: &[Variant], host: Option<&str>) -> Vec<Effect> {
     for v in variants {
-        let request = request(state, short, *v);
+        let request = RunRequest { host: host.map(String::from), ..request(state, short, *v) };
         state.queue_run(request);
     }
     if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
@@ -92,8 +133,8 @@ pub fn pump(state: &mut AppState) -> Vec<Effect> {
         let Some(run_id) = state.runs.queue.pop_front() else { break };
         let Some(run) = state.runs.get_mut(&run_id) else { continue };
         run.dispatched = true;
-        let RunRequest { short, variant, image, fixes } = run.request.clone();
-        effects.push(Effect::StartRun { run_id, short, variant, image, fixes });
+        let RunRequest { short, variant, image, fixes, host } = run.request.clone();
+        effects.push(Effect::StartRun { run_id, short, variant, image, fixes, host });
     }
     effects
 }
@@ -147,9 +188,14 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
         RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
         RunMsg::Recorded { run_id, source } => recorded(state, &run_id, source),
         RunMsg::Planned { short, plans } => planned(state, short, plans),
-        RunMsg::Found { run_id, short, variant, container, created } => {
-            if found(state, &run_id, &short, variant) {
-                return vec![Effect::ResumeRun { run_id, short, variant, container, created }];
+        RunMsg::FoundJob { run_id, short, variant, job_id } => {
+            if found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
+                return vec![Effect::FollowJob { run_id, short, variant, job_id }];
+            }
+        }
+        RunMsg::Found { run_id, short, variant, container, created, host } => {
+            if found(state, &run_id, &short, variant, host.clone()) {
+                return vec![Effect::ResumeRun { run_id, short, variant, container, created, host }];
             }
         }
     }
@@ -162,6 +208,8 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
         DockerMsg::Unreachable(why) => state.runs.docker = DockerStatus::Unreachable(why),
         DockerMsg::Owners(owners) => state.gpu.owners = owners,
         DockerMsg::Orphans(orphans) => offer_removal(state, &orphans),
+        DockerMsg::Hosts(hosts) => state.runs.hosts = hosts,
+        DockerMsg::HostGpus(gpus) => state.gpu.hosts = gpus,
     }
     Vec::new()
 }
@@ -169,14 +217,32 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
 fn set_phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
     let Some(run) = state.runs.get_mut(run_id) else { return };
     let ended = phase.is_finished();
-    if let RunPhase::Creating { image } = &phase {
-        run.image = Some(image.clone());
-    }
+    let news = match &phase {
+        RunPhase::Creating { image } => {
+            run.image = Some(image.clone());
+            None
+        }
+        RunPhase::Placed { host } => {
+            run.host = Some(host.clone());
+            None
+        }
+        RunPhase::Placing { why } if run.phase != phase => {
+            Some((Level::Warn, format!("run {run_id} waits for a host: {why}")))
+        }
+        RunPhase::Slurm { job_id, state, node } => {
+            run.host = Some(format!("#{job_id} {node}").trim_end().to_string());
+            (run.phase != phase).then(|| (Level::Info, format!("run {run_id}: Slurm job {job_id} {state}")))
+        }
+        _ => None,
+    };
     run.phase = phase;
     let short = run.short().to_string();
     // An ended run gives its cell back to the recorded outcome (a result, if any, follows).
     if ended && let Some(index) = state.board.entry_index(&short) {
         state.board.rebuild_row(index);
+    }
+    if let Some((level, text)) = news {
+        state.notify(level, text);
     }
     state.refresh_live_cells();
 }
@@ -243,14 +309,16 @@ fn recorded(state: &mut AppState, run_id: &str, source: Result<String, String>) 
 
 /// A container of ours still running after a restart: show it; it is picked up where it is
 /// (`false` when the run is already on the board).
-fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant) -> bool {
+fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant, host: Option<String>) -> bool {
     if state.runs.get(run_id).is_some() {
         return false;
     }
-    let request = RunRequest { short: short.to_string(), variant, image: None, fixes: Vec::new() };
+    let request =
+        RunRequest { short: short.to_string(), variant, image: None, fixes: Vec::new(), host: None };
     let mut run = RunView::new(run_id, request, state.session.ticks, state.logs.ring);
     run.reattached = true;
     run.dispatched = true;
+    run.host = host;
     run.phase = RunPhase::Starting;
     state.runs.list.push(run);
     state.notify(
@@ -268,11 +336,16 @@ pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
         .live()
         .map(|r| format!("  {} {} ({})", r.short(), r.variant().name(), r.phase.word()))
         .collect();
-    let mut preview = vec![format!("{} run(s) are live:", live.len())];
+    let builds: Vec<String> =
+        state.builds.live().map(|(short, b)| format!("  {short} baseline build ({})", b.phase)).collect();
+    let mut preview = vec![format!("{} run(s) and {} build(s) are live:", live.len(), builds.len())];
     preview.extend(live);
+    preview.extend(builds);
     preview.push("Yes stops them (their containers are removed) and quits when they are gone;".into());
     let leave = state.session.keymap.key_name(KeyMode::Confirm, Action::LeaveRunning);
-    preview.push(format!("{leave} leaves them running (re-attached at the next start); Cancel stays."));
+    preview.push(format!(
+        "{leave} leaves them running (runs are re-attached at the next start; a build cannot be, and its container is offered for removal); Cancel stays."
+    ));
     let title = "Quit with live runs?".to_string();
     state.mode = Mode::Confirm(Confirm::new(title, preview, ConfirmAction::QuitStoppingRuns));
     Vec::new()
@@ -282,7 +355,12 @@ pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
 pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
     let live: Vec<String> = state.runs.live().map(|r| r.run_id.clone()).collect();
     state.session.quit_when_idle = true;
-    live.iter().flat_map(|id| cancel(state, id)).collect()
+    let builds = state
+        .builds
+        .live()
+        .map(|(short, _)| Effect::CancelBuild { short: short.clone() })
+        .collect::<Vec<_>>();
+    live.iter().flat_map(|id| cancel(state, id)).chain(builds).collect()
 }
 
 /// Containers left by a perftriage that is gone: offer to remove them (if nothing else is open).

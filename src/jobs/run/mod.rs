@@ -213,12 +213,12 @@ impl DockerWait {
         std::time::Instant::now() < self.deadline
     }
 
-    /// Report `message`, wait, and try to connect.
+    /// Report `message`, wait, and try to connect to the run's engine again (its own host).
     async fn retry(&mut self, env: &RunEnv, message: String) -> Option<Engine> {
         phase(env, RunPhase::ConnectionLost { message });
         tokio::time::sleep(self.wait).await;
         self.wait = (self.wait * 2).min(std::time::Duration::from_secs(10));
-        Engine::connect().await.ok()
+        env.engine.reconnect().await.ok()
     }
 }
 

@@ -40,7 +40,7 @@ async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg
     }
     log::info!("Docker connected: {}", engine.description);
     let _ = tx.send(Msg::Docker(DockerMsg::Connected(engine.description.clone())));
-    reattach(&engine, &setup.workspace, tx).await;
+    reattach(&engine, &setup.workspace, tx, None).await;
     let orphans = crate::jobs::orphans::find(&engine, &workspace).await;
     for o in &orphans {
         log::warn!("container {} (run {}) was left by a perftriage that is gone", o.name, o.run_id);
@@ -61,7 +61,7 @@ async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg
 /// Containers of ours still running whose perftriage is gone: each becomes a run on the board,
 /// which picks it up where it is (readiness, benchmark, result) through the job service. One
 /// whose perftriage still runs (another board, a headless run, or this board) is left to it.
-pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Msg>) {
+pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Msg>, host: Option<&str>) {
     let ours = engine.ours(&workspace.display().to_string()).await.unwrap_or_default();
     for c in ours.into_iter().filter(|c| c.running && !crate::jobs::orphans::owned(&c.labels)) {
         let (Some(run_id), Some(short)) =
@@ -72,7 +72,8 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
         let variant = c.labels.get(LABEL_VARIANT).and_then(|v| Variant::parse(v)).unwrap_or(Variant::Human);
         log::info!("re-attached to run {run_id} ({short} {}), container {}", variant.name(), c.name);
         let (container, created) = (c.id.clone(), c.created);
-        let _ = tx.send(Msg::Run(RunMsg::Found { run_id, short, variant, container, created }));
+        let host = host.map(String::from);
+        let _ = tx.send(Msg::Run(RunMsg::Found { run_id, short, variant, container, created, host }));
     }
 }
 
@@ -83,14 +84,55 @@ pub(super) fn remove_by_run(
     run_id: &str,
     tx: UnboundedSender<Msg>,
 ) {
-    let Some(engine) = engine else { return };
     let (run_id, workspace) = (run_id.to_string(), setup.workspace.display().to_string());
+    let hosts = setup.hosts.clone();
     tokio::spawn(async move {
-        for c in engine.ours(&workspace).await.unwrap_or_default() {
-            if c.labels.get(LABEL_RUN) == Some(&run_id) {
-                let _ = engine.remove(&c.id).await;
+        for engine in every_engine(engine, &hosts).await {
+            for c in engine.ours(&workspace).await.unwrap_or_default() {
+                if c.labels.get(LABEL_RUN) == Some(&run_id) {
+                    let _ = engine.remove(&c.id).await;
+                }
             }
         }
         let _ = tx.send(Msg::Run(RunMsg::Phase { run_id, phase: RunPhase::Cancelled }));
     });
+}
+
+/// Every 10 s, each `[[hosts]]` engine as placement sees it (answering, runs, GPUs) to the header;
+/// a host seen answering (at start, or back after a drop) has its runs re-attached and its
+/// left-behind containers reported, as the main engine has at connect.
+pub(super) fn watch_hosts(setup: Arc<JobSetup>, tx: UnboundedSender<Msg>) {
+    tokio::spawn(async move {
+        let workspace = setup.workspace.display().to_string();
+        let mut up = std::collections::HashSet::new();
+        loop {
+            let seen = crate::jobs::fleet::slots(&setup.hosts, &workspace, &setup.claims, true).await;
+            let crate::jobs::fleet::Seen { slots, engines, probes } = seen;
+            for (slot, engine) in slots.iter().zip(&engines) {
+                match engine {
+                    Ok(engine) if up.insert(slot.name.clone()) => {
+                        reattach(engine, &setup.workspace, &tx, Some(&slot.name)).await;
+                        let orphans = crate::jobs::orphans::find(engine, &workspace).await;
+                        let _ = tx.send(Msg::Docker(DockerMsg::Orphans(orphans)));
+                    }
+                    Ok(_) => {}
+                    Err(_) => drop(up.remove(&slot.name)),
+                }
+            }
+            let gpus = slots.iter().zip(&probes);
+            let gpus =
+                gpus.map(|(s, p)| (s.name.clone(), crate::jobs::fleet::host_gpus(p.as_ref()))).collect();
+            let _ = tx.send(Msg::Docker(DockerMsg::HostGpus(gpus)));
+            if tx.send(Msg::Docker(DockerMsg::Hosts(slots))).is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(10)).await;
+        }
+    });
+}
+
+/// The main engine (when connected) and every `[[hosts]]` engine that answers.
+pub(super) async fn every_engine(main: Option<Engine>, hosts: &[crate::config::HostConfig]) -> Vec<Engine> {
+    let others = futures_util::future::join_all(hosts.iter().map(crate::jobs::fleet::connect)).await;
+    main.into_iter().chain(others.into_iter().flatten()).collect()
 }

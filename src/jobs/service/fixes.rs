@@ -2,7 +2,7 @@
 //! (one at a time), its output taking the line path into the log pane and its outcome reported.
 
 use super::JobService;
-use crate::app::{FixDone, FixMsg, FixRequest, Level, LogKey, LogMsg, Msg};
+use crate::app::{FixDone, FixMsg, FixRequest, Level, Msg};
 use crate::dataset::Variant;
 use crate::jobs::fix::{FixError, FixJob, FixReport};
 use crate::jobs::lines::LinePath;
@@ -81,23 +81,13 @@ impl JobService {
             let _one_at_a_time = lock.lock().await;
             let repo = setup.config.vllm_repo.as_deref();
             let report = crate::jobs::fix::apply(&engine, &job, &recipe, repo, |text| {
-                forward(&tx, &req.log, lines.ingest(Stream::Stdout, text.as_bytes()), false)
+                super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, text.as_bytes()), false)
             })
             .await;
-            forward(&tx, &req.log, lines.finish(), true);
+            super::forward(&tx, &req.log, lines.finish(), true);
             done(&tx, req, report, lines.path().display().to_string());
         });
     }
-}
-
-fn forward(
-    tx: &UnboundedSender<Msg>,
-    key: &LogKey,
-    lines: std::io::Result<Vec<crate::logs::Line>>,
-    finished: bool,
-) {
-    let lines = lines.unwrap_or_default();
-    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, finished }));
 }
 
 fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, FixError>, log: String) {

@@ -1,12 +1,19 @@
-//! The job service's image jobs: listing the fixed images of ours (the configured repository and
-//! the local one of fixes that were not committed) and removing one.
+//! The job service's image jobs: listing the fixed images of ours (the configured repository, the
+//! local one of fixes that were not committed, and the baseline repository builds commit to) and
+//! removing one.
 
 use super::JobService;
 use crate::app::{Level, Msg};
 
 impl JobService {
+    /// The fixed-image repositories, and the baseline template's (where builds commit).
     fn our_repos(&self) -> Vec<String> {
-        vec![self.setup.fixed_repo.clone(), crate::jobs::fix::LOCAL_REPO.to_string()]
+        let mut repos = vec![self.setup.fixed_repo.clone(), crate::jobs::fix::LOCAL_REPO.to_string()];
+        let (baseline, _) = crate::jobs::build::split_image(&self.setup.images.baseline);
+        if !baseline.contains(['{', '}']) && !repos.iter().any(|r| r == baseline) {
+            repos.push(baseline.to_string());
+        }
+        repos
     }
 
     /// The engine, or an error notice that `what` cannot be done without it.

@@ -4,12 +4,15 @@
 //! of ours whose perftriage is gone (for `update` to pick up) and resumes them when asked. The
 //! queue and the concurrency limit are the model's.
 
+mod builds;
 mod connection;
 mod fixes;
 mod images;
+mod runner;
+mod slurm_runs;
 
-use super::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
-use crate::app::{Level, Msg, RunMsg, RunRequest};
+use super::run::Start;
+use crate::app::{Level, LogKey, LogMsg, Msg, RunMsg, RunRequest};
 use crate::classify::Classifier;
 use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
@@ -21,6 +24,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use tokio::sync::{mpsc::UnboundedSender, oneshot, watch};
+
+use runner::{place, remove_anywhere, spawn_run};
 
 pub use connection::reattach;
 pub use fixes::Probe;
@@ -34,6 +39,8 @@ pub struct JobService {
     commits: HashMap<String, Commit>,
     /// Cancel switch of each started run.
     cancels: HashMap<String, watch::Sender<bool>>,
+    /// Cancel switch of each commit's latest build.
+    build_cancels: HashMap<String, watch::Sender<bool>>,
     /// Each finished run waits here for the GPU summary its result file gets.
     results: HashMap<String, oneshot::Sender<Option<GpuSummary>>>,
     tx: UnboundedSender<Msg>,
@@ -52,6 +59,16 @@ pub struct JobSetup {
     /// Where `p` in the images view pushes.
     pub registry: crate::config::RegistryConfig,
     pub redactor: Redactor,
+    /// `[build]`: baseline builds' knobs.
+    pub build: crate::builds::BuildConfig,
+    /// `[[hosts]]`: watched, each as placement sees it, for the header.
+    pub hosts: Vec<crate::config::HostConfig>,
+    /// The runs placed on them and not ended.
+    pub claims: crate::jobs::fleet::Claims,
+    /// `[slurm]`: with `board = true`, runs are Slurm jobs.
+    pub slurm: crate::runs::SlurmConfig,
+    /// The config file read, for the Slurm payload to read too.
+    pub config_file: Option<PathBuf>,
 }
 
 impl JobService {
@@ -65,15 +82,32 @@ impl JobService {
             setup: Arc::new(setup),
             commits: commits.into_iter().map(|c| (c.short.clone(), c)).collect(),
             cancels: HashMap::new(),
+            build_cancels: HashMap::new(),
             results: HashMap::new(),
             tx,
             fix_lock: Arc::default(),
         }
     }
 
+    /// Follow again a Slurm job found at start (`[slurm] board`) under its own run id.
+    pub fn follow_job(&mut self, run_id: &str, short: &str, variant: Variant, job_id: u64) {
+        let plan = match self.plan(run_id, short, variant) {
+            Ok(plan) => plan,
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+        };
+        let (cancel, _) = self.switches(run_id);
+        slurm_runs::follow_again((self.setup.clone(), self.tx.clone()), plan, job_id, cancel);
+    }
+
     /// Keep a Docker connection for as long as the board runs (see `connection`).
     pub fn connect_forever(&self) {
+        if self.setup.slurm.board {
+            slurm_runs::find_ours(&self.setup, &self.tx);
+        }
         connection::spawn(self.engine.clone(), self.setup.clone(), self.tx.clone());
+        if !self.setup.hosts.is_empty() {
+            connection::watch_hosts(self.setup.clone(), self.tx.clone());
+        }
     }
 
     fn engine(&self) -> Option<Engine> {
@@ -103,30 +137,34 @@ impl JobService {
     }
 
     /// Start a run now: `update` found it a slot.
-    pub fn start(
-        &mut self,
-        run_id: &str,
-        short: &str,
-        variant: Variant,
-        image: Option<String>,
-        fixes: Vec<String>,
-    ) {
-        let request = RunRequest { short: short.to_string(), variant, image, fixes };
-        let planned = self.planned(run_id, &request);
-        let (plan, engine) = match (planned, self.engine()) {
-            (Ok(plan), Some(engine)) => (plan, engine),
-            (Err(why), _) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
-            (_, None) => {
-                return self
-                    .fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"));
-            }
+    pub fn start(&mut self, run_id: &str, request: RunRequest) {
+        let plan = match self.planned(run_id, &request) {
+            Ok(plan) => plan,
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
         };
-        log::info!("run {run_id}: {short} {} in {}", variant.name(), plan.image);
-        self.launch(engine, plan, Start::Fresh);
+        log::info!("run {run_id}: {} {} in {}", request.short, request.variant.name(), plan.image);
+        if self.setup.slurm.board {
+            let gpus = self.commits.get(&request.short).map_or(0, Commit::gpu_count);
+            let (cancel, _) = self.switches(run_id);
+            return slurm_runs::launch((self.setup.clone(), self.tx.clone()), plan, gpus, cancel);
+        }
+        if !self.setup.hosts.is_empty() {
+            return self.launch_placed(plan, request.host);
+        }
+        match self.engine() {
+            Some(engine) => self.launch(engine, plan, Start::Fresh),
+            None => {
+                self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"))
+            }
+        }
     }
 
-    /// Pick up a running container of ours (found after a restart) under its own run id.
-    pub fn resume(&mut self, run_id: &str, short: &str, variant: Variant, start: Start) {
+    /// Pick up a running container of ours (found after a restart) under its own run id, on the
+    /// `[[hosts]]` engine it runs on when it is on one.
+    pub fn resume(&mut self, run_id: &str, short: &str, variant: Variant, start: Start, host: Option<&str>) {
+        if let Some(host) = host {
+            return self.resume_on(run_id, short, variant, start, host);
+        }
         match (self.plan(run_id, short, variant), self.engine()) {
             (Ok(plan), Some(engine)) => self.launch(engine, plan, start),
             (Err(why), _) => self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
@@ -136,12 +174,57 @@ impl JobService {
         }
     }
 
+    fn resume_on(&mut self, run_id: &str, short: &str, variant: Variant, start: Start, host: &str) {
+        let plan = match self.plan(run_id, short, variant) {
+            Ok(plan) => plan,
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+        };
+        let Some(config) = self.setup.hosts.iter().find(|h| h.name == host).cloned() else {
+            let why = format!("host {host} is no longer in [[hosts]]");
+            return self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, why));
+        };
+        let (cancel, gpu) = self.switches(&plan.run_id);
+        let (setup, tx) = (self.setup.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            match crate::jobs::fleet::connect(&config).await {
+                Ok(engine) => spawn_run((setup, tx), engine, plan, (start, cancel), gpu),
+                Err(e) => {
+                    let phase = RunPhase::ConnectionLost { message: format!("host {}: {e}", config.name) };
+                    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
+                }
+            }
+        });
+    }
+
     fn launch(&mut self, engine: Engine, plan: RunPlan, start: Start) {
+        let (cancel, gpu) = self.switches(&plan.run_id);
+        spawn_run((self.setup.clone(), self.tx.clone()), engine, plan, (start, cancel), gpu);
+    }
+
+    /// The run's cancel switch and the channel its GPU summary comes back on.
+    fn switches(&mut self, run_id: &str) -> (watch::Receiver<bool>, oneshot::Receiver<Option<GpuSummary>>) {
         let (switch, cancel) = watch::channel(false);
-        self.cancels.insert(plan.run_id.clone(), switch);
+        self.cancels.insert(run_id.to_string(), switch);
         let (gpu_tx, gpu_rx) = oneshot::channel();
-        self.results.insert(plan.run_id.clone(), gpu_tx);
-        self.spawn(engine, plan, (start, cancel), gpu_rx);
+        self.results.insert(run_id.to_string(), gpu_tx);
+        (cancel, gpu_rx)
+    }
+
+    /// With `[[hosts]]`: wait (saying why) until a host has a free slot and the run's GPUs, then
+    /// run there; a cancel while waiting ends it.
+    fn launch_placed(&mut self, plan: RunPlan, chosen: Option<String>) {
+        let (mut cancel, gpu) = self.switches(&plan.run_id);
+        let (setup, tx) = (self.setup.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let Some((host, engine)) = place((&setup, &tx), &plan, chosen.as_deref(), &mut cancel).await
+            else {
+                let phase = RunPhase::Cancelled;
+                return drop(tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase })));
+            };
+            let phase = RunPhase::Placed { host };
+            let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
+            spawn_run((setup, tx), engine, plan, (Start::Fresh, cancel), gpu);
+        });
     }
 
     /// A run that could not start: it fails at once, so its slot is freed.
@@ -165,12 +248,14 @@ impl JobService {
 
     /// Stop and remove containers by id, saying how it went.
     pub fn remove_containers(&self, ids: Vec<String>) {
-        let (Some(engine), tx) = (self.engine(), self.tx.clone()) else { return };
+        let (main, hosts, tx) = (self.engine(), self.setup.hosts.clone(), self.tx.clone());
         tokio::spawn(async move {
+            // An id is on one of the engines (the main one, or a `[[hosts]]` one).
+            let engines = connection::every_engine(main, &hosts).await;
             let mut failed = Vec::new();
             for id in &ids {
-                if let Err(e) = engine.remove(id).await {
-                    failed.push(format!("{}: {e}", &id[..12.min(id.len())]));
+                if let Err(why) = remove_anywhere(&engines, id).await {
+                    failed.push(format!("{}: {why}", &id[..12.min(id.len())]));
                 }
             }
             log::info!(
@@ -193,101 +278,15 @@ impl JobService {
             let _ = waiting.send(gpu);
         }
     }
-
-    fn spawn(
-        &self,
-        engine: Engine,
-        plan: RunPlan,
-        (start, cancel): (Start, watch::Receiver<bool>),
-        gpu: oneshot::Receiver<Option<GpuSummary>>,
-    ) {
-        let (events, rx) = tokio::sync::mpsc::unbounded_channel();
-        let s = &self.setup;
-        let env = RunEnv {
-            engine,
-            workspace: s.workspace.clone(),
-            vllm_repo: s.config.vllm_repo.clone(),
-            redactor: s.redactor.clone(),
-            classifier: s.classifier.clone(),
-            events,
-            cancel,
-        };
-        forward_events(plan.run_id.clone(), rx, self.tx.clone());
-        let (tx, setup) = (self.tx.clone(), self.setup.clone());
-        tokio::spawn(async move {
-            let outcome = run(&plan, env, start).await;
-            report(&tx, &plan.run_id, &outcome);
-            // A cancelled run measured nothing: it leaves logs, not a result.
-            if outcome.category != Some(FailureKind::Cancelled) {
-                record(&tx, &setup, &outcome, gpu.await.ok().flatten()).await;
-            }
-        });
-    }
 }
 
-/// Write the result file, with the GPU use the model saw, and say where it is.
-async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcome, gpu: Option<GpuSummary>) {
-    let gpu = gpu.map(|g| g.json());
-    let now = crate::session::now_rfc3339();
-    let (workspace, redactor) = (setup.workspace.clone(), setup.redactor.clone());
-    let outcome_for_write = outcome.clone();
-    let written = tokio::task::spawn_blocking(move || {
-        write_result(&outcome_for_write, &workspace, &redactor, &now, gpu.as_ref())
-    })
-    .await
-    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    let source = written.map(|p| p.display().to_string()).map_err(|e| e.to_string());
-    let _ = tx.send(Msg::Run(RunMsg::Recorded { run_id: outcome.plan.run_id.clone(), source }));
-}
-
-/// A run's events become messages tagged with its id.
-fn forward_events(
-    run_id: String,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
-    tx: UnboundedSender<Msg>,
+/// Decoded lines of a job's log (a fix's, a build's) to its log pane `key`.
+pub(super) fn forward(
+    tx: &UnboundedSender<Msg>,
+    key: &LogKey,
+    lines: std::io::Result<Vec<crate::logs::Line>>,
+    finished: bool,
 ) {
-    tokio::spawn(async move {
-        while let Some(event) = rx.recv().await {
-            let msg = match event {
-                RunEvent::Phase(phase) => {
-                    log_phase(&run_id, &phase);
-                    RunMsg::Phase { run_id: run_id.clone(), phase }
-                }
-                RunEvent::Lines { pane, lines } => RunMsg::Lines { run_id: run_id.clone(), pane, lines },
-            };
-            let _ = tx.send(Msg::Run(msg));
-        }
-    });
-}
-
-fn log_phase(run_id: &str, phase: &RunPhase) {
-    match phase {
-        RunPhase::Pulling { .. } => log::debug!("run {run_id}: pulling"),
-        RunPhase::Failed { category, message } => log::warn!("run {run_id}: failed ({category}): {message}"),
-        RunPhase::ConnectionLost { message } => log::warn!("run {run_id}: {message}"),
-        other => log::info!("run {run_id}: {}", other.word()),
-    }
-}
-
-/// The run's final phase and outcome; the result file's path follows as `Recorded`.
-fn report(tx: &UnboundedSender<Msg>, run_id: &str, outcome: &RunOutcome) {
-    let phase = match (&outcome.status, &outcome.category) {
-        (RunStatus::Success, _) => RunPhase::Done { metrics: outcome.metrics.clone() },
-        (_, Some(FailureKind::Cancelled)) => RunPhase::Cancelled,
-        (_, category) => RunPhase::Failed {
-            category: category.clone().unwrap_or(FailureKind::ToolError),
-            message: outcome.error.clone().unwrap_or_default(),
-        },
-    };
-    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.into(), phase }));
-    let result = Outcome {
-        fixes: outcome.plan.fixes.clone(),
-        status: outcome.status,
-        source: None,
-        error: outcome.error.clone(),
-        metrics: outcome.metrics.clone(),
-        metrics_from: (!outcome.metrics.is_empty()).then_some(crate::metrics::MetricsFrom::RawOutput),
-    };
-    let verdict = outcome.verdict.clone();
-    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome: result, verdict }));
+    let lines = lines.unwrap_or_default();
+    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, finished }));
 }

@@ -12,9 +12,19 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
+/// Columns that fit at this width, with the host where there are `[[hosts]]`.
+fn columns(width: u16, agents_named: bool, hosts: bool) -> Vec<(Column, Constraint)> {
+    let mut cols = columns_of(width, agents_named);
+    if hosts && width >= 110 {
+        let at = cols.iter().position(|(c, _)| *c == Column::Gpus).map_or(2, |i| i + 1);
+        cols.insert(at, (Column::Host, Constraint::Length(8)));
+    }
+    cols
+}
+
 /// Columns that fit at this width, with their constraints; the agent's name only where results
 /// name agents.
-fn columns(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
+fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
     use Column::*;
     let cell = Constraint::Length(13);
     if width >= 150 {
@@ -71,6 +81,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, selected: bool
         Column::Kind => text(row.kind.name(), theme.dim),
         Column::Gpus => text(&row.gpus, theme.dim),
         Column::AgentName => text(&row.agent, theme.dim),
+        Column::Host => text(&row.host, theme.dim),
         Column::Baseline | Column::Human | Column::Agent => {
             let c = &row.cells[column as usize - Column::Baseline as usize];
             text(&c.text, if c.live { theme.accent } else { status_style(c.status, theme) })
@@ -125,7 +136,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     }
     let offset = first_shown(area, state);
-    let cols = columns(area.width, state.board.agents_named);
+    let where_shown = !state.runs.hosts.is_empty() || state.runs.slurm.is_some();
+    let cols = columns(area.width, state.board.agents_named, where_shown);
     let narrow_mark = area.width < 110;
     let rows = state.board.visible.iter().enumerate().skip(offset).take(inner_height).map(|(pos, &i)| {
         let row = &state.board.rows[i];

@@ -35,6 +35,10 @@ fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> Line<'static
         }
         PromptPurpose::Note => format!("Note for {} ({submit}: save, {close}: cancel): ", prompt.short),
         PromptPurpose::Command => ":".to_string(),
+        PromptPurpose::BuildKnobs => format!(
+            "Build {} with (max_jobs= nvcc_threads= timeout_s= cuda_arch=; {submit}: plan, {close}: cancel): ",
+            prompt.short
+        ),
     };
     Line::from(vec![
         Span::styled(label, theme.accent),

@@ -3,7 +3,7 @@
 
 use crate::app::AppState;
 use crate::app::Window;
-use crate::telemetry::{GpuInfo, GpuProcess};
+use crate::telemetry::{GpuInfo, GpuProcess, HostGpus};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,8 +11,16 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
 
-/// Rows the pane wants: a border, two per GPU, the processes (at most four), or one line without a GPU.
+/// Rows the pane wants: a border, two per GPU, the processes (at most four), or one line without a
+/// GPU; for a `[[hosts]]` host, one per GPU and one per run of ours there (at most four).
 pub fn height(state: &AppState) -> u16 {
+    if let Some(host) = &state.gpu.host {
+        let gpus = match state.gpu.hosts.iter().find(|(h, _)| h == host) {
+            Some((_, HostGpus::Found(gpus))) => gpus.len().max(1),
+            _ => 1,
+        };
+        return 1 + super::cells(gpus) + super::cells(runs_on(state, host).len().min(4));
+    }
     match &state.gpu.latest {
         Some(s) if state.gpu.unavailable.is_none() => {
             2 + 2 * super::cells(s.gpus.len()) + super::cells(s.processes.len().min(4))
@@ -81,15 +89,60 @@ fn process_line<'a>(p: &GpuProcess, theme: &Theme) -> Line<'a> {
     ])
 }
 
+/// `hosts: [this machine] gpu2 gone · H` when there are `[[hosts]]`, the shown one bracketed.
+fn host_picker(state: &AppState) -> String {
+    if state.gpu.hosts.is_empty() {
+        return String::new();
+    }
+    let shown = state.gpu.host.as_deref();
+    let mark = |name: &str, on: bool| if on { format!("[{name}]") } else { name.to_string() };
+    let mut names = vec![mark("this machine", shown.is_none())];
+    names.extend(state.gpu.hosts.iter().map(|(h, _)| mark(h, shown == Some(h.as_str()))));
+    format!("hosts: {} · H ", names.join(" "))
+}
+
+/// Our live runs placed on `host`.
+fn runs_on<'a>(state: &'a AppState, host: &str) -> Vec<&'a crate::app::RunView> {
+    state.runs.live().filter(|r| r.host.as_deref() == Some(host)).collect()
+}
+
+/// A `[[hosts]]` host: its GPUs as its last probe saw them (no history: a probe every 10 s), and
+/// our runs there.
+fn render_host(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme, host: &str) {
+    let block = Block::default().borders(Borders::TOP).border_style(theme.border).title(Span::styled(
+        format!(" GPU {}on {host} (its probe, every 10 s) ", host_picker(state)),
+        theme.header,
+    ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines: Vec<Line> = match state.gpu.hosts.iter().find(|(h, _)| h == host).map(|(_, g)| g) {
+        Some(HostGpus::Found(gpus)) if !gpus.is_empty() => gpus.iter().map(|g| gpu_line(g, theme)).collect(),
+        Some(HostGpus::Found(_)) => vec![Line::styled("no GPUs listed", theme.dim)],
+        Some(HostGpus::None(why)) => vec![Line::styled(format!("no GPUs: {why}"), theme.dim)],
+        Some(HostGpus::Unknown(why)) => vec![Line::styled(format!("GPUs unknown: {why}"), theme.warn)],
+        None => vec![Line::styled("not seen yet", theme.dim)],
+    };
+    lines.extend(runs_on(state, host).into_iter().take(4).map(|r| {
+        let what = format!("  run {} · {} {} · {}", r.run_id, r.short(), r.variant().name(), r.phase.word());
+        Line::styled(what, theme.accent)
+    }));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let gpu = &state.gpu;
+    if let Some(host) = &gpu.host {
+        return render_host(frame, area, state, theme, host);
+    }
     let stale = if gpu.is_stale(state.session.ticks) { " STALE (last good sample)" } else { "" };
     let window = match gpu.window {
         Window::Minute => "60 s",
         Window::TenMinutes => "10 min",
         Window::Run => "run",
     };
-    let title = format!(" GPU ({}, every {} ms, history {window}){stale} ", gpu.source, gpu.interval_ms);
+    let picker = host_picker(state);
+    let title =
+        format!(" GPU {picker}({}, every {} ms, history {window}){stale} ", gpu.source, gpu.interval_ms);
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.border)

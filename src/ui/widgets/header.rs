@@ -50,6 +50,7 @@ fn runtime_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     if running + queued > 0 {
         spans.push(Span::styled(format!("  runs: {running} running, {queued} queued"), theme.accent));
     }
+    spans.extend(host_spans(state, theme));
     spans.push(match &state.runs.docker {
         DockerStatus::Connecting => Span::styled("  Docker: connecting…", theme.dim),
         DockerStatus::Connected(d) => Span::styled(format!("  Docker: connected ({d})"), theme.dim),
@@ -63,6 +64,20 @@ fn runtime_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
         if on {
             spans.push(Span::styled(word, theme.warn));
         }
+    }
+    spans
+}
+
+/// `hosts: local ●1/2 gpu2 ●0/1 8gpu gone ✗` — each `[[hosts]]` engine: runs of its slots and
+/// GPUs when it answers, a cross when it does not.
+fn host_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+    if state.runs.hosts.is_empty() {
+        return Vec::new();
+    }
+    let mut spans = vec![Span::styled("  hosts:", theme.dim)];
+    for h in &state.runs.hosts {
+        let style = if h.down.is_some() { theme.warn } else { theme.dim };
+        spans.push(Span::styled(format!(" {}", h.summary()), style));
     }
     spans
 }

@@ -2,6 +2,7 @@
 
 pub mod action_menu;
 pub mod board;
+pub mod build_pane;
 pub mod chooser;
 pub mod confirm;
 pub mod debug_pane;

@@ -35,6 +35,7 @@ fn row(run: &RunView, ticks: u64) -> String {
     let phase = match &run.phase {
         RunPhase::Failed { category, message } => format!("failed: {category} — {message}"),
         RunPhase::Done { metrics } => format!("done: {} metrics", metrics.len()),
+        RunPhase::Slurm { job_id, state, .. } => format!("job {job_id}: {state}"),
         other => other.word().to_string(),
     };
     let phase: String = phase.chars().take(30).collect();

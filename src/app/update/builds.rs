@@ -1,0 +1,115 @@
+//! Baseline builds from the board: `b` plans the selected commit's build (with the MAX_JOBS a
+//! failed build suggested), the confirm shows its steps, yes opens its log in the pane and starts
+//! it; status and the outcome come back from the job service and go into the triage history.
+
+use crate::app::{
+    AppState, BUILD_LOG, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, Level, LogKey, LogView,
+    Mode,
+};
+use crate::app::{Prompt, PromptPurpose};
+use crate::builds::KnobSet;
+use crate::dataset::Variant;
+
+/// `b`: plan the selected commit's build for a confirm, with the MAX_JOBS a failed build suggested.
+pub fn ask(state: &mut AppState) -> Vec<Effect> {
+    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let max_jobs = state.builds.by_commit.get(&short).and_then(|b| b.suggested_jobs);
+    plan(state, short, KnobSet { max_jobs, ..KnobSet::default() })
+}
+
+/// `B`: a prompt for the knobs (the suggested MAX_JOBS already in it).
+pub fn open_knobs(state: &mut AppState) -> Vec<Effect> {
+    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let suggested = state.builds.by_commit.get(&short).and_then(|b| b.suggested_jobs);
+    let text = suggested.map(|jobs| format!("max_jobs={jobs} ")).unwrap_or_default();
+    state.mode = Mode::Prompt(Prompt::new(PromptPurpose::BuildKnobs, &short, text));
+    Vec::new()
+}
+
+/// The knobs prompt submitted: plan with them, or say which word is wrong.
+pub fn ask_with(state: &mut AppState, short: &str, text: &str) -> Vec<Effect> {
+    match crate::builds::parse_knobs(text) {
+        Ok(knobs) => plan(state, short.to_string(), knobs),
+        Err(why) => {
+            state.notify(Level::Warn, why);
+            Vec::new()
+        }
+    }
+}
+
+fn plan(state: &mut AppState, short: String, knobs: KnobSet) -> Vec<Effect> {
+    if state.builds.is_live(&short) {
+        state.notify(Level::Info, format!("{short}'s baseline is already building"));
+        return Vec::new();
+    }
+    state.mode = Mode::Planning(short.clone());
+    vec![Effect::PlanBuild { short, knobs }]
+}
+
+pub fn message(state: &mut AppState, msg: BuildMsg) -> Vec<Effect> {
+    match msg {
+        BuildMsg::Planned { short, knobs, plan } => planned(state, short, knobs, plan),
+        BuildMsg::Status { short, phase, fraction, status } => {
+            let view = state.builds.by_commit.entry(short).or_default();
+            (view.phase, view.fraction, view.status) = (phase, fraction, status);
+        }
+        BuildMsg::Done { short, change, lines, suggested_jobs } => {
+            return done(state, &short, change, &lines, suggested_jobs);
+        }
+    }
+    Vec::new()
+}
+
+fn planned(state: &mut AppState, short: String, knobs: KnobSet, plan: Result<Vec<String>, String>) {
+    if state.mode != Mode::Planning(short.clone()) {
+        return; // given up with Esc while it was being planned
+    }
+    state.mode = Mode::Normal;
+    let lines = match plan {
+        Ok(lines) => lines,
+        Err(why) => return state.notify(Level::Error, format!("cannot build {short}: {why}")),
+    };
+    let title = if knobs == KnobSet::default() {
+        format!("Build {short}'s baseline image from source?")
+    } else {
+        format!("Build {short}'s baseline image from source with {}?", crate::builds::describe_knobs(&knobs))
+    };
+    let action = ConfirmAction::StartBuild { short, knobs: Box::new(knobs) };
+    state.mode = Mode::Confirm(Confirm::new(title, lines, action));
+}
+
+/// Confirmed: the build's log opens in the pane and the job service starts it.
+pub fn start(state: &mut AppState, short: &str, knobs: KnobSet) -> Vec<Effect> {
+    let log = LogKey { short: short.into(), variant: Variant::Baseline, run: BUILD_LOG.into() };
+    let title = format!("build · {short} baseline");
+    state.logs.recorded = Some(LogView::new(log.clone(), title, state.logs.ring));
+    state.logs.run_pane = None;
+    state.focus = Focus::Log;
+    let view = BuildView { live: true, phase: "starting".into(), ..BuildView::default() };
+    state.builds.by_commit.insert(short.to_string(), view);
+    state.notify(Level::Info, format!("building {short}'s baseline…"));
+    vec![Effect::StartBuild { short: short.to_string(), knobs, log }]
+}
+
+fn done(
+    state: &mut AppState,
+    short: &str,
+    change: Option<crate::triage::Change>,
+    lines: &[String],
+    suggested_jobs: Option<u32>,
+) -> Vec<Effect> {
+    let view = state.builds.by_commit.entry(short.to_string()).or_default();
+    (view.live, view.outcome, view.suggested_jobs) = (false, lines.to_vec(), suggested_jobs);
+    let recorded = change.is_some();
+    let effects = change.map(|change| state.record(short, change)).unwrap_or_default();
+    if let (false, Some(index)) = (recorded, state.board.entry_index(short)) {
+        state.board.rebuild_row(index); // the live build cell goes back to what the row says
+    }
+    let level = if suggested_jobs.is_some() || lines.iter().any(|l| l.contains("FAILED")) {
+        Level::Error
+    } else {
+        Level::Info
+    };
+    state.notify(level, format!("{short}: {}", lines.first().cloned().unwrap_or_default()));
+    effects
+}

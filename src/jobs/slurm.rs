@@ -1,0 +1,105 @@
+//! Slurm through its command line on this machine: `sbatch --parsable` a run's script, follow the
+//! job with `squeue --json` (state, pending reason, node) while its output file in the shared
+//! directory is streamed, `scancel` it. The payload writes the result under the shared directory.
+
+use crate::runs::{SlurmJobState, job_in_squeue};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A submitted run: its job id and where its files are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submitted {
+    pub job_id: u64,
+    pub dir: PathBuf,
+}
+
+async fn command(program: &str, args: &[&str]) -> Result<String, String> {
+    let out = tokio::process::Command::new(program)
+        .args(args)
+        .output()
+        .await
+        .map_err(|e| format!("cannot run {program}: {e} (is Slurm's client installed here?)"))?;
+    if !out.status.success() {
+        return Err(format!("{program}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Write the script into `<shared>/<run id>/job.sh` and submit it.
+pub async fn submit(dir: &Path, script: &str) -> Result<Submitted, String> {
+    crate::files::private_dir(&dir.join("ws"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("job.sh");
+    crate::files::write(&path, script.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let out = command("sbatch", &["--parsable", &path.display().to_string()]).await?;
+    let id = out.trim().split(';').next().unwrap_or_default();
+    let job_id = id.parse().map_err(|_| format!("sbatch answered `{}`, not a job id", out.trim()))?;
+    Ok(Submitted { job_id, dir: dir.to_path_buf() })
+}
+
+impl Submitted {
+    /// Copy the payload's result file for `short`'s `variant` from the shared directory into
+    /// `workspace`'s results: where it was looked for, and the copy (or why there is none).
+    pub fn copy_result(
+        &self,
+        short: &str,
+        variant: crate::dataset::Variant,
+        workspace: &Path,
+    ) -> (PathBuf, std::io::Result<PathBuf>) {
+        let name = format!("{short}_{}_result.json", variant.name());
+        let (found, copy) = (self.dir.join("ws/results").join(&name), workspace.join("results").join(&name));
+        let copied =
+            std::fs::read(&found).and_then(|bytes| crate::files::write(&copy, &bytes)).map(|()| copy);
+        (found, copied)
+    }
+}
+
+pub async fn state(job_id: u64) -> Result<Option<SlurmJobState>, String> {
+    job_in_squeue(&command("squeue", &["--json"]).await?, job_id)
+}
+
+pub async fn cancel(job_id: u64) -> Result<(), String> {
+    command("scancel", &[&job_id.to_string()]).await.map(drop)
+}
+
+/// Follow a job until it is finished (or gone from the queue): each new state once to `on_state`,
+/// each new piece of its output file to `on_output`. The last state seen.
+pub async fn follow(
+    job: &Submitted,
+    mut on_state: impl FnMut(&SlurmJobState),
+    mut on_output: impl FnMut(&[u8]),
+) -> Result<Option<SlurmJobState>, String> {
+    let output = job.dir.join(format!("slurm-{}.out", job.job_id));
+    let (mut read, mut last): (u64, Option<SlurmJobState>) = (0, None);
+    loop {
+        let now = state(job.job_id).await?;
+        read += stream_new(&output, read, &mut on_output);
+        if let Some(s) = &now
+            && last.as_ref().is_none_or(|l| l.describe() != s.describe())
+        {
+            on_state(s);
+        }
+        let done = now.as_ref().is_none_or(SlurmJobState::finished);
+        last = now.or(last);
+        if done {
+            stream_new(&output, read, &mut on_output);
+            return Ok(last);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// What the file holds past `from`, handed on; how many bytes that was.
+fn stream_new(path: &Path, from: u64, on_output: &mut impl FnMut(&[u8])) -> u64 {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else { return 0 };
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(from)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return 0;
+    }
+    if !bytes.is_empty() {
+        on_output(&bytes);
+    }
+    bytes.len() as u64
+}

@@ -1,0 +1,71 @@
+//! The board in a real terminal: a tmux session of its own on a config and workspace, read back
+//! as text, driven with keys; quit and gone when dropped.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+pub struct Board {
+    session: String,
+}
+
+impl Board {
+    /// `width` columns, 45 rows; `name` keeps sessions of parallel tests apart.
+    pub fn start(config: &Path, workspace: &Path, name: &str, width: u16) -> Board {
+        Board::start_with(config, workspace, name, width, &[])
+    }
+
+    /// `start`, with `env` set for the board (`SLURM_CONF`, …).
+    pub fn start_with(
+        config: &Path,
+        workspace: &Path,
+        name: &str,
+        width: u16,
+        env: &[(&str, &Path)],
+    ) -> Board {
+        let session = format!("pt-{name}-{}", std::process::id());
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", v.display())).collect();
+        let cmd = format!(
+            "env {} {} --config {} --workspace {}; sleep 30",
+            env.join(" "),
+            env!("CARGO_BIN_EXE_perftriage"),
+            config.display(),
+            workspace.display()
+        );
+        let width = width.to_string();
+        Command::new("tmux")
+            .args(["new-session", "-d", "-s", &session, "-x", &width, "-y", "45", &cmd])
+            .output()
+            .expect("tmux (the tests install it through .ci/run)");
+        Board { session }
+    }
+
+    pub fn screen(&self) -> String {
+        let out = Command::new("tmux").args(["capture-pane", "-p", "-t", &self.session]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen once `done` holds of it (at most `secs`).
+    pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        loop {
+            let now = self.screen();
+            if done(&now) {
+                return now;
+            }
+            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}:\n{now}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
+    pub fn keys(&self, keys: &str) {
+        Command::new("tmux").args(["send-keys", "-t", &self.session, keys]).output().unwrap();
+    }
+}
+
+impl Drop for Board {
+    fn drop(&mut self) {
+        self.keys("q");
+        let _ = Command::new("tmux").args(["kill-session", "-t", &self.session]).output();
+    }
+}

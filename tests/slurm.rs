@@ -1,0 +1,281 @@
+//! Slurm, first part: the batch script a run becomes. The GPU request comes from the commit's
+//! config (`H100:4` → 4), the time limit from the run's timeouts, output and workspace in the
+//! shared directory, and the payload is perftriage's own headless run (exec'd, so scancel's
+//! SIGTERM reaches it). Then, on a real one-node cluster: a run that waits for resources, runs
+//! on the node and is read back; a failed one; and scancel removing the payload's container.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::slurm_cluster::Cluster;
+use common::tmux_board::Board;
+use std::process::{Command, Output};
+
+fn script(config: &str, short: &str, variant: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--config")
+        .arg(&path)
+        .arg("--workspace")
+        .arg(dir.path().join("ws"))
+        .args(["slurm", "script", short, "--variant", variant])
+        .output()
+        .unwrap()
+}
+
+const CONFIG: &str = "[runs]\ngpus = \"auto\"\nrun_timeout_s = 1800\nready_timeout_s = 300\n\
+    [slurm]\npartition = \"h100\"\naccount = \"triage\"\nshared_dir = \"/shared/pt\"\nperftriage = \"/opt/pt/perftriage\"\n";
+
+#[test]
+fn slurm_job_script_asks_for_the_commits_gpus_and_runs_perftriage_on_the_node() {
+    let out = script(CONFIG, "310aca88", "human");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for line in [
+        "#SBATCH --job-name=perftriage-310aca88-human",
+        "#SBATCH --gres=gpu:4",
+        "#SBATCH --time=50",
+        "#SBATCH --partition=h100",
+        "#SBATCH --account=triage",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}:\n{text}");
+    }
+    let payload = text.lines().last().unwrap();
+    assert!(payload.starts_with("exec '/opt/pt/perftriage' --config '"), "{payload}");
+    assert!(payload.ends_with("run 310aca88 --variant human --json"), "{payload}");
+    assert!(text.contains("#SBATCH --output=/shared/pt/") && text.contains("/slurm-%j.out"), "{text}");
+    let eight =
+        script(&CONFIG.replace("\n[slurm]\n", "\n[slurm]\ngpu_flag = \"gpus\"\n"), "21d93c14", "human");
+    assert!(String::from_utf8_lossy(&eight.stdout).contains("#SBATCH --gpus=8\n"));
+}
+
+#[test]
+fn slurm_job_script_refuses_what_it_cannot_write_safely() {
+    let out = script(&CONFIG.replace("h100", "h100 --wrap=rm"), "310aca88", "human");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("[slurm] partition `h100 --wrap=rm`: letters, digits")
+    );
+    let out = script("[slurm]\npartition = \"h100\"\n", "310aca88", "human");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set [slurm] shared_dir"));
+}
+
+const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
+
+/// A setup whose runs go to Slurm, with `runs_extra` in `[runs]`.
+fn slurm_setup(image: &str, runs_extra: &str, shared: &std::path::Path) -> common::engine::Setup {
+    slurm_setup_with(image, runs_extra, shared, "")
+}
+
+/// `slurm_setup` with `slurm_extra` in `[slurm]`.
+fn slurm_setup_with(
+    image: &str,
+    runs_extra: &str,
+    shared: &std::path::Path,
+    slurm_extra: &str,
+) -> common::engine::Setup {
+    let extra = format!(
+        "{runs_extra}\n[slurm]\n{slurm_extra}shared_dir = \"{}\"\nperftriage = \"{}\"\n",
+        shared.display(),
+        env!("CARGO_BIN_EXE_perftriage")
+    );
+    common::engine::setup(image, SERVING, &extra)
+}
+
+fn submit(s: &common::engine::Setup, cluster: &Cluster, wait: bool) -> std::process::Child {
+    let mut args = vec!["slurm", "submit", s.short.as_str(), "--variant", "human"];
+    if wait {
+        args.push("--wait");
+    }
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--config")
+        .arg(&s.config)
+        .arg("--workspace")
+        .arg(s.root.join("ws"))
+        .args(args)
+        .env("SLURM_CONF", cluster.conf())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// A cluster, the test images and a shared directory; `None` (the test skips) without them.
+fn cluster_and_shared() -> Option<(Cluster, tempfile::TempDir)> {
+    let cluster = Cluster::start()?;
+    images_ready().then(|| (cluster, tempfile::tempdir().unwrap()))
+}
+
+/// Our containers of the setup's commit, on the main engine.
+fn containers(s: &common::engine::Setup) -> String {
+    let ours = format!("label=perftriage.commit={}", s.short);
+    let out = Command::new("docker").args(["ps", "-aq", "--filter", &ours]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn images_ready() -> bool {
+    let rt = common::engine::runtime();
+    let Some(engine) = common::engine::engine(&rt) else { return false };
+    common::engine::ensure_images(&rt, &engine);
+    true
+}
+
+#[test]
+fn slurm_a_run_waits_for_resources_runs_on_the_node_and_its_result_is_read_back() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup("perftriage-test/vllm:ok", "", shared.path());
+    let blocker =
+        cluster.client("sbatch", &["--parsable", "-c", "2", "--wrap", "sleep 30", "-o", "/dev/null"]);
+    let child = submit(&s, &cluster, true);
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    cluster.client("scancel", &[&blocker]);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let pending = stderr.find("PENDING (Resources)").expect(&stderr);
+    let running = stderr.find("RUNNING on").expect(&stderr);
+    assert!(pending < running, "pending, then running: {stderr}");
+    assert!(
+        stdout.contains("Serving Benchmark Result"),
+        "the payload's log streamed from the shared directory: {stdout}"
+    );
+    assert!(stderr.contains("result success"), "{stderr}");
+    assert_eq!(common::engine::result(&s, "human")["status"], "success", "read back into this workspace");
+}
+
+#[test]
+fn slurm_a_failed_run_is_read_back_as_a_failure() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup("perftriage-test/vllm:aimv2", "", shared.path());
+    let out = submit(&s, &cluster, true).wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("result error"), "{stderr}");
+    let result = common::engine::result(&s, "human");
+    assert_eq!(result["perftriage"]["classification"]["category"], "aimv2", "{result:#}");
+}
+
+#[test]
+fn slurm_scancel_stops_the_payload_and_its_container_is_removed() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup("perftriage-test/vllm:ok", "server = \"sleep 100000\"", shared.path());
+    let out = submit(&s, &cluster, false).wait_with_output().unwrap();
+    let job = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(job.parse::<u64>().is_ok(), "a job id: {job} {}", String::from_utf8_lossy(&out.stderr));
+    common::wait_until(
+        "the payload never started its container",
+        60,
+        || !containers(&s).is_empty(),
+        String::new,
+    );
+    let cancelled = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["slurm", "cancel", &job])
+        .env("SLURM_CONF", cluster.conf())
+        .output()
+        .unwrap();
+    assert!(cancelled.status.success(), "{}", String::from_utf8_lossy(&cancelled.stderr));
+    common::wait_until("the container outlived scancel", 40, || containers(&s).is_empty(), String::new);
+    let log = std::fs::read_dir(shared.path())
+        .unwrap()
+        .flatten()
+        .find_map(|run| std::fs::read_to_string(run.path().join(format!("slurm-{job}.out"))).ok());
+    assert!(log.unwrap_or_default().contains("SIGTERM"), "the payload saw scancel's SIGTERM");
+}
+
+/// The board on a setup whose runs are Slurm jobs of `cluster`.
+fn board(s: &common::engine::Setup, cluster: &Cluster, name: &str) -> Board {
+    Board::start_with(&s.config, &s.root.join("ws"), name, 200, &[("SLURM_CONF", &cluster.conf())])
+}
+
+/// `r h`, the Slurm confirm (returned), `y`.
+fn start_human_run(board: &Board) -> String {
+    board.keys("r");
+    board.keys("h");
+    let confirm = board.until("the confirm", 60, |t| t.contains("Slurm: each run a batch job"));
+    board.keys("y");
+    confirm
+}
+
+fn row_of(screen: &str, short: &str) -> String {
+    screen.lines().find(|l| l.contains(short)).unwrap_or_default().to_string()
+}
+
+#[test]
+fn slurm_a_run_from_the_board_is_a_job_whose_state_node_logs_and_result_are_shown() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup_with("perftriage-test/vllm:ok", "", shared.path(), "board = true\n");
+    let blocker =
+        cluster.client("sbatch", &["--parsable", "-c", "2", "--wrap", "sleep 60", "-o", "/dev/null"]);
+    let board = board(&s, &cluster, "slurm-run");
+    let confirm = start_human_run(&board);
+    assert!(confirm.contains("the default partition"), "{confirm}");
+    let short = &s.short[..8];
+    let pending = board.until("the job pending for its reason", 60, |t| {
+        row_of(t, short).contains(" pend ") && t.contains("PENDING (Resources)")
+    });
+    assert!(row_of(&pending, short).contains(" #"), "the job id in the Host column: {pending}");
+    cluster.client("scancel", &[&blocker]);
+    let host = String::from_utf8(Command::new("hostname").output().unwrap().stdout).unwrap();
+    let done = board.until("the job done", 120, |t| row_of(t, short).contains("✓"));
+    assert!(row_of(&done, short).contains(&format!(" {}", host.trim())), "the node: {done}");
+    board.keys("L");
+    // The payload's `--json` line events, each in its own pane.
+    let server = board.until("the server's log", 30, |t| t.contains("Application startup complete"));
+    assert!(!server.contains("{\"event\""), "events decoded: {server}");
+    board.until("the benchmark's log", 30, |t| t.contains("END benchmark") && t.contains("Mean TTFT (ms)"));
+    drop(board);
+    assert_eq!(common::engine::result(&s, "human")["status"], "success", "read back into this workspace");
+}
+
+#[test]
+fn slurm_x_on_the_board_scancels_the_job_and_the_payload_removes_its_container() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup_with(
+        "perftriage-test/vllm:ok",
+        "server = \"sleep 100000\"",
+        shared.path(),
+        "board = true\n",
+    );
+    let board = board(&s, &cluster, "slurm-cancel");
+    start_human_run(&board);
+    let started = || !containers(&s).is_empty();
+    common::wait_until("the payload never started its container", 60, started, || board.screen());
+    board.keys("x");
+    board.until("the cancel confirm", 10, |t| t.contains("Cancel "));
+    board.keys("y");
+    common::wait_until("the container outlived x", 60, || containers(&s).is_empty(), || board.screen());
+    board.keys("R");
+    let runs = board.until("the run cancelled", 60, |t| t.contains("cancelled"));
+    assert!(!row_of(&runs, &s.short[..8]).contains(" job "), "no longer live: {runs}");
+    let queue = cluster.client("squeue", &["-h", "-t", "PENDING,RUNNING"]);
+    assert!(queue.is_empty(), "the job is gone from the queue: {queue}");
+}
+
+#[test]
+fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
+    let Some((cluster, shared)) = cluster_and_shared() else { return };
+    let s = slurm_setup_with("perftriage-test/vllm:ok", "", shared.path(), "board = true\n");
+    let blocker =
+        cluster.client("sbatch", &["--parsable", "-c", "2", "--wrap", "sleep 60", "-o", "/dev/null"]);
+    let short = &s.short[..8];
+    let first = board(&s, &cluster, "slurm-leave");
+    start_human_run(&first);
+    first.until("the job pending", 60, |t| row_of(t, short).contains(" pend "));
+    first.keys("q");
+    first.until("the quit confirm", 10, |t| t.contains("leaves them running"));
+    first.keys("L");
+    first.until("the board gone", 10, |t| !t.contains("Commit"));
+    drop(first);
+    cluster.client("scancel", &[&blocker]);
+    let second = board(&s, &cluster, "slurm-again");
+    let done = second.until("the job followed to its end", 120, |t| row_of(t, short).contains("✓"));
+    assert!(row_of(&done, short).contains(" #"), "the job id in the Host column: {done}");
+    drop(second);
+    assert_eq!(common::engine::result(&s, "human")["status"], "success", "read back into this workspace");
+    let third = board(&s, &cluster, "slurm-third");
+    third.until("the board", 30, |t| t.contains("Commit"));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(!row_of(&third.screen(), short).contains(" #"), "read back once: not followed again");
+}
