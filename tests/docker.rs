@@ -91,7 +91,7 @@ fn a_missing_image_is_a_manifest_failure_with_the_daemons_words() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/absent:nope", SERVING, "");
     let out = run(&s, "human");
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     let r = result(&s, "human");
     assert_eq!(r["perftriage"]["classification"]["category"], "manifest_unknown");
     assert!(r["error"].as_str().unwrap().contains("perftriage-test/absent:nope"), "{r:#}");
