@@ -11,7 +11,7 @@ mod common;
 use common::{chars, enter, press, state};
 use perftriage::app::{AppState, Effect, Key, KeyCode, LogMsg, Msg, update};
 use perftriage::jobs::logs::Logs;
-use perftriage::logs::{Decoder, Output, Stream};
+use perftriage::logs::{DEFAULT_RING, Decoder, Output, Stream};
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -33,13 +33,13 @@ fn open_log(text: &str, ring: usize) -> AppState {
     chars(&mut s, "7c01f706");
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('L'));
-    let Some(Effect::OpenLog { key, source, text: fallback }) = effects.into_iter().next() else {
+    let Some(Effect::OpenLog { key, source, text: fallback, .. }) = effects.into_iter().next() else {
         panic!("OpenLog")
     };
     assert_eq!(key.variant, perftriage::dataset::Variant::Human, "the first failing variant");
     assert!(source.is_none(), "embedded data has no result file");
     assert!(!fallback.is_empty());
-    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(text), finished: false }));
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(text), skipped: 0, finished: false }));
     s
 }
 
@@ -65,7 +65,10 @@ fn scrolling_up_pauses_and_end_resumes() {
     press(&mut s, Key::ch('k'));
     let view = s.logs.recorded.as_ref().unwrap();
     assert!(!view.follow);
-    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(7)), finished: false }));
+    update(
+        &mut s,
+        Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(7)), skipped: 0, finished: false }),
+    );
     assert_eq!(s.logs.recorded.as_ref().unwrap().new_while_paused, 7);
     assert!(screen(&mut s).contains("PAUSED +7 new"));
     press(&mut s, Key::plain(KeyCode::End));
@@ -246,7 +249,7 @@ fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
         run: "t".into(),
     };
     let source = "fixtures/results/isobench/claude_code/results/7c01f706_human_result.json";
-    logs.open(key.clone(), Some(source.into()), String::new());
+    logs.open(key.clone(), Some(source.into()), String::new(), DEFAULT_RING);
     let msgs = until(&mut rx, lines_finished);
     let all: Vec<perftriage::logs::Line> = msgs
         .into_iter()
@@ -270,13 +273,46 @@ fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
 }
 
 #[test]
+fn a_log_larger_than_the_ring_sends_only_its_newest_lines_and_numbers_them_right() {
+    let ws = tempfile::tempdir().unwrap();
+    let (logs, mut rx, runtime) = recorded_logs(ws.path());
+    let _inside = runtime.enter();
+    let mut s = open_log("", 1_000);
+    let key = s.logs.recorded.as_ref().unwrap().key.clone();
+    let text = numbered(30_000).replace("step 7\n", "step 7 \x1b[31mred\x1b[0m\n");
+    logs.open(key.clone(), None, text, 1_000);
+    let (mut sent, mut skipped) = (0, 0);
+    for msg in until(&mut rx, lines_finished) {
+        if let Msg::Log(LogMsg::Lines { lines, skipped: n, .. }) = &msg {
+            (sent, skipped) = (sent + lines.len(), skipped + n);
+        }
+        update(&mut s, msg);
+    }
+    assert_eq!(sent + skipped, 30_000, "every line is sent or counted");
+    // A 64 KiB chunk holds more lines than this ring: some are always skipped, however fast.
+    assert!(skipped > 0, "lines the ring cannot hold are not sent: {sent} sent");
+    let view = s.logs.recorded.as_ref().unwrap();
+    assert_eq!((view.ring.first(), view.ring.total()), (29_000, 30_000));
+    assert!(view.line(29_999).unwrap().text().ends_with("step 29999"));
+    logs.read(key, 5, 3);
+    let page = until(&mut rx, |_| true);
+    let [Msg::Log(LogMsg::Page { first: 5, lines, .. })] = page.as_slice() else { panic!("{page:?}") };
+    let texts: Vec<&str> = lines.iter().map(|l| l.text()).collect();
+    assert!(texts[0].ends_with("step 5") && texts[2].ends_with("step 7 red"), "{texts:?}");
+    assert!(!lines[2].styles.is_empty(), "read back from the spool with its colour");
+}
+
+#[test]
 fn paused_pane_snapshot() {
     let mut s = open_log(&numbered(300), 50_000);
     for _ in 0..3 {
         press(&mut s, Key::plain(KeyCode::PageUp));
     }
     let key = s.logs.recorded.as_ref().unwrap().key.clone();
-    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(4)), finished: false }));
+    update(
+        &mut s,
+        Msg::Log(LogMsg::Lines { key, lines: decoded(&numbered(4)), skipped: 0, finished: false }),
+    );
     let shown = screen(&mut s);
     assert!(shown.contains("PAUSED +4 new"));
     insta::assert_snapshot!(shown);
@@ -290,7 +326,7 @@ fn a_capped_line_expands_from_the_spool() {
     let long = format!("start {} end\n", "y".repeat(90_000));
     let mut s = open_log("", 100);
     let key = s.logs.recorded.as_ref().unwrap().key.clone();
-    logs.open(key.clone(), None, long);
+    logs.open(key.clone(), None, long, DEFAULT_RING);
     for msg in until(&mut rx, lines_finished) {
         update(&mut s, msg);
     }
@@ -341,7 +377,7 @@ fn e_jumps_over_a_whole_traceback_to_the_next_error_block_and_a_static_log_is_no
     let text = [numbered(200), traceback.clone(), numbered(200), traceback, numbered(200)].concat();
     let mut s = open_log(&text, 50_000);
     let key = s.logs.recorded.as_ref().unwrap().key.clone();
-    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: Vec::new(), finished: true }));
+    update(&mut s, Msg::Log(LogMsg::Lines { key, lines: Vec::new(), skipped: 0, finished: true }));
     press(&mut s, Key::ch('g'));
     let rows = s.log_rows();
     let error_in_view = |s: &AppState, line: usize| {

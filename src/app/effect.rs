@@ -13,6 +13,8 @@ pub enum Effect {
         key: LogKey,
         source: Option<String>,
         text: String,
+        /// Lines the view's ring holds: only the newest this many are decoded and sent.
+        ring: usize,
     },
     /// Read lines `first..first + count` back from the log's spool.
     ReadLog {

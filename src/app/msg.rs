@@ -77,7 +77,8 @@ pub enum BuildMsg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogMsg {
     /// New decoded lines; `finished` when the stream ended.
-    Lines { key: LogKey, lines: Vec<Line>, finished: bool },
+    /// The newest lines, after `skipped` older ones the view never gets (they are in the spool).
+    Lines { key: LogKey, lines: Vec<Line>, skipped: usize, finished: bool },
     /// Older lines read back from the spool, starting at absolute line `first`.
     Page { key: LogKey, first: usize, lines: Vec<Line> },
     /// A line read back in full.

@@ -205,27 +205,41 @@ fn emit(rows: &[Value], as_json: bool, plain: impl Fn(&Value) -> String) -> std:
     Ok(if all_read { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Stream a log file through the line path in 1 MiB chunks (into a ring, as a log view keeps
-/// them) and report lines per second.
+/// How often the ingest takes its newest lines into the ring, as a log view does between frames.
+const TAKE_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+fn into_ring(ring: &mut crate::logs::Ring, batch: crate::logs::Batch) {
+    ring.skip(batch.skipped);
+    batch.lines.into_iter().for_each(|l| ring.push(l));
+}
+
+/// Stream a log file through the line path in 4 MiB chunks (into a ring, as a log view keeps
+/// them, taking what came every 50 ms) and report lines per second.
 pub fn ingest(file: &Path, spool: &Path, search: &[String]) -> std::io::Result<ExitCode> {
     use std::io::Read;
     let classifier = std::sync::Arc::new(Classifier::embedded().map_err(std::io::Error::other)?);
+    let keep = crate::logs::DEFAULT_RING;
     let mut path =
-        crate::jobs::lines::LinePath::create(spool, crate::logs::Redactor::from_env(), classifier)?;
-    let mut ring = crate::logs::Ring::new(crate::logs::DEFAULT_RING);
+        crate::jobs::lines::LinePath::create(spool, crate::logs::Redactor::from_env(), classifier)?
+            .keeping(keep);
+    let mut ring = crate::logs::Ring::new(keep);
     let mut input = std::fs::File::open(file)?;
-    let mut buf = vec![0u8; 1 << 20];
+    let mut buf = vec![0u8; 4 << 20];
     let started = std::time::Instant::now();
-    let mut bytes = 0u64;
+    let (mut bytes, mut taken) = (0u64, started);
     loop {
         let n = input.read(&mut buf)?;
         if n == 0 {
             break;
         }
         bytes += n as u64;
-        path.ingest(crate::logs::Stream::Stdout, &buf[..n])?.into_iter().for_each(|l| ring.push(l));
+        path.push(crate::logs::Stream::Stdout, &buf[..n])?;
+        if taken.elapsed() >= TAKE_EVERY {
+            into_ring(&mut ring, path.take_newest(crate::logs::SCREENFUL));
+            taken = std::time::Instant::now();
+        }
     }
-    path.finish()?.into_iter().for_each(|l| ring.push(l));
+    into_ring(&mut ring, path.finish_batch()?);
     let (lines, secs) = (path.total(), started.elapsed().as_secs_f64());
     let mut out = super::out::stdout();
     writeln!(

@@ -175,6 +175,13 @@ pub struct Commit {
 }
 
 impl Commit {
+    /// The workload behind the dataset's own recorded outcomes: its command, as far as it says.
+    pub fn recorded_workload(&self) -> super::Workload {
+        let mut w = self.perf_command.effective().map(super::Workload::from_command).unwrap_or_default();
+        w.set("harness", "ISO-Bench dataset record");
+        w
+    }
+
     pub fn kind(&self) -> BenchKind {
         BenchKind::from_command(self.perf_command.effective())
     }

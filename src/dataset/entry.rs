@@ -3,7 +3,7 @@
 //! time of its own wins (one without a time never beats a dated one), per variant and per agent.
 
 use super::results::{ResultRecord, ResultSet, Stamp};
-use super::{Commit, Outcome, RunStatus, Variant};
+use super::{Commit, Outcome, RunStatus, Variant, Workload};
 use crate::classify::{Classifier, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -18,6 +18,8 @@ pub struct VariantState {
     pub agent: Option<String>,
     /// Whether the outcome came from a result file rather than the dataset's record.
     pub loaded: bool,
+    /// What was measured, as far as the record says.
+    pub workload: Workload,
 }
 
 /// A record a newer one replaced, kept so the detail pane can say what was overridden.
@@ -64,21 +66,28 @@ pub struct Entry {
     pub agents: BTreeMap<Option<String>, VariantState>,
     /// Records a newer one replaced, oldest first.
     pub overridden: Vec<Overridden>,
+    /// Every successful record read for each variant (agents' included), in reading order: where
+    /// the newest do not measure one workload, an older comparable pair may.
+    pub measured: Vec<(Variant, VariantState)>,
 }
 
 impl Entry {
     pub fn new(commit: Commit, classifier: &Classifier) -> Entry {
         let hint_text = commit.upstream.notes.join("\n");
         let hint = classifier.classify(&hint_text);
+        let workload = commit.recorded_workload();
         let state = |v: Variant| {
             let outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
             let text = outcome.error.clone().unwrap_or_default();
-            let mut state = VariantState { verdict: None, at: None, agent: None, loaded: false, outcome };
+            let workload = workload.clone();
+            let mut state =
+                VariantState { verdict: None, at: None, agent: None, loaded: false, outcome, workload };
             state.verdict = state.failed().then(|| classifier.classify(&text)).flatten();
             state
         };
         let variants = Variant::ALL.map(state);
-        Entry { commit, variants, hint, notes: Vec::new(), agents: BTreeMap::new(), overridden: Vec::new() }
+        let (notes, agents, overridden, measured) = (Vec::new(), BTreeMap::new(), Vec::new(), Vec::new());
+        Entry { commit, variants, hint, notes, agents, overridden, measured }
     }
 
     pub fn variant(&self, v: Variant) -> &VariantState {
@@ -103,7 +112,11 @@ impl Entry {
             at: record.at,
             agent: record.agent,
             loaded: true,
+            workload: record.workload,
         };
+        if !failed {
+            self.measured.push((record.variant, state.clone()));
+        }
         if record.variant == Variant::Agent {
             // Agents do not override each other: each keeps its newest, the slot shows the newest of all.
             let held = self.agents.remove(&state.agent);
@@ -147,6 +160,7 @@ impl Entry {
             at: None,
             agent: agent.map(str::to_string),
             loaded: false,
+            workload: Workload::default(),
         };
         if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
             self.variants[Variant::Agent as usize] = state;

@@ -7,12 +7,14 @@ mod images;
 mod kind;
 mod load;
 pub mod results;
+mod workload;
 
 pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
 pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names, join};
 pub use images::ImageTemplates;
 pub use kind::BenchKind;
 pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};
+pub use workload::{Difference, PARTS as WORKLOAD_PARTS, Workload};
 
 /// A single path component that names something inside its folder: not empty, not `.` or `..`,
 /// no separator, no NUL, not absolute.

@@ -1,9 +1,14 @@
 //! The one path every line takes — runs, re-attached runs, fixes and recorded logs alike:
 //! bytes → decoder → redactor (on lines) → spool → classifier → the caller, who forwards them.
-//! It keeps no copy of the lines: the app's log view is the one place they live in memory.
+//! It keeps no copy of the lines beyond a backlog of what the caller has not taken: the app's
+//! log view is the one place they live in memory.
+//!
+//! Whole lines in the middle of a chunk take a faster road: their decoded text is their raw bytes
+//! bar the few lines the decoder changes (`logs::block_text`), so they are spooled and classified
+//! as one block, and decoded into `Line`s only if they are among the newest the caller keeps.
 
-use crate::classify::{Classifier, LiveClassifier, Verdict};
-use crate::logs::{Decoder, Line, Output, Redactor, SpoolReader, SpoolWriter, Stream};
+use crate::classify::{Classifier, LiveClassifier, Verdict, newlines};
+use crate::logs::{Backlog, Batch, Decoder, Line, Output, Redactor, SpoolReader, SpoolWriter, Stream};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,11 +20,12 @@ pub struct LinePath {
     spool: SpoolWriter,
     classifier: Arc<Classifier>,
     live: LiveClassifier,
+    backlog: Backlog,
     total: usize,
 }
 
 impl LinePath {
-    /// A path spooling to `spool` (created, with its directories).
+    /// A path spooling to `spool` (created, with its directories) whose caller takes every line.
     pub fn create(
         spool: &Path,
         redactor: Redactor,
@@ -33,12 +39,65 @@ impl LinePath {
             spool: SpoolWriter::create(spool)?,
             live: LiveClassifier::new(classifier.clone()),
             classifier,
+            backlog: Backlog::new(usize::MAX),
             total: 0,
         })
     }
 
+    /// Hand the caller only the newest `keep` lines of what it has not taken (its ring's size).
+    pub fn keeping(self, keep: usize) -> LinePath {
+        LinePath { backlog: Backlog::new(keep), ..self }
+    }
+
     /// Take a raw chunk; returns the lines it completed, redacted, spooled and classified.
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<Vec<Line>> {
+        self.push(stream, bytes)?;
+        Ok(self.take().lines)
+    }
+
+    /// End of both streams: unterminated last lines become lines, and the spool is flushed.
+    pub fn finish(&mut self) -> std::io::Result<Vec<Line>> {
+        Ok(self.finish_batch()?.lines)
+    }
+
+    /// Spool and classify a raw chunk; its lines wait for `take`. How many lines it completed.
+    pub fn push(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<usize> {
+        let before = self.total;
+        let (head, whole, tail) = split_at_newlines(bytes);
+        self.decode(stream, head)?;
+        self.push_whole_lines(stream, whole)?;
+        self.decode(stream, tail)?;
+        Ok(self.total - before)
+    }
+
+    /// The lines pushed since the last take (the newest `keep`), noise marked.
+    pub fn take(&mut self) -> Batch {
+        self.take_newest(usize::MAX)
+    }
+
+    /// `take`, decoding only the newest `n` lines: what a view shows while a log pours in.
+    pub fn take_newest(&mut self, n: usize) -> Batch {
+        let mut batch = self.backlog.take_newest(n);
+        let block: String = batch.lines.iter().flat_map(|l| [l.text(), "\n"]).collect();
+        for noise in self.classifier.noise_lines(&block) {
+            batch.lines[noise].noise = true;
+        }
+        batch
+    }
+
+    /// `finish`, for a caller that keeps only the newest lines.
+    pub fn finish_batch(&mut self) -> std::io::Result<Batch> {
+        self.stdout.finish(&mut self.out);
+        self.stderr.finish(&mut self.out);
+        self.drain()?;
+        self.spool.flush()?;
+        Ok(self.take())
+    }
+
+    fn decode(&mut self, stream: Stream, bytes: &[u8]) -> std::io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
         let decoder = match stream {
             Stream::Stdout => &mut self.stdout,
             Stream::Stderr => &mut self.stderr,
@@ -47,28 +106,34 @@ impl LinePath {
         self.drain()
     }
 
-    /// End of both streams: unterminated last lines become lines, and the spool is flushed.
-    pub fn finish(&mut self) -> std::io::Result<Vec<Line>> {
-        self.stdout.finish(&mut self.out);
-        self.stderr.finish(&mut self.out);
-        let lines = self.drain()?;
-        self.spool.flush()?;
-        Ok(lines)
-    }
-
-    fn drain(&mut self) -> std::io::Result<Vec<Line>> {
+    fn drain(&mut self) -> std::io::Result<()> {
         self.redactor.output(&mut self.out);
         self.spool.append(&self.out.raw)?;
         self.out.raw.clear();
-        let mut lines = std::mem::take(&mut self.out.lines);
+        let lines = std::mem::take(&mut self.out.lines);
         // Classified as one block: the rules' literals are searched once, not line by line.
-        let block = lines.iter().map(Line::text).collect::<Vec<_>>().join("\n");
-        for noise in self.classifier.noise_lines(&block) {
-            lines[noise].noise = true;
-        }
+        let block: String = lines.iter().flat_map(|l| [l.text(), "\n"]).collect();
         self.live.feed_block(&block);
         self.total += lines.len();
-        Ok(lines)
+        self.backlog.push_decoded(lines);
+        Ok(())
+    }
+
+    /// Whole lines with the decoder at a line start. A block holding a secret, or bytes that are
+    /// not UTF-8, goes through the decoder and redactor line by line instead.
+    fn push_whole_lines(&mut self, stream: Stream, raw: &[u8]) -> std::io::Result<()> {
+        let text = crate::logs::block_text(raw, stream);
+        let secret =
+            |text: &str| self.redactor.holds_secret(raw) || self.redactor.holds_secret(text.as_bytes());
+        let Some(text) = text.filter(|t| !secret(t)) else {
+            return self.decode(stream, raw);
+        };
+        self.spool.append(raw)?;
+        self.live.feed_block(&text);
+        let lines = newlines(raw);
+        self.total += lines;
+        self.backlog.push_raw(stream, raw, lines);
+        Ok(())
     }
 
     /// The live verdict over every line so far.
@@ -90,4 +155,12 @@ impl LinePath {
         self.spool.flush()?;
         Ok(self.spool.reader())
     }
+}
+
+/// `bytes` as: up to its first newline, the whole lines after that, what follows its last newline.
+fn split_at_newlines(bytes: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let (Some(first), Some(last)) = (memchr::memchr(b'\n', bytes), memchr::memrchr(b'\n', bytes)) else {
+        return (bytes, &[], &[]);
+    };
+    (&bytes[..=first], &bytes[first + 1..=last], &bytes[last + 1..])
 }

@@ -13,8 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Lines per spool read and per hits message of a background search.
+/// Bytes fed at a time; lines per spool read and per hits message of a background search.
 const CHUNK: usize = 64 * 1024;
+/// How often lines are forwarded while a recorded log streams in.
+const SEND_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 
 type Readers = Arc<Mutex<HashMap<LogKey, SpoolReader>>>;
 
@@ -34,8 +36,9 @@ impl Logs {
         Logs { workspace: workspace.to_path_buf(), classifier, redactor, readers, searches, tx }
     }
 
-    /// Spool and stream a recorded log: the result file's recorded output, else `text`.
-    pub fn open(&self, key: LogKey, source: Option<String>, text: String) {
+    /// Spool and stream a recorded log: the result file's recorded output, else `text`, to a
+    /// view whose ring holds `ring` lines.
+    pub fn open(&self, key: LogKey, source: Option<String>, text: String, ring: usize) {
         let stamp = crate::session::now_compact();
         let path = self.workspace.join("logs").join(&key.short).join(key.variant.name());
         let path = path.join(format!("{}-{stamp}.log", key.run));
@@ -44,7 +47,7 @@ impl Logs {
         tokio::task::spawn_blocking(move || {
             let bytes = source.and_then(|s| recorded_output(Path::new(&s), key.variant)).unwrap_or(text);
             match LinePath::create(&path, redactor, classifier) {
-                Ok(mut lines) => stream(&mut lines, bytes.as_bytes(), &key, &tx, &readers),
+                Ok(lines) => stream(&mut lines.keeping(ring), bytes.as_bytes(), &key, &tx, &readers),
                 Err(e) => notice(&tx, Level::Error, format!("cannot create {}: {e}", path.display())),
             }
         });
@@ -144,21 +147,28 @@ fn unused_name(dir: &Path, stem: &str) -> PathBuf {
     (1..).map(candidate).find(|p| !p.exists()).unwrap_or_else(|| dir.join(format!("{stem}.log")))
 }
 
-/// Feed recorded bytes through the line path in chunks, forwarding lines as they come.
+/// Feed recorded bytes through the line path in chunks, forwarding the newest screenful every
+/// 50 ms and, at the end, the newest lines the view's ring holds; nothing older is decoded.
 fn stream(lines: &mut LinePath, bytes: &[u8], key: &LogKey, tx: &UnboundedSender<Msg>, readers: &Readers) {
+    let send = |batch: crate::logs::Batch, finished: bool| {
+        let (lines, skipped) = (batch.lines, batch.skipped);
+        drop(tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped, finished })))
+    };
+    let mut sent = std::time::Instant::now();
     for chunk in bytes.chunks(CHUNK) {
-        match lines.ingest(Stream::Stdout, chunk) {
-            Ok(batch) => {
-                drop(tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines: batch, finished: false })))
-            }
-            Err(e) => return notice(tx, Level::Error, format!("log spool {}: {e}", lines.path().display())),
+        if let Err(e) = lines.push(Stream::Stdout, chunk) {
+            return notice(tx, Level::Error, format!("log spool {}: {e}", lines.path().display()));
+        }
+        if sent.elapsed() >= SEND_EVERY {
+            send(lines.take_newest(crate::logs::SCREENFUL), false);
+            sent = std::time::Instant::now();
         }
     }
-    let last = lines.finish().unwrap_or_default();
+    let last = lines.finish_batch().unwrap_or_default();
     if let (Ok(reader), Ok(mut map)) = (lines.reader(), readers.lock()) {
         map.insert(key.clone(), reader);
     }
-    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines: last, finished: true }));
+    send(last, true);
 }
 
 /// A background search of the spool below the ring, its hits streamed as they are found.

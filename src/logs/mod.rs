@@ -4,6 +4,8 @@
 //! Container output must never reach the terminal as control data: only SGR colours survive,
 //! as styles; every other control or escape sequence is dropped here.
 
+mod backlog;
+mod block;
 mod decode;
 mod line;
 mod redact;
@@ -12,6 +14,8 @@ mod search;
 mod spool;
 mod style;
 
+pub use backlog::{Backlog, Batch};
+pub use block::{block_text, decode_after};
 pub use decode::{Decoder, Output};
 pub use line::{Level, Line, Stream};
 pub use redact::{REDACTED, Redactor};
@@ -22,6 +26,8 @@ pub use style::{CellStyle, Color};
 
 /// Characters kept in memory per line; longer lines are capped for display (the spool has them whole).
 pub const DISPLAY_CAP: usize = 4096;
+/// Lines a view is sent at a time while a log pours in: more than any screen shows.
+pub const SCREENFUL: usize = 1_000;
 /// Default number of decoded lines held in memory per run.
 pub const DEFAULT_RING: usize = 50_000;
 

@@ -52,7 +52,8 @@ impl Redactor {
         true
     }
 
-    fn holds_secret(&self, bytes: &[u8]) -> bool {
+    /// Whether `bytes` hold a configured secret or something shaped like a token.
+    pub fn holds_secret(&self, bytes: &[u8]) -> bool {
         next_token(bytes, 0).is_some()
             || self.secrets.iter().any(|s| memchr::memmem::find(bytes, s.as_bytes()).is_some())
     }

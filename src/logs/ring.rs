@@ -25,6 +25,15 @@ impl Ring {
         self.lines.push_back(line);
     }
 
+    /// Count `n` lines that were never pushed because newer lines fill the ring: it empties, and
+    /// numbering goes on after them.
+    pub fn skip(&mut self, n: usize) {
+        if n > 0 {
+            self.first = self.total() + n;
+            self.lines.clear();
+        }
+    }
+
     /// Lines ever pushed.
     pub fn total(&self) -> usize {
         self.first + self.lines.len()

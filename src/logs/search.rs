@@ -4,6 +4,7 @@
 //! either finds are decoded and matched exactly: the same hits as decoding every line. Two
 //! threads take half the spool each; hits stream out block by block.
 
+use super::block::{changed_at, changed_lines, line_at, line_start};
 use super::{Decoder, Line, SpoolReader, Stream};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,16 +130,6 @@ impl SpoolSearch {
     }
 }
 
-fn line_start(block: &[u8], at: usize) -> usize {
-    memchr::memrchr(b'\n', &block[..at]).map_or(0, |i| i + 1)
-}
-
-/// The line starting at `start`, without its newline.
-fn line_at(block: &[u8], start: usize) -> &[u8] {
-    let rest = &block[start..];
-    &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())]
-}
-
 /// `line` without its CSI sequences (`ESC [` … final byte) into `text`; `false` when it holds
 /// any other change.
 fn without_csi(line: &[u8], text: &mut Vec<u8>) -> bool {
@@ -159,48 +150,6 @@ fn without_csi(line: &[u8], text: &mut Vec<u8>) -> bool {
         i += 1;
     }
     true
-}
-
-/// Where the lines holding a byte the decoder changes start: C0 controls but the newline, DEL,
-/// and the lead bytes of a C1 control (U+0080–U+009F) or a bidi control (U+200E/F, U+202A–E,
-/// U+2066–9).
-fn changed_lines(block: &[u8]) -> Vec<usize> {
-    const CHUNK: usize = 64;
-    let (mut found, mut at) = (Vec::new(), 0);
-    while at < block.len() {
-        let end = (at + CHUNK).min(block.len());
-        // A full chunk is checked in a few vector instructions; most have nothing.
-        let chunk = &block[at..end];
-        let any = match <&[u8; CHUNK]>::try_from(chunk) {
-            Ok(full) => full.iter().fold(0u8, |any, &b| any | u8::from(suspect(b))) != 0,
-            Err(_) => chunk.iter().any(|&b| suspect(b)),
-        };
-        let changed = if any { (at..end).find(|&i| suspect(block[i]) && changed_at(block, i)) } else { None };
-        at = match changed {
-            // One is enough: the rest of its line is skipped.
-            Some(i) => {
-                found.push(line_start(block, i));
-                memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |n| i + n + 1)
-            }
-            None => end,
-        };
-    }
-    found
-}
-
-fn suspect(b: u8) -> bool {
-    (b < 0x20 && b != b'\n') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
-}
-
-fn changed_at(block: &[u8], at: usize) -> bool {
-    let next = |k: usize| block.get(at + k).copied().unwrap_or(0);
-    match block[at] {
-        b'\n' => false,
-        b if b < 0x20 || b == 0x7f => true,
-        0xc2 => (0x80..=0x9f).contains(&next(1)),
-        0xe2 => matches!((next(1), next(2)), (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9)),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,38 @@
-//! 3-way deltas on a commit's primary metric (direction-aware; positive = better).
+//! 3-way deltas on a commit's primary metric (direction-aware; positive = better), each only
+//! between two results of one workload: otherwise the pair is "not comparable", with reasons.
+//! Where the newest records of a pair differ, the newest pair of older records that agree is
+//! used instead, and named.
 
-use crate::dataset::{Entry, RunStatus, Variant};
+use crate::dataset::{Entry, RunStatus, Variant, VariantState, Workload};
 use crate::metrics::improvement_pct;
 use serde::Serialize;
 
 /// The board's tie band, in percent.
 pub const TIE_BAND_PCT: f64 = 2.0;
+
+/// The three pairs: (name, reference, candidate).
+pub const PAIRS: [(&str, Variant, Variant); 3] = [
+    ("human_vs_baseline", Variant::Baseline, Variant::Human),
+    ("agent_vs_baseline", Variant::Baseline, Variant::Agent),
+    ("agent_vs_human", Variant::Human, Variant::Agent),
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub name: &'static str,
+    /// The delta in percent; `None` when not comparable or a value is missing.
+    pub pct: Option<f64>,
+    pub comparable: bool,
+    /// Why not: each differing workload part, both sides.
+    pub reasons: Vec<String>,
+    /// Parts one side's record does not say, where both come from one harness (which ran one
+    /// command for every variant): not checked, and not held against the pair.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
+    /// Where the values came from when they are older records, not the newest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub older: Option<String>,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
@@ -16,24 +43,93 @@ pub struct Comparison {
     pub human_vs_baseline: Option<f64>,
     pub agent_vs_baseline: Option<f64>,
     pub agent_vs_human: Option<f64>,
+    pub pairs: Vec<Pair>,
+}
+
+impl Comparison {
+    pub fn pair(&self, name: &str) -> Option<&Pair> {
+        self.pairs.iter().find(|p| p.name == name)
+    }
 }
 
 pub fn compare(entry: &Entry) -> Option<Comparison> {
     let metric = entry.primary_metric()?;
-    let value = |v: Variant| {
-        let o = &entry.variant(v).outcome;
-        (o.status == RunStatus::Success).then(|| o.metrics.get(metric).copied()).flatten()
-    };
-    let (b, h, a) = (value(Variant::Baseline), value(Variant::Human), value(Variant::Agent));
-    let delta =
-        |reference: Option<f64>, candidate: Option<f64>| improvement_pct(metric, reference?, candidate?);
+    let value = |v: Variant| value_of(entry.variant(v), metric);
+    let pairs: Vec<Pair> = PAIRS.iter().map(|&(name, r, c)| pair(entry, metric, name, r, c)).collect();
+    let pct = |i: usize| pairs[i].pct;
     Some(Comparison {
         metric,
-        baseline: b,
-        human: h,
-        agent: a,
-        human_vs_baseline: delta(b, h),
-        agent_vs_baseline: delta(b, a),
-        agent_vs_human: delta(h, a),
+        baseline: value(Variant::Baseline),
+        human: value(Variant::Human),
+        agent: value(Variant::Agent),
+        human_vs_baseline: pct(0),
+        agent_vs_baseline: pct(1),
+        agent_vs_human: pct(2),
+        pairs,
     })
+}
+
+fn value_of(state: &VariantState, metric: &str) -> Option<f64> {
+    let o = &state.outcome;
+    (o.status == RunStatus::Success).then(|| o.metrics.get(metric).copied()).flatten()
+}
+
+fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: Variant) -> Pair {
+    let (reference, candidate) = (entry.variant(r), entry.variant(c));
+    let values = value_of(reference, metric).zip(value_of(candidate, metric));
+    let (reasons, unverified) = reasons(r, &reference.workload, c, &candidate.workload);
+    let mut out = Pair { name, pct: None, comparable: reasons.is_empty(), reasons, unverified, older: None };
+    match values {
+        Some((a, b)) if out.comparable => out.pct = improvement_pct(metric, a, b),
+        Some(_) => {
+            if let Some((a, b)) = older_pair(entry, metric, r, c) {
+                out.pct = improvement_pct(
+                    metric,
+                    value_of(a, metric).unwrap_or(0.0),
+                    value_of(b, metric).unwrap_or(0.0),
+                );
+                out.older = Some(format!("older records: {} and {}", described(r, a), described(c, b)));
+                out.comparable = true;
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+/// Why two workloads are not one — each part that differs, or is known on one side only — and
+/// the parts left unverified: known on one side only, within one harness.
+pub fn reasons(r: Variant, a: &Workload, c: Variant, b: &Workload) -> (Vec<String>, Vec<String>) {
+    let one_harness = a.same_harness(b);
+    let (mut reasons, mut unverified) = (Vec::new(), Vec::new());
+    for d in a.differences(b) {
+        let text = format!("{}: {} {} — {} {}", d.label, r.name(), d.this, c.name(), d.other);
+        if d.one_sided && one_harness { unverified.push(text) } else { reasons.push(text) }
+    }
+    (reasons, unverified)
+}
+
+/// The newest pair of successful records of `r` and `c` with the metric and one workload.
+fn older_pair<'e>(
+    entry: &'e Entry,
+    metric: &str,
+    r: Variant,
+    c: Variant,
+) -> Option<(&'e VariantState, &'e VariantState)> {
+    let of =
+        |v: Variant| entry.measured.iter().filter(move |(w, s)| *w == v && value_of(s, metric).is_some());
+    let mut best: Option<(&VariantState, &VariantState)> = None;
+    for (_, a) in of(r) {
+        for (_, b) in of(c).filter(|(_, b)| b.workload == a.workload) {
+            if best.is_none_or(|(x, y)| a.at.max(b.at) > x.at.max(y.at)) {
+                best = Some((a, b));
+            }
+        }
+    }
+    best
+}
+
+fn described(v: Variant, state: &VariantState) -> String {
+    let at = state.at.map(|t| format!(" at {t}")).unwrap_or_default();
+    format!("{} from {}{at}", v.name(), state.outcome.source.as_deref().unwrap_or("?"))
 }

@@ -5,7 +5,7 @@ mod compare;
 mod format;
 mod status;
 
-pub use compare::{Comparison, TIE_BAND_PCT, compare};
+pub use compare::{Comparison, PAIRS, Pair, TIE_BAND_PCT, compare, reasons};
 pub use format::{ReportFormat, render};
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
@@ -35,14 +35,66 @@ pub struct Report {
     /// Agent vs human on each commit's primary metric, at ±2% and ±5%.
     pub three_way_2pct: Outcomes,
     pub three_way_5pct: Outcomes,
-    /// Commits without both a human and an agent value for the primary metric.
+    /// Commits without a comparable human and agent value for the primary metric.
     pub not_comparable: usize,
+    /// Per pair (`agent_vs_human`, …): whether its two values measured one workload, and why not.
+    pub comparability: BTreeMap<String, Comparability>,
     /// The same 3-way outcome with each agent's own results in the agent slot.
     pub by_agent: BTreeMap<String, AgentOutcomes>,
     pub unfixable: Vec<(String, String)>,
     pub skipped: Vec<String>,
     /// (commit, variant, fixes): numbers measured in a modified environment.
     pub modified: Vec<(String, String, Vec<String>)>,
+}
+
+/// One pair over all commits that have both of its values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Comparability {
+    pub with_values: usize,
+    /// The newest records measured one workload.
+    pub comparable: usize,
+    /// They did not, but an older pair of records did (that pair is used).
+    pub comparable_older: usize,
+    pub not_comparable: usize,
+    /// Workload part → pairs it made not comparable.
+    pub reasons: BTreeMap<String, usize>,
+}
+
+impl Comparability {
+    fn count(&mut self, pair: &Pair, newest_reasons: &[String]) {
+        self.with_values += 1;
+        match (pair.comparable, &pair.older) {
+            (true, None) => self.comparable += 1,
+            (true, Some(_)) => self.comparable_older += 1,
+            (false, _) => self.not_comparable += 1,
+        }
+        for reason in newest_reasons.iter().filter(|_| !pair.comparable || pair.older.is_some()) {
+            let part = reason.split(':').next().unwrap_or(reason);
+            *self.reasons.entry(part.to_string()).or_default() += 1;
+        }
+    }
+}
+
+/// How each pair's values compare across `entries`.
+fn comparability(entries: &[Entry]) -> BTreeMap<String, Comparability> {
+    let mut out: BTreeMap<String, Comparability> = BTreeMap::new();
+    for cmp in entries.iter().filter_map(compare) {
+        for (pair, (_, r, c)) in cmp.pairs.iter().zip(PAIRS) {
+            if cmp_values(&cmp, r).is_some() && cmp_values(&cmp, c).is_some() {
+                let newest = &pair.reasons;
+                out.entry(pair.name.to_string()).or_default().count(pair, newest);
+            }
+        }
+    }
+    out
+}
+
+fn cmp_values(cmp: &Comparison, v: Variant) -> Option<f64> {
+    match v {
+        Variant::Baseline => cmp.baseline,
+        Variant::Human => cmp.human,
+        Variant::Agent => cmp.agent,
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -82,6 +134,7 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         schema_version: STATUS_SCHEMA_VERSION,
         commits: entries.len(),
         by_agent: by_agent(entries),
+        comparability: comparability(entries),
         ..Report::default()
     };
     for entry in entries {

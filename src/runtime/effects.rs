@@ -23,7 +23,7 @@ impl Io {
     pub fn run(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::SaveTriage(book) => self.saver.save(book),
-            Effect::OpenLog { key, source, text } => self.logs.open(key, source, text),
+            Effect::OpenLog { key, source, text, ring } => self.logs.open(key, source, text, ring),
             Effect::ReadLog { key, first, count } => self.logs.read(key, first, count),
             Effect::SaveLog { key } => self.logs.save(&key),
             Effect::ExpandLines { key, lines } => self.logs.expand(key, lines),

@@ -18,7 +18,7 @@ use perftriage::app::{AppState, Effect, Key, KeyMap, LogKey, LogMsg, Msg, update
 use perftriage::classify::Classifier;
 use perftriage::dataset;
 use perftriage::jobs::lines::LinePath;
-use perftriage::logs::{Redactor, SpoolSearch, Stream};
+use perftriage::logs::{DEFAULT_RING, Redactor, SpoolSearch, Stream};
 use perftriage::triage::TriageBook;
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
@@ -52,14 +52,25 @@ fn ingest(
     tx: mpsc::Sender<Msg>,
 ) -> perftriage::logs::SpoolReader {
     let classifier = std::sync::Arc::new(Classifier::embedded().unwrap());
-    let mut path = LinePath::create(spool, Redactor::from_env(), classifier).unwrap();
+    let mut path = LinePath::create(spool, Redactor::from_env(), classifier).unwrap().keeping(DEFAULT_RING);
     let mut file = std::fs::File::open(log).expect("the log (run tests/benches/vs_lnav.sh first)");
     let mut chunk = vec![0u8; 64 << 10];
+    let mut sent = Instant::now();
     loop {
         let n = file.read(&mut chunk).unwrap();
-        let lines =
-            if n == 0 { path.finish().unwrap() } else { path.ingest(Stream::Stdout, &chunk[..n]).unwrap() };
-        let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, finished: n == 0 }));
+        let batch = match n {
+            0 => path.finish_batch().unwrap(),
+            n => {
+                path.push(Stream::Stdout, &chunk[..n]).unwrap();
+                if sent.elapsed() < Duration::from_millis(50) {
+                    continue;
+                }
+                sent = Instant::now();
+                path.take_newest(perftriage::logs::SCREENFUL)
+            }
+        };
+        let (lines, skipped) = (batch.lines, batch.skipped);
+        let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped, finished: n == 0 }));
         if n == 0 {
             return path.reader().unwrap();
         }

@@ -114,7 +114,10 @@ fn log_pane_draw(c: &mut Criterion) {
     let mut decoder = perftriage::logs::Decoder::new(perftriage::logs::Stream::Stdout);
     let mut out = perftriage::logs::Output::default();
     decoder.feed(perftriage::synthetic::vllm_log(200_000).as_bytes(), &mut out);
-    update(&mut state, Msg::Log(perftriage::app::LogMsg::Lines { key, lines: out.lines, finished: false }));
+    update(
+        &mut state,
+        Msg::Log(perftriage::app::LogMsg::Lines { key, lines: out.lines, skipped: 0, finished: false }),
+    );
     update(&mut state, Msg::Key(Key::ch('/')));
     for ch in "aimv2".chars() {
         update(&mut state, Msg::Key(Key::ch(ch)));

@@ -69,6 +69,14 @@ impl LogView {
         if self.follow { self.ring.total().saturating_sub(rows) } else { self.top }
     }
 
+    /// Count lines that went past unseen: newer lines fill the ring (a large log opened at once).
+    pub fn skip(&mut self, n: usize) {
+        self.ring.skip(n);
+        if !self.follow {
+            self.new_while_paused += n;
+        }
+    }
+
     pub fn append(&mut self, lines: Vec<Line>) {
         for line in lines {
             let n = self.ring.total();

@@ -54,13 +54,14 @@ fn open_variant(state: &mut AppState, index: usize, variant: Variant) -> Vec<Eff
     let title =
         format!("{} {} — {}", key.short, variant.name(), source.as_deref().unwrap_or("recorded error text"));
     state.logs.recorded = Some(LogView::new(key.clone(), title, state.logs.ring));
-    vec![Effect::OpenLog { key, source, text }]
+    vec![Effect::OpenLog { key, source, text, ring: state.logs.ring }]
 }
 
 pub fn message(state: &mut AppState, msg: LogMsg) -> Vec<Effect> {
     match msg {
-        LogMsg::Lines { key, lines, finished } => {
+        LogMsg::Lines { key, lines, skipped, finished } => {
             if let Some(view) = recorded(state, &key) {
+                view.skip(skipped);
                 view.append(lines);
                 view.finished |= finished;
             }

@@ -66,6 +66,7 @@ fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Re
             Outcome { status: outcome.0, error: outcome.1, metrics, metrics_from, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
         record.texts = variant_texts(r, variant.name());
+        record.workload = origin.workload(r, variant_output(r, variant.name()).as_deref());
         out.push(record);
     }
     out
@@ -77,9 +78,15 @@ fn variant_metrics(r: &Obj, role: &str, status: RunStatus) -> (Metrics, Option<m
         return (Metrics::new(), None);
     }
     let recorded = r.get(&format!("{role}_metrics")).and_then(Value::as_object);
-    let raw = recorded.and_then(|m| m.get("raw_output")).and_then(Value::as_str).map(str::to_string);
-    let raw = raw.or_else(|| text(r, &format!("{role}_raw")));
+    let raw = variant_output(r, role);
     metrics::pick(raw.as_deref(), recorded.map(|m| recorded_metrics(&wrap(m))).unwrap_or_default())
+}
+
+/// A variant's benchmark output: `<role>_metrics.raw_output`, else `<role>_raw`.
+fn variant_output(r: &Obj, role: &str) -> Option<String> {
+    let recorded = r.get(&format!("{role}_metrics")).and_then(Value::as_object);
+    let raw = recorded.and_then(|m| m.get("raw_output")).and_then(Value::as_str).map(str::to_string);
+    raw.or_else(|| text(r, &format!("{role}_raw")))
 }
 
 fn wrap(metrics: &Obj) -> Obj {
@@ -151,6 +158,8 @@ fn patched(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Resu
         let outcome = Outcome { status: state, error, metrics, metrics_from: from, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
         record.texts = texts.clone();
+        let side = if variant == Variant::Baseline { "baseline" } else { "patched" };
+        record.workload = origin.workload(r, variant_output(r, side).as_deref());
         out.push(record);
     }
     out

@@ -64,6 +64,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     let mut record = origin.record(short, variant, outcome, stamp(obj, &["timestamp"]).or(at));
     record.texts = fields(obj, TEXT_FIELDS, "");
     record.own_category = own_category(obj);
+    record.workload = origin.workload(obj, raw.as_deref());
     record
 }
 

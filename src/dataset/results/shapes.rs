@@ -2,7 +2,7 @@
 //! Shapes are told apart by their keys, never by particular file names or folders.
 
 use super::{LoadWarning, ResultRecord, ResultSet, Stamp, TextField, modal, role};
-use crate::dataset::{Outcome, Variant};
+use crate::dataset::{Outcome, Variant, Workload};
 use crate::metrics::{self, Metrics};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -14,6 +14,8 @@ pub(super) struct Origin<'a> {
     pub path: &'a Path,
     pub source: String,
     pub agent: Option<String>,
+    /// The pipeline the file's folder names (see `harness_of`).
+    pub harness: String,
 }
 
 impl Origin<'_> {
@@ -27,7 +29,18 @@ impl Origin<'_> {
             texts: Vec::new(),
             not_comparable: None,
             own_category: None,
+            workload: Workload::default(),
         }
+    }
+
+    /// What `obj` says of its workload, `output` holding the benchmark's output; the harness is
+    /// the file's folder unless the file names its own.
+    pub fn workload(&self, obj: &Obj, output: Option<&str>) -> Workload {
+        let mut w = workload_of(obj, output);
+        if w.get("harness").is_none() {
+            w.set("harness", self.harness.as_str());
+        }
+        w
     }
 
     pub fn warn(&self, message: &str) -> LoadWarning {
@@ -37,14 +50,18 @@ impl Origin<'_> {
 
 pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String> {
     let obj = value.as_object().ok_or("unknown shape: the top-level JSON value is not an object")?;
-    let origin = Origin { path, source: path.display().to_string(), agent: agent_of(path) };
+    let (source, agent, harness) = (path.display().to_string(), agent_of(path), harness_of(path));
+    let origin = Origin { path, source, agent, harness };
     let at = stamp(obj, &["timestamp", "generated_at"]);
     if let (Some(Value::Object(instance)), Some(Value::Object(result))) =
         (obj.get("instance"), obj.get("result"))
     {
         let short =
             short_of(result).or_else(|| short_of(instance)).ok_or("Modal result without a commit hash")?;
-        return Ok(with_beside(modal::records(&origin, &short, result, at), path));
+        let mut set = modal::records(&origin, &short, result, at);
+        let described = workload_of(instance, None);
+        set.records.iter_mut().for_each(|r| r.workload.fill_from(&described));
+        return Ok(with_beside(set, path));
     }
     match obj.get("results") {
         Some(Value::Object(roles)) => {
@@ -90,6 +107,39 @@ pub(super) fn agent_of(path: &Path) -> Option<String> {
         let names_project = parts.get(i + 1) == Some(&agent);
         (!names_project).then(|| agent.to_string())
     })
+}
+
+/// The pipeline a result file belongs to: its folders from `omniperf_results…` down, without the
+/// commit folders (`3way_claude_code/results/separate_agent`); else its last two folders.
+fn harness_of(path: &Path) -> String {
+    let dirs: Vec<&str> =
+        path.parent().into_iter().flat_map(|p| p.iter()).filter_map(|p| p.to_str()).collect();
+    let from = dirs.iter().rposition(|d| d.starts_with("omniperf_results"));
+    let kept =
+        dirs[from.unwrap_or(dirs.len().saturating_sub(2))..].iter().filter(|d| short_from_name(d).is_none());
+    let joined = kept.copied().collect::<Vec<_>>().join("/");
+    joined.strip_prefix("omniperf_results_").unwrap_or(&joined).to_string()
+}
+
+/// Fields that hold the command a result ran, the one it executed first.
+const COMMAND_FIELDS: &[&str] = &["executed", "perf_command", "command"];
+
+/// The workload `obj` records: ours whole where we wrote it; else the benchmark's argument dump
+/// in `output`, then the command, model and GPU config fields.
+pub(super) fn workload_of(obj: &Obj, output: Option<&str>) -> Workload {
+    let own = obj.get("perftriage").and_then(|p| p.get("workload")).cloned();
+    if let Some(Ok(own)) = own.map(serde_json::from_value::<Workload>) {
+        return own;
+    }
+    let mut w = output.map(Workload::from_output).unwrap_or_default();
+    if let Some(command) = COMMAND_FIELDS.iter().find_map(|k| text(obj, k)) {
+        w.fill_from(&Workload::from_command(&command));
+    }
+    let mut fields = Workload::default();
+    fields.set("model", text(obj, "model").unwrap_or_default());
+    fields.set("gpu", text(obj, "gpu_config").unwrap_or_default());
+    w.fill_from(&fields);
+    w
 }
 
 pub(super) fn text(obj: &Obj, key: &str) -> Option<String> {

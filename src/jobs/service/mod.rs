@@ -288,5 +288,5 @@ pub(super) fn forward(
     finished: bool,
 ) {
     let lines = lines.unwrap_or_default();
-    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, finished }));
+    let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped: 0, finished }));
 }

@@ -1,0 +1,162 @@
+//! Whole lines at the speed of their bytes. A line's decoded text is its raw bytes unless the
+//! line holds something the decoder changes (a control byte, DEL, a C1 or bidi control, invalid
+//! UTF-8); those lines are found with a vector scan and decoded alone. Every line decodes the
+//! same way on its own as in its stream, since a newline ends every sequence in progress.
+
+use super::decode::Output;
+use super::{Decoder, Line, Stream};
+use std::borrow::Cow;
+
+/// The decoded text of `raw`, whole lines (each ending in a newline): `raw` itself when no line
+/// changes, else a copy with the changed lines decoded; `None` when `raw` is not UTF-8.
+pub fn block_text(raw: &[u8], stream: Stream) -> Option<Cow<'_, str>> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let changed = changed_lines(raw);
+    if changed.is_empty() {
+        return Some(Cow::Borrowed(text));
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut copied = 0;
+    for start in changed {
+        out.extend_from_slice(&raw[copied..start]);
+        let line = line_at(raw, start);
+        if !plain_text(line, &mut out) {
+            decode(line, stream).iter().for_each(|l| out.extend_from_slice(l.text().as_bytes()));
+        }
+        out.push(b'\n');
+        copied = (start + line.len() + 1).min(raw.len());
+    }
+    out.extend_from_slice(&raw[copied..]);
+    String::from_utf8(out).ok().map(Cow::Owned)
+}
+
+/// Append what the decoder makes of a UTF-8 `line` (no newline) when it changes the line only
+/// by CSI sequences (colours), tabs and carriage returns — a progress bar's rewrites; `false`,
+/// appending nothing, for anything else. Lines longer than the display cap are not capped.
+fn plain_text(line: &[u8], out: &mut Vec<u8>) -> bool {
+    let begin = out.len();
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            0x1b if line.get(i + 1) == Some(&b'[') => {
+                match line[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)) {
+                    Some(end) => i += end + 2,
+                    None => break,
+                }
+            }
+            // A bare carriage return starts the line again; one before the newline is dropped.
+            b'\r' if i + 1 < line.len() => out.truncate(begin),
+            b'\r' => {}
+            b'\t' => out.extend_from_slice(b"    "),
+            _ if changed_at(line, i) => break,
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    let whole = i >= line.len();
+    if !whole {
+        out.truncate(begin);
+    }
+    whole
+}
+
+/// The lines of `raw` (whole lines) after the first `skip`, decoded.
+pub fn decode_after(raw: &[u8], skip: usize, stream: Stream) -> Vec<Line> {
+    let from = match skip {
+        0 => 0,
+        n => memchr::memchr_iter(b'\n', raw).nth(n - 1).map_or(raw.len(), |i| i + 1),
+    };
+    decode(&raw[from..], stream)
+}
+
+/// Complete lines of `raw` decoded by a fresh decoder; an unterminated end is a line too.
+fn decode(raw: &[u8], stream: Stream) -> Vec<Line> {
+    let (mut decoder, mut out) = (Decoder::new(stream), Output::default());
+    decoder.feed(raw, &mut out);
+    decoder.finish(&mut out);
+    out.lines
+}
+
+pub(super) fn line_start(block: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &block[..at]).map_or(0, |i| i + 1)
+}
+
+/// The line starting at `start`, without its newline.
+pub(super) fn line_at(block: &[u8], start: usize) -> &[u8] {
+    let rest = &block[start..];
+    &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())]
+}
+
+/// Where the lines holding a byte the decoder changes start: C0 controls but the newline, DEL,
+/// and the lead bytes of a C1 control (U+0080–U+009F) or a bidi control (U+200E/F, U+202A–E,
+/// U+2066–9).
+pub(super) fn changed_lines(block: &[u8]) -> Vec<usize> {
+    const CHUNK: usize = 64;
+    let (mut found, mut at) = (Vec::new(), 0);
+    while at < block.len() {
+        let end = (at + CHUNK).min(block.len());
+        // A full chunk is checked in a few vector instructions; most have nothing.
+        let chunk = &block[at..end];
+        let any = match <&[u8; CHUNK]>::try_from(chunk) {
+            Ok(full) => full.iter().fold(0u8, |any, &b| any | u8::from(suspect(b))) != 0,
+            Err(_) => chunk.iter().any(|&b| suspect(b)),
+        };
+        let changed = if any { (at..end).find(|&i| suspect(block[i]) && changed_at(block, i)) } else { None };
+        at = match changed {
+            // One is enough: the rest of its line is skipped.
+            Some(i) => {
+                found.push(line_start(block, i));
+                memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |n| i + n + 1)
+            }
+            None => end,
+        };
+    }
+    found
+}
+
+fn suspect(b: u8) -> bool {
+    (b < 0x20 && b != b'\n') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+}
+
+pub(super) fn changed_at(block: &[u8], at: usize) -> bool {
+    let next = |k: usize| block.get(at + k).copied().unwrap_or(0);
+    match block[at] {
+        b'\n' => false,
+        b if b < 0x20 || b == 0x7f => true,
+        0xc2 => (0x80..=0x9f).contains(&next(1)),
+        0xe2 => matches!((next(1), next(2)), (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line decoded by one stream decoder: what the block's text must equal.
+    fn decoded(raw: &[u8]) -> String {
+        decode(raw, Stream::Stdout).iter().flat_map(|l| [l.text(), "\n"]).collect()
+    }
+
+    #[test]
+    fn a_blocks_text_is_what_the_decoder_makes_of_each_line() {
+        let mut log = crate::logs::chatty_log(600).into_bytes();
+        log.extend_from_slice(
+            "ai\x1b[1mmv2 split\nbar \r\x1b[32m 50%\r100%\r\nx\r\r\ry\n\ttab\there\nbell\x07 rung\n\
+             title\x1b]0;t\x07 set\nopen \x1b[12\nC1 \u{85} and bidi \u{202E}x\ncr at end\r\n\n"
+                .as_bytes(),
+        );
+        assert_eq!(block_text(&log, Stream::Stdout).unwrap(), decoded(&log));
+        assert!(matches!(block_text(b"plain\nlines\n", Stream::Stdout), Some(Cow::Borrowed(_))));
+        assert_eq!(block_text(b"not \xff UTF-8\n", Stream::Stdout), None);
+    }
+
+    #[test]
+    fn lines_after_a_skip_decode_with_their_styles() {
+        let lines = decode_after(b"one\n\x1b[31mtwo\x1b[0m\nthree\n", 1, Stream::Stderr);
+        let texts: Vec<&str> = lines.iter().map(Line::text).collect();
+        assert_eq!(texts, ["two", "three"]);
+        assert!(!lines[0].styles.is_empty() && lines[1].stream == Stream::Stderr);
+        assert!(decode_after(b"one\n", 5, Stream::Stdout).is_empty());
+    }
+}

@@ -1,0 +1,115 @@
+//! 3-way deltas only between results of one workload, on real files of the January-2026
+//! ISO-Bench archive (copied into `fixtures/comparable/`, their folders kept: the folder is the
+//! harness). Each reason a pair is not comparable has a case here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+use std::process::Command;
+
+const FIXTURES: &str = "fixtures/comparable";
+
+/// `status --json` over the fixtures: commit → its record.
+fn status() -> std::collections::HashMap<String, Value> {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--workspace")
+        .arg(ws.path())
+        .args(["--results", FIXTURES, "status", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records = String::from_utf8(out.stdout).unwrap();
+    let parse = |l: &str| serde_json::from_str::<Value>(l).unwrap();
+    records.lines().map(parse).map(|r| (r["short"].as_str().unwrap().to_string(), r)).collect()
+}
+
+fn pair<'a>(all: &'a std::collections::HashMap<String, Value>, short: &str, name: &str) -> &'a Value {
+    let pairs = all[short]["comparison"]["pairs"].as_array().expect("a comparison");
+    pairs.iter().find(|p| p["name"] == name).unwrap()
+}
+
+fn reasons(pair: &Value) -> Vec<&str> {
+    pair["reasons"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect()
+}
+
+#[test]
+fn one_harness_one_command_is_comparable_and_has_its_delta() {
+    let all = status();
+    let p = pair(&all, "22dd9c27", "human_vs_baseline");
+    assert_eq!(p["comparable"], true, "{p:#}");
+    assert!(p["pct"].is_number());
+    assert_eq!(all["22dd9c27"]["comparison"]["human_vs_baseline"], p["pct"]);
+}
+
+#[test]
+fn a_baseline_that_served_three_times_the_requests_is_not_compared() {
+    let all = status();
+    let p = pair(&all, "67da5720", "human_vs_baseline");
+    assert_eq!(p["comparable"], false);
+    assert!(p["pct"].is_null() && all["67da5720"]["comparison"]["human_vs_baseline"].is_null());
+    let why = reasons(p);
+    assert!(why.contains(&"requests served: baseline 300 — human 100"), "{why:?}");
+    assert!(why.iter().any(|r| r.starts_with("input tokens: baseline 67500 — human")), "{why:?}");
+}
+
+#[test]
+fn variants_from_two_pipelines_are_not_compared() {
+    let all = status();
+    let why = reasons(pair(&all, "19d98e0c", "agent_vs_human"));
+    assert!(
+        why.contains(&"harness: human 3way_claude_code/results — agent 3way_trae_gpt5_0123/results"),
+        "{why:?}"
+    );
+    assert!(why.contains(&"input tokens: human 29700 — agent 25600"), "{why:?}");
+}
+
+#[test]
+fn another_prompt_count_is_named_with_both_sides() {
+    let all = status();
+    let why = reasons(pair(&all, "bc7c4d20", "agent_vs_human"));
+    assert!(why.contains(&"prompts: human 300 — agent 100"), "{why:?}");
+}
+
+#[test]
+fn what_one_pipeline_records_and_another_does_not_is_not_guessed() {
+    let all = status();
+    let p = pair(&all, "6dd94dbe", "agent_vs_baseline");
+    let why = reasons(p);
+    for part in ["benchmark: baseline latency — agent unknown", "GPU: baseline H100:1 — agent unknown"] {
+        assert!(why.contains(&part), "{part}: {why:?}");
+    }
+    assert!(why.iter().any(|r| r.starts_with("other flags: baseline ")), "{why:?}");
+    assert_eq!(p["comparable"], false);
+}
+
+#[test]
+fn an_older_comparable_pair_is_used_and_named_when_the_newest_differ() {
+    let all = status();
+    let p = pair(&all, "22d33bac", "agent_vs_human");
+    let why = reasons(p);
+    let model = "model: human meta-llama/Meta-Llama-3-8B-Instruct — agent meta-llama/Llama-3.1-8B-Instruct";
+    assert!(why.contains(&model), "the newest agent ran another model: {why:?}");
+    assert_eq!(p["comparable"], true);
+    let older = p["older"].as_str().unwrap();
+    assert!(older.contains("separate_agent/22d33bac_human_result.json"), "{older}");
+    assert!(older.contains("separate_agent/22d33bac_agent_result.json"), "{older}");
+    assert!(p["pct"].is_number());
+}
+
+#[test]
+fn the_report_counts_comparable_pairs_and_their_reasons() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--workspace")
+        .arg(ws.path())
+        .args(["--results", FIXTURES, "report", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hb = &report["comparability"]["human_vs_baseline"];
+    assert!(hb["comparable"].as_u64().unwrap() >= 1 && hb["not_comparable"].as_u64().unwrap() >= 1, "{hb:#}");
+    assert!(hb["reasons"]["requests served"].as_u64().unwrap() >= 1, "{hb:#}");
+    let ah = &report["comparability"]["agent_vs_human"];
+    assert!(ah["comparable_older"].as_u64().unwrap() >= 1, "{ah:#}");
+    assert!(ah["reasons"]["harness"].as_u64().unwrap() >= 2, "{ah:#}");
+}
