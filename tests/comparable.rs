@@ -3,6 +3,13 @@
 //! harness). Each reason a pair is not comparable has a case here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{chars, enter, press};
+use perftriage::app::{AppState, Key, KeyMap, Msg, update};
+use perftriage::classify::Classifier;
+use perftriage::dataset;
+use perftriage::triage::TriageBook;
 use serde_json::Value;
 use std::process::Command;
 
@@ -112,4 +119,40 @@ fn the_report_counts_comparable_pairs_and_their_reasons() {
     let ah = &report["comparability"]["agent_vs_human"];
     assert!(ah["comparable_older"].as_u64().unwrap() >= 1, "{ah:#}");
     assert!(ah["reasons"]["harness"].as_u64().unwrap() >= 2, "{ah:#}");
+}
+
+/// The board on the fixtures, 160×48, with `short` selected: (the board, then with its detail open).
+fn board_on(short: &str) -> (String, String) {
+    let classifier = Classifier::embedded().unwrap();
+    let set = dataset::results::read_dirs(&[FIXTURES.into()]);
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap().commits, set, &classifier);
+    let mut s = AppState::new(entries, TriageBook::new(), KeyMap::default());
+    update(&mut s, Msg::Resize(160, 48));
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, short);
+    press(&mut s, enter());
+    let board = render(&mut s);
+    press(&mut s, enter());
+    (board, render(&mut s))
+}
+
+fn render(s: &mut AppState) -> String {
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells.chunks(160).map(|r| r.concat()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn the_board_marks_a_pair_of_two_workloads_and_the_detail_shows_both() {
+    let (board, detail) = board_on("19d98e0c");
+    let row = board.lines().find(|l| l.contains("19d98e0c [")).expect("the commit's row");
+    assert!(row.contains(" ≠ "), "the A vs H column: {row}");
+    assert!(detail.contains("A vs H ≠ not comparable"), "{detail}");
+    assert!(detail.contains("H vs B n/a"), "the baseline failed: nothing to compare: {detail}");
+    assert!(detail.contains("A vs H ≠: harness: human 3way_claude_code/results — agent"), "{detail}");
+    assert!(detail.contains("A vs H ≠: input tokens: human 29700 — agent 25600"), "{detail}");
+    assert!(detail.contains("≠ model           B unknown │ H"), "side by side: {detail}");
 }

@@ -72,7 +72,7 @@ fn sorting_cycles_columns_and_reverses() {
     press(&mut s, Key::ch('S'));
     assert_eq!(shown(&s)[0], "fe66b347");
     press(&mut s, Key::ch('S'));
-    for _ in 0..9 {
+    for _ in 0..10 {
         press(&mut s, Key::ch('s'));
     }
     assert_eq!(s.board.sort, Column::Category);

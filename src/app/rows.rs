@@ -25,10 +25,12 @@ pub enum Column {
     Mark,
     /// The `[[hosts]]` engine of the commit's run in this session (shown only with hosts).
     Host,
+    /// Agent vs human on the primary metric, or `≠` where they measured different workloads.
+    Delta,
 }
 
 impl Column {
-    pub const ALL: [Column; 11] = [
+    pub const ALL: [Column; 12] = [
         Column::Commit,
         Column::Subject,
         Column::Model,
@@ -37,6 +39,7 @@ impl Column {
         Column::Baseline,
         Column::Human,
         Column::Agent,
+        Column::Delta,
         Column::AgentName,
         Column::Category,
         Column::Mark,
@@ -56,6 +59,7 @@ impl Column {
             Column::Category => "Category",
             Column::Mark => "Mark",
             Column::Host => "Host",
+            Column::Delta => "A vs H",
         }
     }
 
@@ -99,6 +103,21 @@ pub struct Row {
     pub primary: Option<String>,
     /// Where its run of this session went (`[[hosts]]`), else empty.
     pub host: String,
+    /// Agent vs human: `+3.1%`, `≠` (not comparable), or empty; its value sorts.
+    pub delta_text: String,
+    pub delta: Option<f64>,
+}
+
+/// Agent vs human on the primary metric, as the A-vs-H column shows it.
+fn delta_of(entry: &Entry) -> (String, Option<f64>) {
+    let Some(pair) = crate::report::compare(entry).and_then(|c| c.pair("agent_vs_human").cloned()) else {
+        return (String::new(), None);
+    };
+    match pair.pct {
+        Some(pct) => (format!("{pct:+.1}%"), Some(pct)),
+        None if pair.measured && !pair.comparable => ("≠".into(), None),
+        None => (String::new(), None),
+    }
 }
 
 fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
@@ -125,6 +144,7 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
     let disposition = entry.verdict().map(|v| v.disposition);
     let category = entry.category().to_string();
     let (status, kind) = (entry.status(), c.kind());
+    let (delta_text, delta) = delta_of(entry);
     let haystack = [
         c.short.as_str(),
         c.subject.as_str(),
@@ -154,5 +174,7 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         haystack,
         primary: primary.map(str::to_string),
         host: String::new(),
+        delta_text,
+        delta,
     }
 }

@@ -17,6 +17,7 @@ pub fn compare(a: &Row, b: &Row, column: Column) -> Ordering {
         Column::Category => a.category.cmp(&b.category),
         Column::Mark => a.mark_text.cmp(&b.mark_text),
         Column::Host => a.host.cmp(&b.host),
+        Column::Delta => a.delta.partial_cmp(&b.delta).unwrap_or(Ordering::Equal),
     };
     primary.then_with(|| a.short.cmp(&b.short))
 }

@@ -22,6 +22,8 @@ pub struct Pair {
     pub name: &'static str,
     /// The delta in percent; `None` when not comparable or a value is missing.
     pub pct: Option<f64>,
+    /// Both variants have a value for the metric (else there is nothing to compare).
+    pub measured: bool,
     pub comparable: bool,
     /// Why not: each differing workload part, both sides.
     pub reasons: Vec<String>,
@@ -78,7 +80,8 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
     let (reference, candidate) = (entry.variant(r), entry.variant(c));
     let values = value_of(reference, metric).zip(value_of(candidate, metric));
     let (reasons, unverified) = reasons(r, &reference.workload, c, &candidate.workload);
-    let mut out = Pair { name, pct: None, comparable: reasons.is_empty(), reasons, unverified, older: None };
+    let (measured, comparable) = (values.is_some(), reasons.is_empty());
+    let mut out = Pair { name, pct: None, measured, comparable, reasons, unverified, older: None };
     match values {
         Some((a, b)) if out.comparable => out.pct = improvement_pct(metric, a, b),
         Some(_) => {

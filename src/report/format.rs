@@ -54,7 +54,12 @@ fn markdown(r: &Report) -> String {
     for (band, o) in [("±2%", &r.three_way_2pct), ("±5%", &r.three_way_5pct)] {
         let _ = writeln!(out, "| {band} | {} | {} | {} |", o.human_wins, o.agent_wins, o.tie);
     }
-    let _ = writeln!(out, "\n{} commits have no human and agent value to compare.\n", r.not_comparable);
+    let _ = writeln!(
+        out,
+        "\n{} commits have no human and agent values of one workload to compare.\n",
+        r.not_comparable
+    );
+    comparability_table(&mut out, r);
     agent_table(&mut out, r);
     if !r.modified.is_empty() {
         let _ = writeln!(
@@ -75,6 +80,17 @@ fn markdown(r: &Report) -> String {
 }
 
 /// The 3-way outcome per agent, each with its own results in the agent slot.
+/// Per pair: how many had both values, how many measured one workload, and why the rest did not.
+fn comparability_table(out: &mut String, r: &Report) {
+    out.push_str("## Comparable pairs (one workload)\n\n| pair | with values | comparable | via older records | not comparable | why not (part: pairs) |\n|---|---:|---:|---:|---:|---|\n");
+    for (name, c) in &r.comparability {
+        let why: Vec<String> = c.reasons.iter().map(|(part, n)| format!("{part}: {n}")).collect();
+        let (all, ok, older, not) = (c.with_values, c.comparable, c.comparable_older, c.not_comparable);
+        let _ = writeln!(out, "| {name} | {all} | {ok} | {older} | {not} | {} |", cell(&why.join(", ")));
+    }
+    out.push('\n');
+}
+
 fn agent_table(out: &mut String, r: &Report) {
     if r.by_agent.is_empty() {
         return;
@@ -118,6 +134,14 @@ fn csv(r: &Report) -> String {
         outcome_rows(band, o).into_iter().for_each(|(k, v)| push(band, k, v.to_string()));
     }
     push("three_way", "not_comparable", r.not_comparable.to_string());
+    for (name, c) in &r.comparability {
+        let table = format!("comparable_{name}");
+        push(&table, "with_values", c.with_values.to_string());
+        push(&table, "comparable", c.comparable.to_string());
+        push(&table, "comparable_older", c.comparable_older.to_string());
+        push(&table, "not_comparable", c.not_comparable.to_string());
+        c.reasons.iter().for_each(|(part, n)| push(&table, &format!("because_{part}"), n.to_string()));
+    }
     for (name, a) in &r.by_agent {
         let table = format!("agent_{name}");
         push(&table, "commits", a.commits.to_string());

@@ -79,22 +79,11 @@ impl Comparability {
 fn comparability(entries: &[Entry]) -> BTreeMap<String, Comparability> {
     let mut out: BTreeMap<String, Comparability> = BTreeMap::new();
     for cmp in entries.iter().filter_map(compare) {
-        for (pair, (_, r, c)) in cmp.pairs.iter().zip(PAIRS) {
-            if cmp_values(&cmp, r).is_some() && cmp_values(&cmp, c).is_some() {
-                let newest = &pair.reasons;
-                out.entry(pair.name.to_string()).or_default().count(pair, newest);
-            }
+        for pair in cmp.pairs.iter().filter(|p| p.measured) {
+            out.entry(pair.name.to_string()).or_default().count(pair, &pair.reasons);
         }
     }
     out
-}
-
-fn cmp_values(cmp: &Comparison, v: Variant) -> Option<f64> {
-    match v {
-        Variant::Baseline => cmp.baseline,
-        Variant::Human => cmp.human,
-        Variant::Agent => cmp.agent,
-    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -27,6 +27,8 @@ pub struct VariantRecord {
     pub metrics: Metrics,
     /// Fix recipes applied to the environment these numbers come from.
     pub fixes: Vec<String>,
+    /// What the record measured, as far as it says: part → value (absent: unknown).
+    pub workload: crate::dataset::Workload,
 }
 
 #[derive(Debug, Serialize)]
@@ -106,6 +108,7 @@ fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> Variant
         image: images.image_for(&entry.commit, v),
         metrics: outcome.metrics.clone(),
         fixes: outcome.fixes.clone(),
+        workload: state.workload.clone(),
     }
 }
 

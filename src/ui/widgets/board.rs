@@ -37,11 +37,12 @@ fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
             (Baseline, cell),
             (Human, cell),
             (Agent, cell),
+            (Delta, Constraint::Length(7)),
             (Category, Constraint::Length(18)),
             (Mark, Constraint::Length(12)),
         ];
         if agents_named {
-            wide.insert(8, (AgentName, Constraint::Length(12)));
+            wide.insert(9, (AgentName, Constraint::Length(12)));
         }
         wide
     } else if width >= 110 {
@@ -53,6 +54,7 @@ fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
             (Baseline, cell),
             (Human, cell),
             (Agent, cell),
+            (Delta, Constraint::Length(7)),
             (Category, Constraint::Length(16)),
             (Mark, Constraint::Length(12)),
         ]
@@ -82,6 +84,10 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, selected: bool
         Column::Gpus => text(&row.gpus, theme.dim),
         Column::AgentName => text(&row.agent, theme.dim),
         Column::Host => text(&row.host, theme.dim),
+        Column::Delta => {
+            let style = row.delta.map_or(theme.warn, |pct| super::delta_style(pct, theme).0);
+            text(&row.delta_text, style)
+        }
         Column::Baseline | Column::Human | Column::Agent => {
             let c = &row.cells[column as usize - Column::Baseline as usize];
             text(&c.text, if c.live { theme.accent } else { status_style(c.status, theme) })

@@ -5,8 +5,8 @@ use super::status_style;
 use crate::app::AppState;
 use crate::dataset::results::Stamp;
 use crate::dataset::{Entry, ImageTemplates, Variant};
-use crate::metrics::{self, Verdict, verdict};
-use crate::report::{TIE_BAND_PCT, compare};
+use crate::metrics;
+use crate::report::compare;
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -212,20 +212,6 @@ fn evidence_lines<'a>(entry: &'a Entry, theme: &Theme) -> Vec<Line<'a>> {
     out
 }
 
-fn delta_span<'a>(label: &str, pct: Option<f64>, theme: &Theme) -> Span<'a> {
-    match pct {
-        None => Span::styled(format!("{label} n/a   "), theme.dim),
-        Some(p) => {
-            let (style, word) = match verdict(p, TIE_BAND_PCT) {
-                Verdict::Better => (theme.better, "better"),
-                Verdict::Worse => (theme.worse, "worse"),
-                Verdict::Tie => (theme.tie, "tie"),
-            };
-            Span::styled(format!("{label} {p:+.1}% {word}   "), style)
-        }
-    }
-}
-
 fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let names: BTreeSet<&String> = entry.variants.iter().flat_map(|v| v.outcome.metrics.keys()).collect();
     if names.is_empty() {
@@ -256,12 +242,7 @@ fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
         ]));
     }
     if let Some(cmp) = compare(entry) {
-        out.push(Line::styled(format!("3-way on {} (tie ±{TIE_BAND_PCT}%):", cmp.metric), theme.header));
-        out.push(Line::from(vec![
-            delta_span("H vs B", cmp.human_vs_baseline, theme),
-            delta_span("A vs B", cmp.agent_vs_baseline, theme),
-            delta_span("A vs H", cmp.agent_vs_human, theme),
-        ]));
+        out.extend(super::three_way::lines(entry, &cmp, theme));
     }
     out
 }

@@ -18,6 +18,7 @@ pub mod log_pane;
 pub mod messages;
 pub mod run_panes;
 pub mod runs_view;
+pub mod three_way;
 pub mod too_small;
 
 use crate::dataset::RunStatus;
@@ -27,6 +28,15 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+/// A delta's style and word against the board's tie band.
+pub fn delta_style(pct: f64, theme: &Theme) -> (Style, &'static str) {
+    match crate::metrics::verdict(pct, crate::report::TIE_BAND_PCT) {
+        crate::metrics::Verdict::Better => (theme.better, "better"),
+        crate::metrics::Verdict::Worse => (theme.worse, "worse"),
+        crate::metrics::Verdict::Tie => (theme.tie, "tie"),
+    }
+}
 
 pub fn status_style(status: RunStatus, theme: &Theme) -> Style {
     match status {
