@@ -82,6 +82,10 @@ enum Command {
         /// A `[[hosts]]` name; without it a host with room is chosen (or DOCKER_HOST's engine).
         #[arg(long)]
         host: Option<String>,
+        /// Run the benchmark N times against one server start: the result holds the means and
+        /// each run's values, and 3-way deltas get a 95 % confidence interval (default `[runs] repeat`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+        repeat: Option<u32>,
     },
     /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
     /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
@@ -314,8 +318,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Hosts { json }) => perftriage::cli::hosts::hosts_cli(&ctx, json),
         Some(Command::Slurm(command)) => slurm(&ctx, command, config_path.as_deref()),
-        Some(Command::Run { short, variant, json, host }) => {
-            perftriage::cli::run::run(&ctx, &short, variant_of(&variant), json, host.as_deref())
+        Some(Command::Run { short, variant, json, host, repeat }) => {
+            let how = perftriage::cli::run::How { json, host: host.as_deref(), repeat };
+            perftriage::cli::run::run(&ctx, &short, variant_of(&variant), &how)
         }
         Some(_) | None => board(ctx, options.theme, options.gpu_replay),
     }

@@ -106,17 +106,20 @@ pub struct Row {
     /// Agent vs human: `+3.1%`, `≠` (not comparable), or empty; its value sorts.
     pub delta_text: String,
     pub delta: Option<f64>,
+    /// Better, worse or tie: by the confidence interval where both repeated, else the ±2 % band.
+    pub delta_verdict: Option<crate::metrics::Verdict>,
 }
 
-/// Agent vs human on the primary metric, as the A-vs-H column shows it.
-fn delta_of(entry: &Entry) -> (String, Option<f64>) {
+/// Agent vs human on the primary metric, as the A-vs-H column shows it, and its verdict.
+fn delta_of(entry: &Entry) -> (String, Option<f64>, Option<crate::metrics::Verdict>) {
     let Some(pair) = crate::report::compare(entry).and_then(|c| c.pair("agent_vs_human").cloned()) else {
-        return (String::new(), None);
+        return (String::new(), None, None);
     };
+    let verdict = pair.verdict(crate::report::TIE_BAND_PCT);
     match pair.pct {
-        Some(pct) => (format!("{pct:+.1}%"), Some(pct)),
-        None if pair.measured && !pair.comparable => ("≠".into(), None),
-        None => (String::new(), None),
+        Some(pct) => (format!("{pct:+.1}%"), Some(pct), verdict),
+        None if pair.measured && !pair.comparable => ("≠".into(), None, None),
+        None => (String::new(), None, None),
     }
 }
 
@@ -144,7 +147,7 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
     let disposition = entry.verdict().map(|v| v.disposition);
     let category = entry.category().to_string();
     let (status, kind) = (entry.status(), c.kind());
-    let (delta_text, delta) = delta_of(entry);
+    let (delta_text, delta, delta_verdict) = delta_of(entry);
     let haystack = [
         c.short.as_str(),
         c.subject.as_str(),
@@ -176,5 +179,6 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         host: String::new(),
         delta_text,
         delta,
+        delta_verdict,
     }
 }

@@ -11,14 +11,22 @@ use std::io::Write;
 use std::process::ExitCode;
 use tokio::sync::{mpsc, watch};
 
-pub fn run(ctx: &Context, short: &str, variant: Variant, json: bool, host: Option<&str>) -> Result<ExitCode> {
+/// How a headless run goes: JSON lines or plain, on which host, how many benchmark repeats.
+pub struct How<'a> {
+    pub json: bool,
+    pub host: Option<&'a str>,
+    pub repeat: Option<u32>,
+}
+
+pub fn run(ctx: &Context, short: &str, variant: Variant, how: &How) -> Result<ExitCode> {
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let book = ctx.read_workspace().book;
     let mut plan = plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id())?;
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
         plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
     }
-    super::runtime()?.block_on(run_plan(ctx, plan, json, host))
+    plan.repeat = how.repeat.unwrap_or(plan.repeat);
+    super::runtime()?.block_on(run_plan(ctx, plan, how.json, how.host))
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.
@@ -26,7 +34,6 @@ pub fn run_id() -> String {
     format!("{}-{}", crate::session::now_compact().to_lowercase(), std::process::id())
 }
 
-/// Carry out a plan, printing its logs; the exit code says how it went.
 /// Carry out a plan on `host` (or the host placement picks; see `jobs::fleet`), printing its logs.
 pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&str>) -> Result<ExitCode> {
     let (short, variant) = (plan.short.clone(), plan.variant);

@@ -100,6 +100,12 @@ pub struct Outcome {
     /// Where `metrics` came from, for outcomes read from result files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_from: Option<crate::metrics::MetricsFrom>,
+    /// What was measured, as far as the record says.
+    #[serde(default, skip_serializing_if = "super::Workload::is_empty")]
+    pub workload: super::Workload,
+    /// Each repeat's value per metric, where a run repeated its benchmark (`metrics` are the means).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub samples: BTreeMap<String, Vec<f64>>,
 }
 
 impl Outcome {
@@ -111,6 +117,8 @@ impl Outcome {
             metrics: Metrics::new(),
             fixes: Vec::new(),
             metrics_from: None,
+            workload: super::Workload::default(),
+            samples: BTreeMap::new(),
         }
     }
 }

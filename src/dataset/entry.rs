@@ -3,7 +3,7 @@
 //! time of its own wins (one without a time never beats a dated one), per variant and per agent.
 
 use super::results::{ResultRecord, ResultSet, Stamp};
-use super::{Commit, Outcome, RunStatus, Variant, Workload};
+use super::{Commit, Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -18,8 +18,6 @@ pub struct VariantState {
     pub agent: Option<String>,
     /// Whether the outcome came from a result file rather than the dataset's record.
     pub loaded: bool,
-    /// What was measured, as far as the record says.
-    pub workload: Workload,
 }
 
 /// A record a newer one replaced, kept so the detail pane can say what was overridden.
@@ -77,11 +75,10 @@ impl Entry {
         let hint = classifier.classify(&hint_text);
         let workload = commit.recorded_workload();
         let state = |v: Variant| {
-            let outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
+            let mut outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
+            outcome.workload = workload.clone();
             let text = outcome.error.clone().unwrap_or_default();
-            let workload = workload.clone();
-            let mut state =
-                VariantState { verdict: None, at: None, agent: None, loaded: false, outcome, workload };
+            let mut state = VariantState { verdict: None, at: None, agent: None, loaded: false, outcome };
             state.verdict = state.failed().then(|| classifier.classify(&text)).flatten();
             state
         };
@@ -112,7 +109,6 @@ impl Entry {
             at: record.at,
             agent: record.agent,
             loaded: true,
-            workload: record.workload,
         };
         if !failed {
             self.measured.push((record.variant, state.clone()));
@@ -160,7 +156,6 @@ impl Entry {
             at: None,
             agent: agent.map(str::to_string),
             loaded: false,
-            workload: Workload::default(),
         };
         if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
             self.variants[Variant::Agent as usize] = state;

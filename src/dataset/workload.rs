@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 /// The parts, in the order they are shown; each with its label.
-pub const PARTS: [(&str, &str); 16] = [
+pub const PARTS: [(&str, &str); 17] = [
     ("kind", "benchmark"),
     ("script", "script"),
     ("model", "model"),
@@ -26,6 +26,7 @@ pub const PARTS: [(&str, &str); 16] = [
     ("input_tokens", "input tokens"),
     ("harness", "harness"),
     ("gpu", "GPU"),
+    ("rewrite", "rewrite rules"),
 ];
 
 /// Command-line flags → the part they set.
@@ -95,6 +96,10 @@ pub struct Workload {
 }
 
 impl Workload {
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
     pub fn get(&self, part: &str) -> Option<&str> {
         self.parts.get(part).map(String::as_str)
     }

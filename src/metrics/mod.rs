@@ -2,8 +2,10 @@
 //! and direction-aware comparison. Pure; knows nothing of files or screens.
 
 pub mod parse;
+mod spread;
 mod vocabulary;
 
+pub use spread::{Interval, interval, mean};
 pub use vocabulary::{MetricDef, canonical_name, definition};
 
 use serde::{Deserialize, Serialize};

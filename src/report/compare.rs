@@ -4,7 +4,7 @@
 //! used instead, and named.
 
 use crate::dataset::{Entry, RunStatus, Variant, VariantState, Workload};
-use crate::metrics::improvement_pct;
+use crate::metrics::{Interval, Verdict, improvement_pct, interval, verdict};
 use serde::Serialize;
 
 /// The board's tie band, in percent.
@@ -34,6 +34,21 @@ pub struct Pair {
     /// Where the values came from when they are older records, not the newest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub older: Option<String>,
+    /// The delta's 95 % confidence interval, where both sides repeated their benchmark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+}
+
+impl Pair {
+    /// Better, worse or tie: by the interval where there is one (a tie if it crosses zero),
+    /// else by the `band_pct` band around a single run's delta.
+    pub fn verdict(&self, band_pct: f64) -> Option<Verdict> {
+        match (&self.interval, self.pct) {
+            (Some(i), _) => Some(i.verdict()),
+            (None, Some(pct)) => Some(verdict(pct, band_pct)),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,11 +94,15 @@ fn value_of(state: &VariantState, metric: &str) -> Option<f64> {
 fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: Variant) -> Pair {
     let (reference, candidate) = (entry.variant(r), entry.variant(c));
     let values = value_of(reference, metric).zip(value_of(candidate, metric));
-    let (reasons, unverified) = reasons(r, &reference.workload, c, &candidate.workload);
+    let (reasons, unverified) = reasons(r, &reference.outcome.workload, c, &candidate.outcome.workload);
     let (measured, comparable) = (values.is_some(), reasons.is_empty());
-    let mut out = Pair { name, pct: None, measured, comparable, reasons, unverified, older: None };
+    let mut out =
+        Pair { name, pct: None, measured, comparable, reasons, unverified, older: None, interval: None };
     match values {
-        Some((a, b)) if out.comparable => out.pct = improvement_pct(metric, a, b),
+        Some((a, b)) if out.comparable => {
+            out.interval = repeats_interval(metric, reference, candidate);
+            out.pct = out.interval.map(|i| i.pct).or_else(|| improvement_pct(metric, a, b));
+        }
         Some(_) => {
             if let Some((a, b)) = older_pair(entry, metric, r, c) {
                 out.pct = improvement_pct(
@@ -123,13 +142,19 @@ fn older_pair<'e>(
         |v: Variant| entry.measured.iter().filter(move |(w, s)| *w == v && value_of(s, metric).is_some());
     let mut best: Option<(&VariantState, &VariantState)> = None;
     for (_, a) in of(r) {
-        for (_, b) in of(c).filter(|(_, b)| b.workload == a.workload) {
+        for (_, b) in of(c).filter(|(_, b)| b.outcome.workload == a.outcome.workload) {
             if best.is_none_or(|(x, y)| a.at.max(b.at) > x.at.max(y.at)) {
                 best = Some((a, b));
             }
         }
     }
     best
+}
+
+/// The interval of two states' repeats of `metric`, where both repeated.
+fn repeats_interval(metric: &str, reference: &VariantState, candidate: &VariantState) -> Option<Interval> {
+    let samples = |s: &VariantState| s.outcome.samples.get(metric).cloned().unwrap_or_default();
+    interval(metric, &samples(reference), &samples(candidate))
 }
 
 fn described(v: Variant, state: &VariantState) -> String {

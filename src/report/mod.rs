@@ -10,7 +10,7 @@ pub use format::{ReportFormat, render};
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
 use crate::dataset::{Entry, Variant};
-use crate::metrics::{Verdict, verdict};
+use crate::metrics::Verdict;
 use crate::triage::{Mark, TriageBook};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -105,12 +105,8 @@ fn by_agent(entries: &[Entry]) -> BTreeMap<String, AgentOutcomes> {
             let mut entry = entry.clone();
             entry.select_agent(Some(name));
             tally.commits += 1;
-            match compare(&entry).and_then(|cmp| cmp.agent_vs_human) {
-                Some(pct) => {
-                    tally_outcome(&mut tally.three_way_2pct, verdict(pct, 2.0));
-                    tally_outcome(&mut tally.three_way_5pct, verdict(pct, 5.0));
-                }
-                None => tally.not_comparable += 1,
+            if !tally_agent_vs_human(&entry, &mut tally.three_way_2pct, &mut tally.three_way_5pct) {
+                tally.not_comparable += 1;
             }
         }
         out.insert(name.clone(), tally);
@@ -143,12 +139,8 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
             let word = entry.variant(v).outcome.status.word();
             *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;
         }
-        match compare(entry).and_then(|cmp| cmp.agent_vs_human) {
-            Some(pct) => {
-                tally_outcome(&mut r.three_way_2pct, verdict(pct, 2.0));
-                tally_outcome(&mut r.three_way_5pct, verdict(pct, 5.0));
-            }
-            None => r.not_comparable += 1,
+        if !tally_agent_vs_human(entry, &mut r.three_way_2pct, &mut r.three_way_5pct) {
+            r.not_comparable += 1;
         }
         match book.mark(&c.short) {
             Some(Mark::Unfixable { reason }) => r.unfixable.push((c.short.clone(), reason)),
@@ -157,6 +149,20 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         }
     }
     r
+}
+
+/// Agent vs human of `entry` into the ±2 % and ±5 % tallies (by its confidence interval where
+/// both repeated); `false` when there is no comparable pair of values.
+fn tally_agent_vs_human(entry: &Entry, at_2: &mut Outcomes, at_5: &mut Outcomes) -> bool {
+    let Some(pair) = compare(entry).and_then(|c| c.pair("agent_vs_human").cloned()) else { return false };
+    match (pair.verdict(2.0), pair.verdict(5.0)) {
+        (Some(two), Some(five)) => {
+            tally_outcome(at_2, two);
+            tally_outcome(at_5, five);
+            true
+        }
+        _ => false,
+    }
 }
 
 fn tally_outcome(outcomes: &mut Outcomes, v: Verdict) {

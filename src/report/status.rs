@@ -108,7 +108,7 @@ fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> Variant
         image: images.image_for(&entry.commit, v),
         metrics: outcome.metrics.clone(),
         fixes: outcome.fixes.clone(),
-        workload: state.workload.clone(),
+        workload: outcome.workload.clone(),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::rewrite::benchmark_argv;
 use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
-use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant};
+use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant, Workload};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,9 @@ pub struct RunConfig {
     pub pull_estimate_gb: f64,
     /// Free space a pull, commit or build must leave under the Docker data root.
     pub disk_reserve_gb: f64,
+    /// Times the benchmark runs against one server start (`--repeat`); more than one gives
+    /// each variant a mean with a 95 % confidence interval.
+    pub repeat: u32,
 }
 
 impl RunConfig {
@@ -72,6 +75,7 @@ impl Default for RunConfig {
             image_overrides: HashMap::new(),
             pull_estimate_gb: 22.0,
             disk_reserve_gb: 5.0,
+            repeat: 1,
         }
     }
 }
@@ -101,6 +105,11 @@ pub struct RunPlan {
     pub fixes: Vec<String>,
     /// Free disk a pull of the image needs (estimate and reserve).
     pub pull_needs_bytes: u64,
+    /// Benchmark runs against the one server start.
+    pub repeat: u32,
+    /// What the run measures: the same for all three variants of a commit by construction
+    /// (nothing in it depends on the variant), recorded in its result.
+    pub workload: Workload,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -150,6 +159,7 @@ pub fn plan(
     };
     let target = Target { commit, variant, config, workspace, run_id };
     let container = target.container(&image, server_argv.is_some())?;
+    let workload = run_workload(&bench_argv, &model, &container.gpus);
     Ok(RunPlan {
         run_id: run_id.to_string(),
         short: commit.short.clone(),
@@ -170,7 +180,28 @@ pub fn plan(
         final_command,
         fixes: Vec::new(),
         pull_needs_bytes: config.pull_needs_bytes(),
+        repeat: config.repeat.max(1),
+        workload,
     })
+}
+
+/// The workload of a run of ours: the rewritten command, the model, the GPUs it asks for.
+fn run_workload(bench_argv: &[String], model: &str, gpus: &super::GpuRequest) -> Workload {
+    let mut w = Workload::from_command(&bench_argv.join(" "));
+    let mut ours = Workload::default();
+    ours.set("model", model);
+    ours.set("harness", "perftriage");
+    ours.set("rewrite", super::rewrite::RULES);
+    ours.set(
+        "gpu",
+        match gpus {
+            super::GpuRequest::None => "no GPU".to_string(),
+            super::GpuRequest::All => "all GPUs".to_string(),
+            super::GpuRequest::Count(n) => format!("{n} GPU(s)"),
+        },
+    );
+    w.fill_from(&ours);
+    w
 }
 
 /// What a run's container is made for.

@@ -12,6 +12,9 @@
 
 use crate::dataset::BenchKind;
 
+/// The rules above, named in every result of ours: a change to them changes the workload.
+pub const RULES: &str = "perftriage 1";
+
 /// Flags that configure the server; each with whether it takes a value.
 const SERVER_ONLY: &[(&str, bool)] = &[
     ("--tensor-parallel-size", true),

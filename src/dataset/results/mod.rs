@@ -11,7 +11,7 @@ mod walk;
 pub use stamp::Stamp;
 pub use walk::read_dirs;
 
-use super::{Outcome, Variant, Workload};
+use super::{Outcome, Variant};
 use crate::classify::{Classifier, Verdict};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -35,8 +35,6 @@ pub struct ResultRecord {
     /// The classification a run of ours recorded (category, evidence): it stands where the text
     /// it kept no longer shows the failure (a failed pull leaves no output).
     pub own_category: Option<(String, String)>,
-    /// What the record measured, as far as its file says.
-    pub workload: Workload,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -66,7 +66,7 @@ fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Re
             Outcome { status: outcome.0, error: outcome.1, metrics, metrics_from, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
         record.texts = variant_texts(r, variant.name());
-        record.workload = origin.workload(r, variant_output(r, variant.name()).as_deref());
+        record.outcome.workload = origin.workload(r, variant_output(r, variant.name()).as_deref());
         out.push(record);
     }
     out
@@ -159,7 +159,7 @@ fn patched(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Resu
         let mut record = origin.record(short, variant, outcome, at);
         record.texts = texts.clone();
         let side = if variant == Variant::Baseline { "baseline" } else { "patched" };
-        record.workload = origin.workload(r, variant_output(r, side).as_deref());
+        record.outcome.workload = origin.workload(r, variant_output(r, side).as_deref());
         out.push(record);
     }
     out

@@ -44,7 +44,13 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     let mut status = RunStatus::from_upstream(&text(obj, "status").unwrap_or_default());
     let error = ["error", "error_message", "skip_reason"].iter().find_map(|k| text(obj, k));
     let raw = text(obj, "raw_output");
-    let (metrics, metrics_from) = metrics::pick(raw.as_deref(), recorded_metrics(obj));
+    let samples = samples_of(obj);
+    // A repeated run's output ends with its last repeat; its recorded metrics are the means.
+    let (metrics, metrics_from) = if samples.is_empty() {
+        metrics::pick(raw.as_deref(), recorded_metrics(obj))
+    } else {
+        (recorded_metrics(obj), Some(MetricsFrom::Recorded))
+    };
     let mut source = origin.source.clone();
     // The harness sometimes missed results its own output holds (its "No … metrics" errors).
     let from_raw = !matches!(metrics_from, None | Some(MetricsFrom::Recorded));
@@ -60,11 +66,13 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
         metrics,
         fixes: fixes_of(obj),
         metrics_from,
+        samples,
+        workload: Default::default(),
     };
     let mut record = origin.record(short, variant, outcome, stamp(obj, &["timestamp"]).or(at));
     record.texts = fields(obj, TEXT_FIELDS, "");
     record.own_category = own_category(obj);
-    record.workload = origin.workload(obj, raw.as_deref());
+    record.outcome.workload = origin.workload(obj, raw.as_deref());
     record
 }
 
@@ -81,6 +89,12 @@ fn fixes_of(obj: &Obj) -> Vec<String> {
     let upstream = obj.get("fix_applied").map(words).unwrap_or_default();
     let upstream = upstream.into_iter().filter(|f| !f.is_empty() && !f.starts_with("none")).collect();
     ours.unwrap_or(upstream)
+}
+
+/// Each repeat's values per metric, where a run of ours repeated its benchmark.
+fn samples_of(obj: &Obj) -> std::collections::BTreeMap<String, Vec<f64>> {
+    let samples = obj.get("perftriage").and_then(|p| p.get("repeats")).and_then(|r| r.get("samples"));
+    samples.and_then(|s| serde_json::from_value(s.clone()).ok()).unwrap_or_default()
 }
 
 /// `perftriage.classification` of a result file we wrote: its category and evidence.

@@ -29,7 +29,6 @@ impl Origin<'_> {
             texts: Vec::new(),
             not_comparable: None,
             own_category: None,
-            workload: Workload::default(),
         }
     }
 
@@ -60,7 +59,7 @@ pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String>
             short_of(result).or_else(|| short_of(instance)).ok_or("Modal result without a commit hash")?;
         let mut set = modal::records(&origin, &short, result, at);
         let described = workload_of(instance, None);
-        set.records.iter_mut().for_each(|r| r.workload.fill_from(&described));
+        set.records.iter_mut().for_each(|r| r.outcome.workload.fill_from(&described));
         return Ok(with_beside(set, path));
     }
     match obj.get("results") {

@@ -37,6 +37,10 @@ pub struct RunOutcome {
     pub bench_exit: Option<i64>,
     pub logs: Vec<PathBuf>,
     pub raw_tail: String,
+    /// Each repeat's value per metric (`metrics` holds their means); empty for a single run.
+    pub samples: std::collections::BTreeMap<String, Vec<f64>>,
+    /// Where in the benchmark pane's text each repeat began.
+    pub repeat_starts: Vec<usize>,
 }
 
 impl RunOutcome {
@@ -57,6 +61,8 @@ impl RunOutcome {
             bench_exit: None,
             logs: Vec::new(),
             raw_tail: String::new(),
+            samples: std::collections::BTreeMap::new(),
+            repeat_starts: Vec::new(),
         }
     }
 
@@ -81,16 +87,27 @@ impl RunOutcome {
         started: Instant,
     ) -> RunOutcome {
         self.raw_tail = tail(&format!("{server}\n{bench}"), 10_000);
-        match parse::parse(bench) {
+        match repeats(bench, &self.repeat_starts) {
             Ok(parsed) if self.bench_exit.unwrap_or(0) == 0 => {
                 self.status = RunStatus::Success;
-                self.metrics = parsed.metrics;
+                self.metrics = means(&parsed);
+                if parsed.len() > 1 {
+                    self.samples = samples(&parsed);
+                }
                 self.duration_s = started.elapsed().as_secs_f64();
                 self
             }
             Ok(_) | Err(_) => {
-                let why =
-                    parse::parse(bench).err().map_or("the benchmark exited with an error", |w| w.describe());
+                let why = repeats(bench, &self.repeat_starts).err().map_or(
+                    "the benchmark exited with an error".to_string(),
+                    |(n, w)| {
+                        format!(
+                            "{}{}",
+                            if n > 0 { format!("repeat {}: ", n + 1) } else { String::new() },
+                            w.describe()
+                        )
+                    },
+                );
                 self.verdict = classifier.classify(&format!("{bench}\n{server}"));
                 let kind =
                     FailureKind::from_name(self.verdict.as_ref().map_or("no_metrics", |v| &v.category));
@@ -99,6 +116,31 @@ impl RunOutcome {
             }
         }
     }
+}
+
+/// Each repeat's metrics, the benchmark's text cut where each began; the first repeat that
+/// gives none fails them all (its index and why).
+fn repeats(bench: &str, starts: &[usize]) -> Result<Vec<Metrics>, (usize, parse::NoMetrics)> {
+    let mut cuts: Vec<usize> = starts.iter().map(|&s| s.min(bench.len())).collect();
+    if cuts.is_empty() {
+        cuts.push(0);
+    }
+    let ends = cuts.iter().skip(1).copied().chain([bench.len()]);
+    let parts = cuts.iter().zip(ends).map(|(&a, b)| bench.get(a..b).unwrap_or(""));
+    parts.enumerate().map(|(n, part)| parse::parse(part).map(|p| p.metrics).map_err(|e| (n, e))).collect()
+}
+
+/// Per metric, the mean over the repeats that measured it.
+fn means(runs: &[Metrics]) -> Metrics {
+    samples(runs).into_iter().map(|(name, values)| (name, crate::metrics::mean(&values))).collect()
+}
+
+fn samples(runs: &[Metrics]) -> std::collections::BTreeMap<String, Vec<f64>> {
+    let mut out: std::collections::BTreeMap<String, Vec<f64>> = std::collections::BTreeMap::new();
+    for (name, value) in runs.iter().flatten() {
+        out.entry(name.clone()).or_default().push(*value);
+    }
+    out
 }
 
 pub(super) fn tail(text: &str, chars: usize) -> String {
@@ -175,6 +217,8 @@ fn ours(outcome: &RunOutcome, redactor: &Redactor, now: &str, gpu: Option<&Value
         "gpu": gpu,
         "timings": { "ready_after_s": outcome.ready_after_s, "duration_s": outcome.duration_s, "finished_at": now },
         "classification": classification(outcome, redactor),
+        "workload": plan.workload,
+        "repeats": { "n": plan.repeat, "samples": outcome.samples },
     })
 }
 

@@ -56,8 +56,7 @@ pub(super) async fn run_steps(
         phase(env, RunPhase::Ready { after_s: after });
     }
     phase(env, RunPhase::Benchmarking);
-    outcome.bench_exit = benchmark(plan, env, &id, tx, &mut rx, &mut panes).await?;
-    Ok(())
+    benchmarks(plan, env, &id, (tx, &mut rx), &mut panes, outcome).await
 }
 
 /// Pick a running container up again (after a restart of the board, or a lost connection): its
@@ -79,8 +78,7 @@ pub(super) async fn resume_steps(
         phase(env, RunPhase::Ready { after_s: after });
     }
     phase(env, RunPhase::Benchmarking);
-    outcome.bench_exit = benchmark(plan, env, id, tx, &mut rx, &mut panes).await?;
-    Ok(())
+    benchmarks(plan, env, id, (tx, &mut rx), &mut panes, outcome).await
 }
 
 async fn pull_if_missing(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
@@ -110,6 +108,32 @@ fn container_spec(plan: &RunPlan) -> crate::runs::ContainerSpec {
             ["sh", "-c", &script, "sh"].iter().map(|s| s.to_string()).chain(argv.iter().cloned()).collect();
     }
     spec
+}
+
+/// The benchmark `plan.repeat` times against the one server, where each began noted for the
+/// parser; an exit that is not 0 ends the repeats.
+async fn benchmarks(
+    plan: &RunPlan,
+    env: &RunEnv,
+    id: &str,
+    (tx, rx): (mpsc::UnboundedSender<Chunk>, &mut mpsc::UnboundedReceiver<Chunk>),
+    panes: &mut Panes<'_>,
+    outcome: &mut super::RunOutcome,
+) -> Result<(), Failure> {
+    outcome.repeat_starts.clear();
+    for n in 1..=plan.repeat {
+        if plan.repeat > 1 {
+            let say =
+                format!("=== perftriage: benchmark run {n} of {} on the same server ===\n", plan.repeat);
+            panes.bench.push(env, Stream::Stdout, say.as_bytes());
+        }
+        outcome.repeat_starts.push(panes.bench.text.len());
+        outcome.bench_exit = benchmark(plan, env, id, tx.clone(), rx, panes).await?;
+        if outcome.bench_exit.unwrap_or(0) != 0 {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Run the benchmark in the container while both panes keep streaming; its exit code.

@@ -147,6 +147,8 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &str, outcome: &RunOutcome) {
         error: outcome.error.clone(),
         metrics: outcome.metrics.clone(),
         metrics_from: (!outcome.metrics.is_empty()).then_some(crate::metrics::MetricsFrom::RawOutput),
+        workload: outcome.plan.workload.clone(),
+        samples: outcome.samples.clone(),
     };
     let verdict = outcome.verdict.clone();
     let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome: result, verdict }));

@@ -85,7 +85,7 @@ fn cell<'a>(row: &'a BoardRow, column: Column, narrow_mark: bool, selected: bool
         Column::AgentName => text(&row.agent, theme.dim),
         Column::Host => text(&row.host, theme.dim),
         Column::Delta => {
-            let style = row.delta.map_or(theme.warn, |pct| super::delta_style(pct, theme).0);
+            let style = row.delta_verdict.map_or(theme.warn, |v| super::verdict_style(v, theme).0);
             text(&row.delta_text, style)
         }
         Column::Baseline | Column::Human | Column::Agent => {

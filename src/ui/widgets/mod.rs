@@ -29,9 +29,13 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-/// A delta's style and word against the board's tie band.
-pub fn delta_style(pct: f64, theme: &Theme) -> (Style, &'static str) {
-    match crate::metrics::verdict(pct, crate::report::TIE_BAND_PCT) {
+/// A pair's style and word: by its confidence interval where it has one, else the tie band.
+pub fn pair_style(pair: &crate::report::Pair, theme: &Theme) -> (Style, &'static str) {
+    verdict_style(pair.verdict(crate::report::TIE_BAND_PCT).unwrap_or(crate::metrics::Verdict::Tie), theme)
+}
+
+pub fn verdict_style(verdict: crate::metrics::Verdict, theme: &Theme) -> (Style, &'static str) {
+    match verdict {
         crate::metrics::Verdict::Better => (theme.better, "better"),
         crate::metrics::Verdict::Worse => (theme.worse, "worse"),
         crate::metrics::Verdict::Tie => (theme.tie, "tie"),

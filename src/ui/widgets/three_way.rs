@@ -10,7 +10,10 @@ use ratatui::text::{Line, Span};
 const LABELS: [&str; 3] = ["H vs B", "A vs B", "A vs H"];
 
 pub fn lines<'a>(entry: &Entry, cmp: &Comparison, theme: &Theme) -> Vec<Line<'a>> {
-    let title = format!("3-way on {} (single runs: tie ±{TIE_BAND_PCT}%):", cmp.metric);
+    let repeated = cmp.pairs.iter().any(|p| p.interval.is_some());
+    let band = format!("single runs: tie ±{TIE_BAND_PCT}%");
+    let basis = if repeated { format!("repeats: 95% CI, a tie if it crosses 0; {band}") } else { band };
+    let title = format!("3-way on {} ({basis}):", cmp.metric);
     let mut out = vec![Line::styled(title, theme.header)];
     out.push(Line::from(
         cmp.pairs.iter().zip(LABELS).map(|(p, l)| delta_span(l, p, theme)).collect::<Vec<_>>(),
@@ -29,9 +32,12 @@ fn delta_span<'a>(label: &str, pair: &Pair, theme: &Theme) -> Span<'a> {
         }
         None => Span::styled(format!("{label} n/a   "), theme.dim),
         Some(p) => {
-            let (style, word) = super::delta_style(p, theme);
+            let (style, word) = super::pair_style(pair, theme);
             let older = if pair.older.is_some() { " (older records)" } else { "" };
-            Span::styled(format!("{label} {p:+.1}% {word}{older}   "), style)
+            let spread = pair.interval.map_or(String::new(), |i| {
+                format!(" [{:+.1}, {:+.1}] over {}+{} runs", i.low, i.high, i.runs.0, i.runs.1)
+            });
+            Span::styled(format!("{label} {p:+.1}%{spread} {word}{older}   "), style)
         }
     }
 }
@@ -63,7 +69,7 @@ fn pair_notes<'a>(label: &str, pair: &Pair, theme: &Theme) -> Vec<Line<'a>> {
 /// where all three agree, else each variant's, marked `≠`.
 fn workload_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     let mut out = vec![Line::styled("Workload (B / H / A):", theme.header)];
-    let workloads = Variant::ALL.map(|v| &entry.variant(v).workload);
+    let workloads = Variant::ALL.map(|v| &entry.variant(v).outcome.workload);
     for (part, label) in WORKLOAD_PARTS {
         let values = workloads.map(|w| w.get(part).unwrap_or("unknown"));
         if values.iter().all(|v| *v == "unknown") {

@@ -1,0 +1,101 @@
+//! Repeated measurements: a mean per variant, and a delta between two variants with its 95 %
+//! confidence interval (Welch's t on the difference of means, as a percentage of the reference
+//! mean). A delta whose interval crosses zero is a tie, whatever its size.
+
+use super::{Direction, Verdict, definition};
+use serde::Serialize;
+
+/// Two-sided 97.5 % quantiles of Student's t for 1–30 degrees of freedom; beyond, 1.96.
+const T_975: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
+
+/// A delta in percent (positive = better) with its 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub pct: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Repeats behind the reference and the candidate.
+    pub runs: (usize, usize),
+}
+
+impl Interval {
+    pub fn verdict(&self) -> Verdict {
+        match () {
+            _ if self.low > 0.0 => Verdict::Better,
+            _ if self.high < 0.0 => Verdict::Worse,
+            _ => Verdict::Tie,
+        }
+    }
+}
+
+/// Student's t at `df` degrees of freedom, rounded down (a wider interval, never a narrower one).
+fn t_975(df: f64) -> f64 {
+    if df >= 31.0 {
+        return 1.96;
+    }
+    let at_or_below = T_975.iter().zip(1..).filter(|(_, d)| f64::from(*d) <= df).map(|(t, _)| *t);
+    at_or_below.last().unwrap_or(12.706)
+}
+
+pub fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+fn variance(values: &[f64]) -> f64 {
+    let m = mean(values);
+    values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len().max(2) - 1) as f64
+}
+
+/// The delta of `candidate` over `reference` on `metric`, with its interval; `None` unless both
+/// have two or more repeats and the reference mean is not zero.
+pub fn interval(metric: &str, reference: &[f64], candidate: &[f64]) -> Option<Interval> {
+    let (nr, nc) = (reference.len(), candidate.len());
+    let (mr, mc) = (mean(reference), mean(candidate));
+    if nr < 2 || nc < 2 || mr == 0.0 {
+        return None;
+    }
+    let (vr, vc) = (variance(reference) / nr as f64, variance(candidate) / nc as f64);
+    let se = (vr + vc).sqrt();
+    // Welch–Satterthwaite degrees of freedom.
+    let df = if se == 0.0 {
+        1.0
+    } else {
+        (vr + vc).powi(2) / (vr.powi(2) / (nr - 1) as f64 + vc.powi(2) / (nc - 1) as f64)
+    };
+    let t = t_975(df);
+    let sign = match definition(metric)?.direction {
+        Direction::HigherIsBetter => 1.0,
+        Direction::LowerIsBetter => -1.0,
+    };
+    let scale = |d: f64| sign * d / mr.abs() * 100.0;
+    let (a, b) = (scale(mc - mr - t * se), scale(mc - mr + t * se));
+    Some(Interval { pct: scale(mc - mr), low: a.min(b), high: a.max(b), runs: (nr, nc) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clear_improvement_is_better_and_noise_is_a_tie() {
+        // Throughput up 10 % with 1 % noise: better, the interval well above zero.
+        let up = interval("output_throughput", &[100.0, 101.0, 99.0], &[110.0, 111.0, 109.0]).unwrap();
+        assert!((up.pct - 10.0).abs() < 1e-9 && up.low > 5.0 && up.verdict() == Verdict::Better, "{up:?}");
+        // Latency (lower is better) 3 % up inside 5 % noise: a tie, though past the ±2 % band.
+        let noisy = interval("tpot_mean", &[10.0, 10.5, 9.5], &[10.3, 10.8, 9.8]).unwrap();
+        assert!(noisy.pct < -2.0 && noisy.low < 0.0 && noisy.high > 0.0, "{noisy:?}");
+        assert_eq!(noisy.verdict(), Verdict::Tie);
+        assert_eq!(interval("tpot_mean", &[10.0], &[11.0, 12.0]), None, "one run has no interval");
+    }
+
+    #[test]
+    fn the_interval_matches_welch_by_hand() {
+        // Means 10 and 12, variances 1 and 4, n = 3 each: se² = 1/3 + 4/3, df = (5/3)² / ((1/3)² / 2 + (4/3)² / 2) = 2.94 → t(2) = 4.303.
+        let i = interval("output_throughput", &[9.0, 10.0, 11.0], &[10.0, 12.0, 14.0]).unwrap();
+        let half = 4.303 * (5.0f64 / 3.0).sqrt() / 10.0 * 100.0;
+        assert!((i.pct - 20.0).abs() < 1e-9 && (i.high - i.pct - half).abs() < 1e-9, "{i:?}");
+    }
+}

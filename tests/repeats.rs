@@ -1,0 +1,52 @@
+//! All three variants of a commit run by perftriage through the mock images, the benchmark
+//! repeated three times against one server: one workload for the three, the means recorded with
+//! each run's values, and 3-way deltas with a 95 % confidence interval.
+//! Skipped with a notice when no engine is reachable and CI is unset; under CI=true they fail instead.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{engine, ensure_images, perftriage, result, runtime, setup, text};
+use serde_json::Value;
+
+const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
+
+#[test]
+fn three_variants_repeated_three_times_are_one_workload_with_an_interval() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let patch = "--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1 @@\n\
+                 -__version__ = '0.9.2.dev0+mock'\n+__version__ = '0.9.2.dev0+agent'\n";
+    std::fs::write(s.root.join("patches").join(format!("{}.patch", s.short)), patch).unwrap();
+    let mut workloads = Vec::new();
+    for variant in ["baseline", "human", "agent"] {
+        let out = perftriage(&s, &["run", &s.short, "--variant", variant, "--repeat", "3"]);
+        assert_eq!(out.status.code(), Some(0), "{variant}: {}", text(&out));
+        assert!(text(&out).contains("benchmark run 3 of 3 on the same server"), "{variant}: {}", text(&out));
+        let r = result(&s, variant);
+        let ours = &r["perftriage"];
+        assert_eq!(ours["repeats"]["n"], 3, "{r:#}");
+        let tpot = ours["repeats"]["samples"]["tpot_mean"].as_array().unwrap();
+        let tpot: Vec<f64> = tpot.iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(tpot.len(), 3, "{r:#}");
+        let mean = tpot.iter().sum::<f64>() / 3.0;
+        assert!((r["metrics"]["tpot_mean_ms"].as_f64().unwrap() - mean).abs() < 1e-9, "the mean is recorded");
+        workloads.push(ours["workload"].clone());
+    }
+    assert!(workloads.iter().all(|w| *w == workloads[0]), "one workload: {workloads:#?}");
+    assert_eq!(workloads[0]["harness"], "perftriage");
+    assert_eq!(workloads[0]["dataset"], "random", "the rewrite rules applied alike: {:#}", workloads[0]);
+    let results = s.root.join("ws/results");
+    let out = perftriage(&s, &["--results", results.to_str().unwrap(), "status", "--json"]);
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for pair in record["comparison"]["pairs"].as_array().unwrap() {
+        assert_eq!(pair["comparable"], true, "{pair:#}");
+        let i = &pair["interval"];
+        assert_eq!(i["runs"], serde_json::json!([3, 3]), "{pair:#}");
+        let (low, pct, high) =
+            (i["low"].as_f64().unwrap(), i["pct"].as_f64().unwrap(), i["high"].as_f64().unwrap());
+        assert!(low <= pct && pct <= high && (pct - pair["pct"].as_f64().unwrap()).abs() < 1e-9, "{pair:#}");
+    }
+}
