@@ -90,7 +90,10 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     assert!(
         matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
     );
-    let Effect::StartRun { image, fixes, .. } = &effects[1] else { panic!("{effects:?}") };
+    let Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. } = &effects[1]
+    else {
+        panic!("{effects:?}")
+    };
     assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"));
     assert_eq!(fixes, &vec!["numpy_lt_2".to_string()]);
     assert_eq!(
@@ -131,7 +134,8 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
     planner.press(&mut s, Key::ch('r'));
     planner.press(&mut s, Key::ch('h'));
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { run_id, image, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let [Effect::StartRun { run_id, request }] = effects.as_slice() else { panic!("{effects:?}") };
+    let image = &request.image;
     assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"), "the run uses the fixed image");
     let outcome = perftriage::dataset::Outcome {
         status: perftriage::dataset::RunStatus::Success,
@@ -172,7 +176,11 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
         confirm.preview
     );
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { image, fixes, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let [Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. }] =
+        effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
     assert_eq!(image.as_deref(), Some("perftriage-fixed:7c01f706418d"));
     assert_eq!(fixes, &vec!["aimv2_exist_ok".to_string()]);
 }

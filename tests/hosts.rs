@@ -292,6 +292,7 @@ fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
         image: None,
         fixes: Vec::new(),
         host: None,
+        repeat: None,
     };
     let run_id = s.queue_run(request);
     let phase = perftriage::runs::RunPhase::Placed { host: "gpu2".into() };

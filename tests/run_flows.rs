@@ -53,9 +53,13 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
     assert!(press(&mut s, enter()).is_empty(), "Enter on the default button cancels");
     press(&mut s, Key::ch('r'));
     press(&mut s, Key::ch('h'));
+    press(&mut s, Key::ch('+'));
+    let perftriage::app::Mode::Confirm(confirm) = &s.mode else { panic!("a confirm") };
+    assert!(confirm.preview.iter().any(|l| l.starts_with("benchmark runs: 3 against one server start")));
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { run_id, short, variant, .. }] = effects.as_slice() else { panic!("{effects:?}") };
-    assert_eq!((short.as_str(), *variant), ("7c01f706", Variant::Human));
+    let [Effect::StartRun { run_id, request }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((request.short.as_str(), request.variant), ("7c01f706", Variant::Human));
+    assert_eq!(request.repeat, Some(3), "+ in the confirm: three benchmark runs");
     assert!(cell(&s, "7c01f706", Variant::Human).contains(" queued "));
     let run_id = run_id.clone();
     update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Starting }));
@@ -174,7 +178,7 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
 fn started(effects: &[Effect]) -> Vec<Variant> {
     effects
         .iter()
-        .filter_map(|e| if let Effect::StartRun { variant, .. } = e { Some(*variant) } else { None })
+        .filter_map(|e| if let Effect::StartRun { request, .. } = e { Some(request.variant) } else { None })
         .collect()
 }
 

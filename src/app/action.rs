@@ -97,6 +97,7 @@ pub enum Action {
     Accept,
     LeaveRunning,
     NextHost,
+    MoreRepeats,
     // Text prompt.
     Submit,
     DeleteChar,
@@ -228,6 +229,11 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (
         Action::NextHost,
         "starting runs with [[hosts]]: choose the host (next one; then placement again)",
+        None,
+    ),
+    (
+        Action::MoreRepeats,
+        "starting runs: benchmark runs against one server start (1, 3, 5, 10; a 95% interval from 3)",
         None,
     ),
     (Action::Submit, "submit", Some("submit")),

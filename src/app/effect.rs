@@ -43,14 +43,10 @@ pub enum Effect {
         short: String,
         requests: Vec<crate::app::RunRequest>,
     },
+    /// What to run (its image, fixes, the host and repeats the confirm chose).
     StartRun {
         run_id: String,
-        short: String,
-        variant: Variant,
-        image: Option<String>,
-        fixes: Vec<String>,
-        /// The host the confirm chose (`[[hosts]]`); `None`: placement picks one.
-        host: Option<String>,
+        request: crate::app::RunRequest,
     },
     /// Pick a running container of ours up again: readiness, benchmark, result, removal.
     /// Follow a Slurm job found again to its end, and read its result back.

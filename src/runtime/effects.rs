@@ -30,10 +30,7 @@ impl Io {
             Effect::SearchLog { key, query, upto } => self.logs.search(key, query, upto),
             Effect::GpuInterval(ms) => self.gpu_interval.store(ms, Ordering::Relaxed),
             Effect::PlanRuns { short, requests } => self.jobs.preview(&short, &requests),
-            Effect::StartRun { run_id, short, variant, image, fixes, host } => {
-                let request = crate::app::RunRequest { short, variant, image, fixes, host };
-                self.jobs.start(&run_id, request)
-            }
+            Effect::StartRun { run_id, request } => self.jobs.start(&run_id, request),
             Effect::WriteResult { run_id, gpu } => self.jobs.write_result(&run_id, gpu),
             Effect::ResumeRun { run_id, short, variant, container, created, host } => {
                 let start = Start::Resume { container, created_unix: created };

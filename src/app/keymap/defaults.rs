@@ -157,6 +157,7 @@ const CONFIRM: &[(&str, Action)] = &[
     ("enter", Action::Accept),
     ("L", Action::LeaveRunning),
     ("o", Action::NextHost),
+    ("+", Action::MoreRepeats),
     ("left", Action::SwitchButton),
     ("right", Action::SwitchButton),
     ("tab", Action::SwitchButton),

@@ -42,6 +42,8 @@ pub enum ConfirmAction {
         variants: Vec<Variant>,
         /// A `[[hosts]]` host chosen in the confirm (`o`); `None`: placed when each starts.
         host: Option<String>,
+        /// Benchmark runs against one server start (`+` in the confirm).
+        repeat: u32,
     },
     CancelRun {
         run_id: String,

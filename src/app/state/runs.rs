@@ -23,6 +23,8 @@ pub struct RunRequest {
     pub fixes: Vec<String>,
     /// The `[[hosts]]` host the confirm chose; `None`: placed when it starts.
     pub host: Option<String>,
+    /// Benchmark runs against one server start, as the confirm chose; `None`: `[runs] repeat`.
+    pub repeat: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -122,6 +124,8 @@ pub struct RunsState {
     pub queue: VecDeque<String>,
     /// Runs at a time (`[runs] concurrency`).
     pub concurrency: usize,
+    /// `[runs] repeat`: what a run confirm offers first.
+    pub repeat: u32,
     /// The `[[hosts]]` as last seen (empty without them).
     pub hosts: Vec<crate::runs::HostSlot>,
     /// Where the runs go as Slurm jobs (`[slurm] board`), said in the confirm; `None`: Docker.
@@ -137,6 +141,7 @@ impl RunsState {
             list: Vec::new(),
             queue: VecDeque::new(),
             concurrency: 1,
+            repeat: 1,
             hosts: Vec::new(),
             slurm: None,
             counter: 0,

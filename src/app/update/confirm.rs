@@ -34,6 +34,10 @@ pub fn act(state: &mut AppState, action: Action) -> Answer {
             super::runs::next_host(confirm, &state.runs.hosts);
             return Answer::Pending;
         }
+        Action::MoreRepeats => {
+            super::runs::next_repeat(confirm);
+            return Answer::Pending;
+        }
         Action::ScrollDown | Action::ScrollPageDown | Action::ScrollUp | Action::ScrollPageUp => {
             scroll(confirm, action);
             return Answer::Pending;

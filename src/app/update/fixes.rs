@@ -182,7 +182,7 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
         if !fixes.contains(&recipe) {
             fixes.push(recipe);
         }
-        state.queue_run(RunRequest { short, variant, image, fixes, host: None });
+        state.queue_run(RunRequest { short, variant, image, fixes, host: None, repeat: None });
         state.refresh_live_cells();
     }
     effects

@@ -184,8 +184,8 @@ fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
 fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect> {
     match action {
         ConfirmAction::MarkUnfixable { short, reason } => triage::record_unfixable(state, &short, reason),
-        ConfirmAction::StartRuns { short, variants, host } => {
-            runs::start(state, &short, &variants, host.as_deref())
+        ConfirmAction::StartRuns { short, variants, host, repeat } => {
+            runs::start(state, &short, &variants, (host.as_deref(), repeat))
         }
         ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {

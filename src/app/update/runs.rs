@@ -39,7 +39,7 @@ pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
     let image = state.board.book.fixed_image(short, variant.name());
     let fixes = if image.is_some() { state.board.book.fixes(short, variant.name()) } else { Vec::new() };
-    RunRequest { short: short.to_string(), variant, image, fixes, host: None }
+    RunRequest { short: short.to_string(), variant, image, fixes, host: None, repeat: None }
 }
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.
@@ -71,13 +71,36 @@ fn planned(state: &mut AppState, short: String, plans: Vec<(Variant, Result<Vec<
     } else if !state.runs.hosts.is_empty() {
         preview.push(host_line(&state.runs.hosts, None));
     }
+    preview.push(repeat_line(state.runs.repeat));
     let names: Vec<&str> = runnable.iter().map(|v| v.name()).collect();
     let title = format!("Run {} of {short}?", names.join(", "));
-    let action = ConfirmAction::StartRuns { short, variants: runnable, host: None };
+    let action =
+        ConfirmAction::StartRuns { short, variants: runnable, host: None, repeat: state.runs.repeat };
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
 }
 
 const HOST_LINE: &str = "host: ";
+const REPEAT_LINE: &str = "benchmark runs: ";
+/// What `+` steps through in a run confirm.
+const REPEATS: [u32; 4] = [1, 3, 5, 10];
+
+fn repeat_line(repeat: u32) -> String {
+    let what = match repeat {
+        1 => "a single run: the 3-way verdict is a ±2% band".to_string(),
+        n => format!("{n} against one server start: means with a 95% interval, a tie if it crosses 0"),
+    };
+    format!("{REPEAT_LINE}{what}; +: more")
+}
+
+/// `+` in a run confirm: the next repeat count (1, 3, 5, 10, then 1 again).
+pub fn next_repeat(confirm: &mut Confirm) {
+    let ConfirmAction::StartRuns { repeat, .. } = &mut confirm.action else { return };
+    *repeat = REPEATS.iter().copied().find(|n| n > repeat).unwrap_or(REPEATS[0]);
+    let line = repeat_line(*repeat);
+    if let Some(shown) = confirm.preview.iter_mut().find(|l| l.starts_with(REPEAT_LINE)) {
+        *shown = line;
+    }
+}
 
 /// Where the runs will go, and how the hosts stand now.
 fn host_line(hosts: &[crate::runs::HostSlot], chosen: Option<&str>) -> String {
@@ -111,9 +134,15 @@ pub fn next_host(confirm: &mut Confirm, hosts: &[crate::runs::HostSlot]) {
 }
 
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
-pub fn start(state: &mut AppState, short: &str, variants: &[Variant], host: Option<&str>) -> Vec<Effect> {
+pub fn start(
+    state: &mut AppState,
+    short: &str,
+    variants: &[Variant],
+    (host, repeat): (Option<&str>, u32),
+) -> Vec<Effect> {
     for v in variants {
-        let request = RunRequest { host: host.map(String::from), ..request(state, short, *v) };
+        let request =
+            RunRequest { host: host.map(String::from), repeat: Some(repeat), ..request(state, short, *v) };
         state.queue_run(request);
     }
     if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
@@ -133,8 +162,8 @@ pub fn pump(state: &mut AppState) -> Vec<Effect> {
         let Some(run_id) = state.runs.queue.pop_front() else { break };
         let Some(run) = state.runs.get_mut(&run_id) else { continue };
         run.dispatched = true;
-        let RunRequest { short, variant, image, fixes, host } = run.request.clone();
-        effects.push(Effect::StartRun { run_id, short, variant, image, fixes, host });
+        let request = run.request.clone();
+        effects.push(Effect::StartRun { run_id, request });
     }
     effects
 }
@@ -313,8 +342,14 @@ fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant, host
     if state.runs.get(run_id).is_some() {
         return false;
     }
-    let request =
-        RunRequest { short: short.to_string(), variant, image: None, fixes: Vec::new(), host: None };
+    let request = RunRequest {
+        short: short.to_string(),
+        variant,
+        image: None,
+        fixes: Vec::new(),
+        host: None,
+        repeat: None,
+    };
     let mut run = RunView::new(run_id, request, state.session.ticks, state.logs.ring);
     run.reattached = true;
     run.dispatched = true;
