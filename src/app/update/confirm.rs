@@ -31,11 +31,11 @@ pub fn act(state: &mut AppState, action: Action) -> Answer {
             return Answer::Pending;
         }
         Action::NextHost => {
-            super::runs::next_host(confirm, &state.runs.hosts);
+            super::run_confirm::next_host(confirm, &state.runs.hosts);
             return Answer::Pending;
         }
         Action::MoreRepeats => {
-            super::runs::next_repeat(confirm);
+            super::run_confirm::next_repeat(confirm);
             return Answer::Pending;
         }
         Action::ScrollDown | Action::ScrollPageDown | Action::ScrollUp | Action::ScrollPageUp => {

@@ -13,6 +13,7 @@ mod logs;
 mod menu;
 mod mouse;
 mod prompt;
+mod run_confirm;
 mod runs;
 mod runs_view;
 mod triage;

@@ -42,97 +42,6 @@ fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
     RunRequest { short: short.to_string(), variant, image, fixes, host: None, repeat: None }
 }
 
-/// The plans came back: confirm the runs that can run, saying exactly what each will do.
-fn planned(state: &mut AppState, short: String, plans: Vec<(Variant, Result<Vec<String>, String>)>) {
-    if state.mode != Mode::Planning(short.clone()) {
-        return; // given up with Esc while it was being planned
-    }
-    state.mode = Mode::Normal;
-    let mut preview = Vec::new();
-    let mut runnable = Vec::new();
-    for (variant, plan) in plans {
-        match plan {
-            Ok(lines) => {
-                runnable.push(variant);
-                preview.extend(lines);
-            }
-            Err(why) => preview.push(format!("{} {}: cannot run: {why}", variant.letter(), variant.name())),
-        }
-    }
-    if runnable.is_empty() {
-        return state.notify(Level::Error, preview.join("; "));
-    }
-    preview.push(format!("{} run(s) at a time; the rest queue in this order", state.runs.concurrency.max(1)));
-    if let Some(target) = &state.runs.slurm {
-        preview.push(format!(
-            "Slurm: each run a batch job on {target} asking for the commit's GPUs; its payload is \
-             perftriage's own run on the node; x cancels it with scancel"
-        ));
-    } else if !state.runs.hosts.is_empty() {
-        preview.push(host_line(&state.runs.hosts, None));
-    }
-    preview.push(repeat_line(state.runs.repeat));
-    let names: Vec<&str> = runnable.iter().map(|v| v.name()).collect();
-    let title = format!("Run {} of {short}?", names.join(", "));
-    let action =
-        ConfirmAction::StartRuns { short, variants: runnable, host: None, repeat: state.runs.repeat };
-    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
-}
-
-const HOST_LINE: &str = "host: ";
-const REPEAT_LINE: &str = "benchmark runs: ";
-/// What `+` steps through in a run confirm.
-const REPEATS: [u32; 4] = [1, 3, 5, 10];
-
-fn repeat_line(repeat: u32) -> String {
-    let what = match repeat {
-        1 => "a single run: the 3-way verdict is a ±2% band".to_string(),
-        n => format!("{n} against one server start: means with a 95% interval, a tie if it crosses 0"),
-    };
-    format!("{REPEAT_LINE}{what}; +: more")
-}
-
-/// `+` in a run confirm: the next repeat count (1, 3, 5, 10, then 1 again).
-pub fn next_repeat(confirm: &mut Confirm) {
-    let ConfirmAction::StartRuns { repeat, .. } = &mut confirm.action else { return };
-    *repeat = REPEATS.iter().copied().find(|n| n > repeat).unwrap_or(REPEATS[0]);
-    let line = repeat_line(*repeat);
-    if let Some(shown) = confirm.preview.iter_mut().find(|l| l.starts_with(REPEAT_LINE)) {
-        *shown = line;
-    }
-}
-
-/// Where the runs will go, and how the hosts stand now.
-fn host_line(hosts: &[crate::runs::HostSlot], chosen: Option<&str>) -> String {
-    let now: Vec<String> = hosts.iter().map(crate::runs::HostSlot::summary).collect();
-    let now = now.join(", ");
-    match chosen {
-        None => format!(
-            "{HOST_LINE}placed when it starts on one with a free slot and its GPUs (now: {now}); o: choose"
-        ),
-        Some(name) => format!(
-            "{HOST_LINE}{name}, chosen here: its slots and GPUs are not checked (now: {now}); o: next"
-        ),
-    }
-}
-
-/// `o` in a run confirm: the next `[[hosts]]` host, and after the last, placement again.
-pub fn next_host(confirm: &mut Confirm, hosts: &[crate::runs::HostSlot]) {
-    let ConfirmAction::StartRuns { host, .. } = &mut confirm.action else { return };
-    if hosts.is_empty() {
-        return;
-    }
-    let at = host.as_ref().and_then(|h| hosts.iter().position(|s| &s.name == h));
-    *host = match at {
-        None => Some(hosts[0].name.clone()),
-        Some(i) => hosts.get(i + 1).map(|s| s.name.clone()),
-    };
-    let line = host_line(hosts, host.as_deref());
-    if let Some(shown) = confirm.preview.iter_mut().find(|l| l.starts_with(HOST_LINE)) {
-        *shown = line;
-    }
-}
-
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
 pub fn start(
     state: &mut AppState,
@@ -216,7 +125,7 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
         }
         RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
         RunMsg::Recorded { run_id, source } => recorded(state, &run_id, source),
-        RunMsg::Planned { short, plans } => planned(state, short, plans),
+        RunMsg::Planned { short, plans } => super::run_confirm::planned(state, short, plans),
         RunMsg::FoundJob { run_id, short, variant, job_id } => {
             if found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
                 return vec![Effect::FollowJob { run_id, short, variant, job_id }];
