@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::engine::{Setup, engine, ensure_images, result, run, runtime, setup};
+use common::engine::{Setup, ready, result, run, setup};
 use perftriage::docker::Engine;
 use std::path::Path;
 use std::process::Command;
@@ -20,13 +20,6 @@ fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &Engine, setup: &Set
 }
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
-
-fn ready() -> Option<(tokio::runtime::Runtime, Engine)> {
-    let rt = runtime();
-    let engine = engine(&rt)?;
-    ensure_images(&rt, &engine);
-    Some((rt, engine))
-}
 
 #[test]
 fn serving_run_end_to_end_writes_metrics_and_leaves_no_container() {

@@ -6,16 +6,14 @@
 
 mod common;
 
-use common::engine::{engine, ensure_images, perftriage, result, runtime, setup, text};
+use common::engine::{perftriage, ready, result, setup, text};
 use serde_json::Value;
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
 
 #[test]
 fn three_variants_repeated_three_times_are_one_workload_with_an_interval() {
-    let rt = runtime();
-    let Some(engine) = engine(&rt) else { return };
-    ensure_images(&rt, &engine);
+    let Some(_engine) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
     let patch = "--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1 @@\n\
                  -__version__ = '0.9.2.dev0+mock'\n+__version__ = '0.9.2.dev0+agent'\n";

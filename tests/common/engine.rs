@@ -149,6 +149,14 @@ pub struct Setup {
     pub config: PathBuf,
 }
 
+/// A runtime and the engine with the test images built; `None` (skipped) without an engine.
+pub fn ready() -> Option<(tokio::runtime::Runtime, Engine)> {
+    let rt = runtime();
+    let engine = engine(&rt)?;
+    ensure_images(&rt, &engine);
+    Some((rt, engine))
+}
+
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
 }
