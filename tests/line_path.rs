@@ -81,6 +81,86 @@ fn spooled_lines_read_back_as_forwarded_and_the_verdict_is_live() {
 }
 
 #[test]
+fn a_token_split_by_an_escape_in_the_middle_of_a_chunk_is_redacted() {
+    // Whole lines in the middle of a chunk take the block road: the escape hides the token from the raw bytes.
+    let (lines, spool) =
+        feed(&[b"start\ntoken \x1b[1mhf_SEC\x1b[0mRETabc123\nlater hf_SECRETabc123 too\nend\n"]);
+    let texts: Vec<&str> = lines.iter().map(Line::text).collect();
+    assert_eq!(texts, ["start", "token [REDACTED]", "later [REDACTED] too", "end"]);
+    assert_clean(&lines, &spool);
+}
+
+/// A log with every kind of line the decoder changes, and a failure for the classifier to find.
+fn tricky_log() -> Vec<u8> {
+    let mut log = Vec::new();
+    for i in 0..3_000 {
+        log.extend_from_slice(format!("INFO 07-24 13:15:43 [core.py:1] step {i}\n").as_bytes());
+        log.extend_from_slice(
+            b"\x1b[1;36m(APIServer pid=9)\x1b[0m INFO 07-24 13:15:44 [api_server.py:1] ready\n",
+        );
+        log.extend_from_slice(b"Capturing:  52%|##   | 35/67\r100%|#####| 67/67\n\ttab\there\r\n");
+        log.extend_from_slice(
+            "INFO:     127.0.0.1:44458 - \"POST /v1/completions HTTP/1.1\" 200 OK\n".as_bytes(),
+        );
+    }
+    log.extend_from_slice(
+        b"bell\x07 title\x1b]0;t\x07 C1 \xc2\x85 bidi \xe2\x80\x8f end\nnot utf-8 \xff here\n",
+    );
+    log.extend_from_slice(
+        b"ValueError: 'aimv2' is already used by a Transformers config, pick another name.\n",
+    );
+    log.extend_from_slice(b"last line without a newline");
+    log
+}
+
+/// Lines (text, styles, noise, stream), the spool's bytes and the verdict, feeding `log` in `chunk`-byte pieces.
+fn through(log: &[u8], chunk: usize) -> (Vec<Line>, Vec<u8>, Option<perftriage::classify::Verdict>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = path(dir.path());
+    let mut out = Vec::new();
+    for piece in log.chunks(chunk) {
+        out.extend(lines.ingest(Stream::Stdout, piece).unwrap());
+    }
+    out.extend(lines.finish().unwrap());
+    (out, std::fs::read(dir.path().join("spool.log")).unwrap(), lines.verdict())
+}
+
+#[test]
+fn the_block_road_gives_what_line_by_line_decoding_gives() {
+    let log = tricky_log();
+    // 5-byte pieces hold hardly a whole line: nearly every line goes through the decoder alone.
+    let (slow_lines, slow_spool, slow_verdict) = through(&log, 5);
+    for chunk in [4096, 1 << 20] {
+        let (lines, spool, verdict) = through(&log, chunk);
+        assert_eq!(lines.len(), slow_lines.len(), "{chunk}-byte chunks");
+        assert!(lines == slow_lines, "{chunk}-byte chunks: the same lines, styles and noise marks");
+        assert!(spool == slow_spool, "{chunk}-byte chunks: the same spool");
+        assert_eq!(verdict, slow_verdict, "{chunk}-byte chunks");
+    }
+    let verdict = slow_verdict.unwrap();
+    assert_eq!((verdict.category.as_str(), verdict.line), ("aimv2", 15_003));
+    assert!(slow_lines.iter().any(|l| l.noise), "access lines are noise");
+}
+
+#[test]
+fn a_caller_keeping_a_ring_gets_the_newest_lines_and_the_count_of_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let classifier = Arc::new(Classifier::embedded().unwrap());
+    let mut lines = LinePath::create(&dir.path().join("spool.log"), Redactor::default(), classifier)
+        .unwrap()
+        .keeping(100);
+    let log = tricky_log();
+    for piece in log.chunks(1 << 16) {
+        lines.push(Stream::Stdout, piece).unwrap();
+    }
+    let batch = lines.finish_batch().unwrap();
+    assert_eq!((batch.skipped + batch.lines.len(), batch.lines.len()), (lines.total(), 100));
+    assert_eq!(batch.lines.last().unwrap().text(), "last line without a newline");
+    let (all, _, _) = through(&log, 1 << 16);
+    assert!(batch.lines[..] == all[all.len() - 100..], "the newest 100, decoded as every line is");
+}
+
+#[test]
 fn spools_and_their_folders_are_private_to_their_owner() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();

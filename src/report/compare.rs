@@ -99,17 +99,10 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
     let mut out =
         Pair { name, pct: None, measured, comparable, reasons, unverified, older: None, interval: None };
     match values {
-        Some((a, b)) if out.comparable => {
-            out.interval = repeats_interval(metric, reference, candidate);
-            out.pct = out.interval.map(|i| i.pct).or_else(|| improvement_pct(metric, a, b));
-        }
+        Some(_) if out.comparable => (out.pct, out.interval) = delta(metric, reference, candidate),
         Some(_) => {
             if let Some((a, b)) = older_pair(entry, metric, r, c) {
-                out.pct = improvement_pct(
-                    metric,
-                    value_of(a, metric).unwrap_or(0.0),
-                    value_of(b, metric).unwrap_or(0.0),
-                );
+                (out.pct, out.interval) = delta(metric, a, b);
                 out.older = Some(format!("older records: {} and {}", described(r, a), described(c, b)));
                 out.comparable = true;
             }
@@ -117,6 +110,19 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
         None => {}
     }
     out
+}
+
+/// The delta of two states on `metric`, and its interval where both repeated (the delta is then
+/// the interval's, from the means).
+fn delta(
+    metric: &str,
+    reference: &VariantState,
+    candidate: &VariantState,
+) -> (Option<f64>, Option<Interval>) {
+    let samples = |s: &VariantState| s.outcome.samples.get(metric).cloned().unwrap_or_default();
+    let spread = interval(metric, &samples(reference), &samples(candidate));
+    let single = || improvement_pct(metric, value_of(reference, metric)?, value_of(candidate, metric)?);
+    (spread.map(|i| i.pct).or_else(single), spread)
 }
 
 /// Why two workloads are not one — each part that differs, or is known on one side only — and
@@ -131,7 +137,8 @@ pub fn reasons(r: Variant, a: &Workload, c: Variant, b: &Workload) -> (Vec<Strin
     (reasons, unverified)
 }
 
-/// The newest pair of successful records of `r` and `c` with the metric and one workload.
+/// The newest pair of successful records of `r` and `c` with the metric and one workload (as the
+/// newest pair is judged: parts one record of a shared harness does not say are not held against it).
 fn older_pair<'e>(
     entry: &'e Entry,
     metric: &str,
@@ -142,19 +149,14 @@ fn older_pair<'e>(
         |v: Variant| entry.measured.iter().filter(move |(w, s)| *w == v && value_of(s, metric).is_some());
     let mut best: Option<(&VariantState, &VariantState)> = None;
     for (_, a) in of(r) {
-        for (_, b) in of(c).filter(|(_, b)| b.outcome.workload == a.outcome.workload) {
+        let agrees = |b: &VariantState| reasons(r, &a.outcome.workload, c, &b.outcome.workload).0.is_empty();
+        for (_, b) in of(c).filter(|(_, b)| agrees(b)) {
             if best.is_none_or(|(x, y)| a.at.max(b.at) > x.at.max(y.at)) {
                 best = Some((a, b));
             }
         }
     }
     best
-}
-
-/// The interval of two states' repeats of `metric`, where both repeated.
-fn repeats_interval(metric: &str, reference: &VariantState, candidate: &VariantState) -> Option<Interval> {
-    let samples = |s: &VariantState| s.outcome.samples.get(metric).cloned().unwrap_or_default();
-    interval(metric, &samples(reference), &samples(candidate))
 }
 
 fn described(v: Variant, state: &VariantState) -> String {
