@@ -4,6 +4,7 @@
 
 mod container;
 mod describe;
+pub use describe::one_workload;
 mod failure;
 mod phase;
 mod placement;

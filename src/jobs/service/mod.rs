@@ -132,8 +132,16 @@ impl JobService {
 
     /// Describe the runs a confirm asks about, from their plans.
     pub fn preview(&self, short: &str, requests: &[RunRequest]) {
-        let plans =
-            requests.iter().map(|r| (r.variant, self.planned("preview", r).map(|p| p.describe()))).collect();
+        let planned: Vec<_> = requests.iter().map(|r| (r.variant, self.planned("preview", r))).collect();
+        let ok: Vec<&RunPlan> = planned.iter().filter_map(|(_, p)| p.as_ref().ok()).collect();
+        let check = crate::runs::one_workload(&ok);
+        let mut plans: Vec<_> = planned
+            .iter()
+            .map(|(v, p)| (*v, p.as_ref().map(RunPlan::describe).map_err(Clone::clone)))
+            .collect();
+        if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
+            last.push(format!("  {check}"));
+        }
         let _ = self.tx.send(Msg::Run(RunMsg::Planned { short: short.to_string(), plans }));
     }
 
