@@ -90,6 +90,24 @@ fn what_one_pipeline_records_and_another_does_not_is_not_guessed() {
 }
 
 #[test]
+fn the_load_a_pipeline_did_not_record_is_unknown_and_named_part_by_part() {
+    let all = status();
+    let why = reasons(pair(&all, "25ebed2f", "agent_vs_baseline"));
+    for part in [
+        "script: baseline benchmark_serving.py — agent unknown",
+        "dataset: baseline sonnet — agent unknown",
+        "dataset file: baseline sonnet.txt — agent unknown",
+        "prompts: baseline 100 — agent unknown",
+        "input len: baseline 256 — agent unknown",
+        "output len: baseline 64 — agent unknown",
+        "request rate: baseline inf — agent unknown",
+    ] {
+        assert!(why.contains(&part), "{part}: {why:?}");
+    }
+    assert!(why.iter().any(|r| r.starts_with("harness: baseline 3way_claude_code/results — agent 3way_trae_sonnet45")));
+}
+
+#[test]
 fn an_older_comparable_pair_is_used_and_named_when_the_newest_differ() {
     let all = status();
     let p = pair(&all, "22d33bac", "agent_vs_human");
