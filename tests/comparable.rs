@@ -104,7 +104,10 @@ fn the_load_a_pipeline_did_not_record_is_unknown_and_named_part_by_part() {
     ] {
         assert!(why.contains(&part), "{part}: {why:?}");
     }
-    assert!(why.iter().any(|r| r.starts_with("harness: baseline 3way_claude_code/results — agent 3way_trae_sonnet45")));
+    assert!(
+        why.iter()
+            .any(|r| r.starts_with("harness: baseline 3way_claude_code/results — agent 3way_trae_sonnet45"))
+    );
 }
 
 #[test]
