@@ -49,8 +49,10 @@ const FLAG_PARTS: &[(&str, &str)] = &[
     ("-tp", "tp"),
 ];
 
-/// Flags that say where the client connects or how it prints, not what load it makes.
+/// Flags that say where the client connects or how it prints, not what load it makes (`-m`
+/// names the script, a part of its own).
 const NOT_LOAD: &[&str] = &[
+    "-m",
     "--host",
     "--port",
     "--base-url",
@@ -273,10 +275,8 @@ mod tests {
         assert_eq!(w.get("kind"), Some("latency"));
         assert_eq!(w.get("tp"), Some("4"));
         assert_eq!(w.get("flags"), Some("--batch-size=8 --no-enable-prefix-caching --num-iters=20"));
-        assert_eq!(
-            Workload::from_command("python -m sglang.bench_serving --x").get("script"),
-            Some("sglang.bench_serving")
-        );
+        let sglang = Workload::from_command("python -m sglang.bench_serving --num-prompts 100 --x");
+        assert_eq!((sglang.get("script"), sglang.get("flags")), (Some("sglang.bench_serving"), Some("--x")));
     }
 
     #[test]
