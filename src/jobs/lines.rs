@@ -123,8 +123,11 @@ impl LinePath {
     /// not UTF-8, goes through the decoder and redactor line by line instead.
     fn push_whole_lines(&mut self, stream: Stream, raw: &[u8]) -> std::io::Result<()> {
         let text = crate::logs::block_text(raw, stream);
-        let secret =
-            |text: &str| self.redactor.holds_secret(raw) || self.redactor.holds_secret(text.as_bytes());
+        // A borrowed text is the raw bytes themselves: one scan for secrets is enough.
+        let secret = |text: &std::borrow::Cow<str>| {
+            self.redactor.holds_secret(raw)
+                || matches!(text, std::borrow::Cow::Owned(t) if self.redactor.holds_secret(t.as_bytes()))
+        };
         let Some(text) = text.filter(|t| !secret(t)) else {
             return self.decode(stream, raw);
         };

@@ -61,29 +61,26 @@ pub struct Comparability {
 }
 
 impl Comparability {
-    fn count(&mut self, pair: &Pair, newest_reasons: &[String]) {
+    /// A pair with both values; its reasons are the newest records' (none when they agreed).
+    fn count(&mut self, pair: &Pair) {
         self.with_values += 1;
         match (pair.comparable, &pair.older) {
             (true, None) => self.comparable += 1,
             (true, Some(_)) => self.comparable_older += 1,
             (false, _) => self.not_comparable += 1,
         }
-        for reason in newest_reasons.iter().filter(|_| !pair.comparable || pair.older.is_some()) {
+        for reason in &pair.reasons {
             let part = reason.split(':').next().unwrap_or(reason);
             *self.reasons.entry(part.to_string()).or_default() += 1;
         }
     }
 }
 
-/// How each pair's values compare across `entries`.
-fn comparability(entries: &[Entry]) -> BTreeMap<String, Comparability> {
-    let mut out: BTreeMap<String, Comparability> = BTreeMap::new();
-    for cmp in entries.iter().filter_map(compare) {
-        for pair in cmp.pairs.iter().filter(|p| p.measured) {
-            out.entry(pair.name.to_string()).or_default().count(pair, &pair.reasons);
-        }
+/// Count a commit's pairs that have both values.
+fn count_pairs(out: &mut BTreeMap<String, Comparability>, cmp: Option<&Comparison>) {
+    for pair in cmp.iter().flat_map(|c| &c.pairs).filter(|p| p.measured) {
+        out.entry(pair.name.to_string()).or_default().count(pair);
     }
-    out
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -105,7 +102,8 @@ fn by_agent(entries: &[Entry]) -> BTreeMap<String, AgentOutcomes> {
             let mut entry = entry.clone();
             entry.select_agent(Some(name));
             tally.commits += 1;
-            if !tally_agent_vs_human(&entry, &mut tally.three_way_2pct, &mut tally.three_way_5pct) {
+            let cmp = compare(&entry);
+            if !tally_agent_vs_human(cmp.as_ref(), &mut tally.three_way_2pct, &mut tally.three_way_5pct) {
                 tally.not_comparable += 1;
             }
         }
@@ -119,7 +117,6 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         schema_version: STATUS_SCHEMA_VERSION,
         commits: entries.len(),
         by_agent: by_agent(entries),
-        comparability: comparability(entries),
         ..Report::default()
     };
     for entry in entries {
@@ -139,7 +136,9 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
             let word = entry.variant(v).outcome.status.word();
             *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;
         }
-        if !tally_agent_vs_human(entry, &mut r.three_way_2pct, &mut r.three_way_5pct) {
+        let cmp = compare(entry);
+        count_pairs(&mut r.comparability, cmp.as_ref());
+        if !tally_agent_vs_human(cmp.as_ref(), &mut r.three_way_2pct, &mut r.three_way_5pct) {
             r.not_comparable += 1;
         }
         match book.mark(&c.short) {
@@ -151,10 +150,10 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
     r
 }
 
-/// Agent vs human of `entry` into the ±2 % and ±5 % tallies (by its confidence interval where
-/// both repeated); `false` when there is no comparable pair of values.
-fn tally_agent_vs_human(entry: &Entry, at_2: &mut Outcomes, at_5: &mut Outcomes) -> bool {
-    let Some(pair) = compare(entry).and_then(|c| c.pair("agent_vs_human").cloned()) else { return false };
+/// Agent vs human of a commit's comparison into the ±2 % and ±5 % tallies (by its confidence
+/// interval where both repeated); `false` when there is no comparable pair of values.
+fn tally_agent_vs_human(cmp: Option<&Comparison>, at_2: &mut Outcomes, at_5: &mut Outcomes) -> bool {
+    let Some(pair) = cmp.and_then(|c| c.pair("agent_vs_human")) else { return false };
     match (pair.verdict(2.0), pair.verdict(5.0)) {
         (Some(two), Some(five)) => {
             tally_outcome(at_2, two);

@@ -25,7 +25,7 @@ impl RunPlan {
     }
 }
 
-fn gpu_words(gpus: &GpuRequest) -> String {
+pub(super) fn gpu_words(gpus: &GpuRequest) -> String {
     match gpus {
         GpuRequest::None => "none".into(),
         GpuRequest::All => "all of this host's".into(),

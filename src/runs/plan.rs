@@ -192,14 +192,7 @@ fn run_workload(bench_argv: &[String], model: &str, gpus: &super::GpuRequest) ->
     ours.set("model", model);
     ours.set("harness", "perftriage");
     ours.set("rewrite", super::rewrite::RULES);
-    ours.set(
-        "gpu",
-        match gpus {
-            super::GpuRequest::None => "no GPU".to_string(),
-            super::GpuRequest::All => "all GPUs".to_string(),
-            super::GpuRequest::Count(n) => format!("{n} GPU(s)"),
-        },
-    );
+    ours.set("gpu", super::describe::gpu_words(gpus));
     w.fill_from(&ours);
     w
 }
