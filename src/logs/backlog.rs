@@ -92,8 +92,9 @@ impl Backlog {
         let mut batch =
             Batch { skipped: self.skipped + excess, lines: Vec::with_capacity(self.lines - excess) };
         for item in self.items.drain(..) {
-            batch.lines.extend(item.into_lines(excess));
-            excess = 0;
+            let skip = excess.min(item.lines());
+            excess -= skip;
+            batch.lines.extend(item.into_lines(skip));
         }
         (self.lines, self.skipped) = (0, 0);
         batch
@@ -140,6 +141,16 @@ mod tests {
         backlog.push_raw(Stream::Stdout, b"1\n2\n3\n4\n5\n", 5);
         let batch = backlog.take_newest(2);
         assert_eq!((batch.skipped, texts(&batch)), (3, vec!["4", "5"]));
+    }
+
+    #[test]
+    fn a_screenful_may_start_items_after_the_first() {
+        let mut backlog = Backlog::new(10);
+        backlog.push_raw(Stream::Stdout, b"1\n2\n3\n", 3);
+        backlog.push_raw(Stream::Stdout, b"4\n5\n6\n", 3);
+        backlog.push_decoded(vec![line("7"), line("8")]);
+        let batch = backlog.take_newest(2);
+        assert_eq!((batch.skipped, texts(&batch)), (6, vec!["7", "8"]));
     }
 
     #[test]
