@@ -176,3 +176,21 @@ fn spools_and_their_folders_are_private_to_their_owner() {
     lines.reader().unwrap().save_to(&export).unwrap();
     assert_eq!(mode(&export), 0o600);
 }
+
+#[test]
+fn a_large_block_scanned_on_two_threads_gives_what_line_by_line_decoding_gives() {
+    // Over 1 MiB in one chunk: the caller scans the first two fifths (a token there), the spool's
+    // thread the rest (a token and the failure there); the verdict's line counts across the cut.
+    let mut log = format!("{TOKEN} first\n").into_bytes();
+    (0..12_000).for_each(|i| log.extend_from_slice(format!("INFO 07-24 13:15:43 step {i}\n").as_bytes()));
+    log.extend_from_slice(&tricky_log());
+    log.extend_from_slice(format!("\n{TOKEN} last\n").as_bytes());
+    assert!(log.len() > 1 << 20);
+    let (slow_lines, slow_spool, slow_verdict) = through(&log, 5);
+    let (lines, spool, verdict) = through(&log, 4 << 20);
+    assert!(lines == slow_lines && spool == slow_spool, "the same lines and spool");
+    assert_eq!(verdict, slow_verdict);
+    assert_eq!(verdict.map(|v| v.line), Some(1 + 12_000 + 15_003));
+    assert_clean(&lines, &String::from_utf8_lossy(&spool));
+    assert_eq!(lines.iter().filter(|l| l.text().contains("[REDACTED]")).count(), 2);
+}

@@ -8,12 +8,13 @@ use std::sync::Arc;
 const PARALLEL_BYTES: usize = 1 << 20;
 
 /// What the lines seen so far matched; the classifier is passed in, so bulk classification needs
-/// no owned copy.
+/// no owned copy. A block's tally (`Classifier::tally`) can be made on any thread and absorbed
+/// in order by a `LiveClassifier`.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Tally {
+pub struct Tally {
     hit: Vec<bool>,
     best: Option<(usize, usize, String)>,
-    lines: usize,
+    pub(super) lines: usize,
 }
 
 impl Tally {
@@ -36,6 +37,7 @@ impl Tally {
 
     /// Take in what `later` saw in the lines after the first `offset` lines.
     fn absorb(&mut self, later: Tally, offset: usize) {
+        self.lines = self.lines.max(offset + later.lines);
         if self.hit.len() < later.hit.len() {
             self.hit.resize(later.hit.len(), false);
         }
@@ -74,6 +76,12 @@ pub struct LiveClassifier {
     tally: Tally,
 }
 
+/// Where `bytes` can be cut in two near the middle: after the first newline past it.
+fn halves(bytes: &[u8]) -> Option<usize> {
+    let half = bytes.len() / 2;
+    memchr::memchr(b'\n', &bytes[half..]).map(|i| half + i + 1)
+}
+
 impl LiveClassifier {
     pub fn new(classifier: Arc<Classifier>) -> LiveClassifier {
         LiveClassifier { classifier, tally: Tally::default() }
@@ -91,25 +99,23 @@ impl LiveClassifier {
     /// Feed whole lines at once (`\n`-separated; the last one may lack its newline). A large
     /// block is cut in two at a line end and its halves classified on two threads.
     pub fn feed_block(&mut self, text: &str) {
-        let before = self.tally.lines;
-        let half = text.len() / 2;
-        let cut = memchr::memchr(b'\n', &text.as_bytes()[half..]).map(|i| half + i + 1);
-        let (first, second) = match cut {
+        let (first, second) = match halves(text.as_bytes()) {
             Some(cut) if text.len() >= PARALLEL_BYTES => text.split_at(cut),
             _ => (text, ""),
         };
         let classifier = &self.classifier;
-        let (firsts, (tally, seconds)) = std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
-                let mut tally = Tally::default();
-                let lines = classifier.tally_block(&mut tally, second, 0);
-                (tally, lines)
-            });
-            let firsts = classifier.tally_block(&mut self.tally, first, before);
-            (firsts, other.join().unwrap_or_default())
+        let (firsts, seconds) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| classifier.tally(second));
+            (classifier.tally(first), other.join().unwrap_or_default())
         });
-        self.tally.absorb(tally, before + firsts);
-        self.tally.lines = before + firsts + seconds;
+        self.absorb(firsts);
+        self.absorb(seconds);
+    }
+
+    /// Take in the tally of the lines after those seen so far.
+    pub fn absorb(&mut self, tally: Tally) {
+        let before = self.tally.lines;
+        self.tally.absorb(tally, before);
     }
 
     pub fn verdict(&self) -> Option<Verdict> {

@@ -7,7 +7,7 @@ mod live;
 mod prefilter;
 mod rules;
 
-pub use live::LiveClassifier;
+pub use live::{LiveClassifier, Tally};
 pub use rules::{Classifier, ClassifyError, Disposition, Rule};
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +49,13 @@ impl Classifier {
         let mut verdict = tally.verdict(self)?;
         verdict.context = context(text, verdict.line);
         Some(verdict)
+    }
+
+    /// What the lines of `text` (whole lines; the last may lack its newline) matched.
+    pub fn tally(&self, text: &str) -> live::Tally {
+        let mut tally = live::Tally::default();
+        tally.lines = self.tally_block(&mut tally, text, 0);
+        tally
     }
 
     /// Feed the lines of `text` that may match to `tally`, numbered after `before` lines; how

@@ -164,7 +164,10 @@ fn stream(lines: &mut LinePath, bytes: &[u8], key: &LogKey, tx: &UnboundedSender
             sent = std::time::Instant::now();
         }
     }
-    let last = lines.finish_batch().unwrap_or_default();
+    let last = lines.finish_batch().unwrap_or_else(|e| {
+        notice(tx, Level::Error, format!("log spool {}: {e}", lines.path().display()));
+        crate::logs::Batch::default()
+    });
     if let (Ok(reader), Ok(mut map)) = (lines.reader(), readers.lock()) {
         map.insert(key.clone(), reader);
     }

@@ -4,6 +4,7 @@
 
 use super::{Line, Stream, block};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// What a log view gets: the newest lines, after `skipped` older ones it will never hold.
 #[derive(Debug, Default, PartialEq)]
@@ -18,7 +19,7 @@ enum Item {
     /// Whole lines, raw, decoded when taken.
     Raw {
         stream: Stream,
-        bytes: Vec<u8>,
+        bytes: Arc<[u8]>,
         lines: usize,
     },
 }
@@ -59,10 +60,11 @@ impl Backlog {
         }
     }
 
-    /// `bytes`: whole lines, `lines` of them.
-    pub fn push_raw(&mut self, stream: Stream, bytes: &[u8], lines: usize) {
+    /// `bytes`: whole raw lines, `lines` of them, shared with the spool writer (never copied).
+    /// Their decoded lines are not redacted here.
+    pub fn push_raw(&mut self, stream: Stream, bytes: Arc<[u8]>, lines: usize) {
         if lines > 0 {
-            self.push(Item::Raw { stream, bytes: bytes.to_vec(), lines });
+            self.push(Item::Raw { stream, bytes, lines });
         }
     }
 
@@ -117,8 +119,8 @@ mod tests {
     fn only_the_newest_lines_are_decoded_and_the_rest_counted() {
         let mut backlog = Backlog::new(3);
         backlog.push_decoded(vec![line("a"), line("b")]);
-        backlog.push_raw(Stream::Stdout, b"c\n\x1b[31md\x1b[0m\n", 2);
-        backlog.push_raw(Stream::Stderr, b"e\n", 1);
+        backlog.push_raw(Stream::Stdout, "c\n\x1b[31md\x1b[0m\n".as_bytes().into(), 2);
+        backlog.push_raw(Stream::Stderr, "e\n".as_bytes().into(), 1);
         let batch = backlog.take();
         assert_eq!((batch.skipped, texts(&batch)), (2, vec!["c", "d", "e"]));
         assert_eq!(batch.lines[2].stream, Stream::Stderr);
@@ -129,7 +131,7 @@ mod tests {
     #[test]
     fn a_raw_item_is_cut_inside_when_the_newest_lines_start_there() {
         let mut backlog = Backlog::new(2);
-        backlog.push_raw(Stream::Stdout, b"1\n2\n3\n", 3);
+        backlog.push_raw(Stream::Stdout, "1\n2\n3\n".as_bytes().into(), 3);
         backlog.push_decoded(vec![line("4")]);
         let batch = backlog.take();
         assert_eq!((batch.skipped, texts(&batch)), (2, vec!["3", "4"]));
@@ -138,7 +140,7 @@ mod tests {
     #[test]
     fn a_screenful_is_taken_while_lines_pour_in() {
         let mut backlog = Backlog::new(4);
-        backlog.push_raw(Stream::Stdout, b"1\n2\n3\n4\n5\n", 5);
+        backlog.push_raw(Stream::Stdout, "1\n2\n3\n4\n5\n".as_bytes().into(), 5);
         let batch = backlog.take_newest(2);
         assert_eq!((batch.skipped, texts(&batch)), (3, vec!["4", "5"]));
     }
@@ -146,8 +148,8 @@ mod tests {
     #[test]
     fn a_screenful_may_start_items_after_the_first() {
         let mut backlog = Backlog::new(10);
-        backlog.push_raw(Stream::Stdout, b"1\n2\n3\n", 3);
-        backlog.push_raw(Stream::Stdout, b"4\n5\n6\n", 3);
+        backlog.push_raw(Stream::Stdout, "1\n2\n3\n".as_bytes().into(), 3);
+        backlog.push_raw(Stream::Stdout, "4\n5\n6\n".as_bytes().into(), 3);
         backlog.push_decoded(vec![line("7"), line("8")]);
         let batch = backlog.take_newest(2);
         assert_eq!((batch.skipped, texts(&batch)), (6, vec!["7", "8"]));
@@ -156,7 +158,7 @@ mod tests {
     #[test]
     fn fewer_lines_than_kept_are_all_handed_out() {
         let mut backlog = Backlog::new(10);
-        backlog.push_raw(Stream::Stdout, b"x\ny\n", 2);
+        backlog.push_raw(Stream::Stdout, "x\ny\n".as_bytes().into(), 2);
         let batch = backlog.take();
         assert_eq!((batch.skipped, texts(&batch)), (0, vec!["x", "y"]));
     }

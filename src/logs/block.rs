@@ -5,15 +5,14 @@
 
 use super::decode::Output;
 use super::{Decoder, Line, Stream};
-use std::borrow::Cow;
 
-/// The decoded text of `raw`, whole lines (each ending in a newline): `raw` itself when no line
-/// changes, else a copy with the changed lines decoded; `None` when `raw` is not UTF-8.
-pub fn block_text(raw: &[u8], stream: Stream) -> Option<Cow<'_, str>> {
-    let text = std::str::from_utf8(raw).ok()?;
+/// The decoded text of `text`, whole lines (each ending in a newline), when the decoder changes
+/// any of them (only those are decoded); `None` when `text` is its own decoded text.
+pub fn decoded_block(text: &str, stream: Stream) -> Option<String> {
+    let raw = text.as_bytes();
     let changed = changed_lines(raw);
     if changed.is_empty() {
-        return Some(Cow::Borrowed(text));
+        return None;
     }
     let mut out = Vec::with_capacity(raw.len());
     let mut copied = 0;
@@ -27,7 +26,8 @@ pub fn block_text(raw: &[u8], stream: Stream) -> Option<Cow<'_, str>> {
         copied = (start + line.len() + 1).min(raw.len());
     }
     out.extend_from_slice(&raw[copied..]);
-    String::from_utf8(out).ok().map(Cow::Owned)
+    // Decoded lines are UTF-8 and plain text is cut only at ASCII bytes: never lossy.
+    Some(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// Append what the decoder makes of a UTF-8 `line` (no newline) when it changes the line only
@@ -37,7 +37,12 @@ fn plain_text(line: &[u8], out: &mut Vec<u8>) -> bool {
     let begin = out.len();
     let mut i = 0;
     while i < line.len() {
-        match line[i] {
+        // Runs of bytes the decoder keeps are copied whole.
+        let run = line[i..].iter().position(|&b| suspect(b)).unwrap_or(line.len() - i);
+        out.extend_from_slice(&line[i..i + run]);
+        i += run;
+        let Some(&b) = line.get(i) else { break };
+        match b {
             0x1b if line.get(i + 1) == Some(&b'[') => {
                 match line[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)) {
                     Some(end) => i += end + 2,
@@ -146,9 +151,9 @@ mod tests {
              title\x1b]0;t\x07 set\nopen \x1b[12\nC1 \u{85} and bidi \u{202E}x\ncr at end\r\n\n"
                 .as_bytes(),
         );
-        assert_eq!(block_text(&log, Stream::Stdout).unwrap(), decoded(&log));
-        assert!(matches!(block_text(b"plain\nlines\n", Stream::Stdout), Some(Cow::Borrowed(_))));
-        assert_eq!(block_text(b"not \xff UTF-8\n", Stream::Stdout), None);
+        let log = String::from_utf8(log).unwrap();
+        assert_eq!(decoded_block(&log, Stream::Stdout).unwrap(), decoded(log.as_bytes()));
+        assert_eq!(decoded_block("plain\nlines\n", Stream::Stdout), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod spool;
 mod style;
 
 pub use backlog::{Backlog, Batch};
-pub use block::{block_text, decode_after};
+pub use block::{decode_after, decoded_block};
 pub use decode::{Decoder, Output};
 pub use line::{Level, Line, Stream};
 pub use redact::{REDACTED, Redactor};
