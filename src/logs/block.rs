@@ -96,18 +96,10 @@ pub(super) fn line_at(block: &[u8], start: usize) -> &[u8] {
 /// and the lead bytes of a C1 control (U+0080–U+009F) or a bidi control (U+200E/F, U+202A–E,
 /// U+2066–9).
 pub(super) fn changed_lines(block: &[u8]) -> Vec<usize> {
-    const CHUNK: usize = 64;
     let (mut found, mut at) = (Vec::new(), 0);
     while at < block.len() {
         let end = (at + CHUNK).min(block.len());
-        // A full chunk is checked in a few vector instructions; most have nothing.
-        let chunk = &block[at..end];
-        let any = match <&[u8; CHUNK]>::try_from(chunk) {
-            Ok(full) => full.iter().fold(0u8, |any, &b| any | u8::from(suspect(b))) != 0,
-            Err(_) => chunk.iter().any(|&b| suspect(b)),
-        };
-        let changed = if any { (at..end).find(|&i| suspect(block[i]) && changed_at(block, i)) } else { None };
-        at = match changed {
+        at = match first_changed(block, at, end) {
             // One is enough: the rest of its line is skipped.
             Some(i) => {
                 found.push(line_start(block, i));
@@ -119,7 +111,36 @@ pub(super) fn changed_lines(block: &[u8]) -> Vec<usize> {
     found
 }
 
-fn suspect(b: u8) -> bool {
+const CHUNK: usize = 64;
+
+/// The first byte of `block[at..end]` (at most `CHUNK` bytes) that the decoder changes.
+fn first_changed(block: &[u8], at: usize, end: usize) -> Option<usize> {
+    let mut mask = suspects(&block[at..end]);
+    while mask != 0 {
+        let i = at + mask.trailing_zeros() as usize;
+        if changed_at(block, i) {
+            return Some(i);
+        }
+        mask &= mask - 1;
+    }
+    None
+}
+
+/// Bit k set when byte k of `chunk` (at most `CHUNK` bytes) is `suspect`.
+fn suspects(chunk: &[u8]) -> u64 {
+    // A full chunk is checked in a few vector instructions; most have nothing.
+    let any = match <&[u8; CHUNK]>::try_from(chunk) {
+        Ok(full) => full.iter().fold(0u8, |any, &b| any | u8::from(suspect(b))) != 0,
+        Err(_) => true,
+    };
+    if !any {
+        return 0;
+    }
+    chunk.iter().enumerate().fold(0, |mask, (k, &b)| mask | (u64::from(suspect(b)) << k))
+}
+
+/// Bytes the decoder may change (`changed_at` says whether it does).
+pub(super) fn suspect(b: u8) -> bool {
     (b < 0x20 && b != b'\n') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
 }
 

@@ -4,7 +4,7 @@
 //! either finds are decoded and matched exactly: the same hits as decoding every line. Two
 //! threads take half the spool each; hits stream out block by block.
 
-use super::block::{changed_at, changed_lines, line_at, line_start};
+use super::block::{changed_at, changed_lines, line_at, line_start, suspect};
 use super::{Decoder, Line, SpoolReader, Stream};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -136,6 +136,13 @@ fn without_csi(line: &[u8], text: &mut Vec<u8>) -> bool {
     text.clear();
     let mut i = 0;
     while i < line.len() {
+        // Runs of bytes the decoder keeps are copied whole.
+        let run = line[i..].iter().position(|&b| suspect(b)).unwrap_or(line.len() - i);
+        text.extend_from_slice(&line[i..i + run]);
+        i += run;
+        if i == line.len() {
+            break;
+        }
         if line[i] == 0x1b && line.get(i + 1) == Some(&b'[') {
             let Some(end) = line[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)) else {
                 return false;
