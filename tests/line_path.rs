@@ -194,3 +194,22 @@ fn a_large_block_scanned_on_two_threads_gives_what_line_by_line_decoding_gives()
     assert_clean(&lines, &String::from_utf8_lossy(&spool));
     assert_eq!(lines.iter().filter(|l| l.text().contains("[REDACTED]")).count(), 2);
 }
+
+#[test]
+fn a_spool_that_cannot_be_written_is_said_at_the_next_sync_and_lines_keep_flowing() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("spool.log");
+    // Every write to /dev/full fails with "no space left on device".
+    std::os::unix::fs::symlink("/dev/full", &spool).unwrap();
+    let classifier = Arc::new(Classifier::embedded().unwrap());
+    let mut lines = LinePath::create(&spool, Redactor::default(), classifier).unwrap();
+    let mut flowed = 0;
+    for piece in tricky_log().chunks(1 << 16) {
+        flowed += lines.ingest(Stream::Stdout, piece).unwrap().len();
+    }
+    assert_eq!(flowed, 15_003, "every whole line reached the caller");
+    let error = lines.finish().unwrap_err().to_string();
+    assert!(error.contains("spool") && error.contains("No space left on device"), "{error}");
+    assert!(lines.reader().is_err(), "said again: {error}");
+    assert_eq!(lines.verdict().map(|v| v.category), Some("aimv2".into()), "the verdict is kept");
+}
