@@ -33,7 +33,7 @@ pub fn decoded_block(text: &str, stream: Stream) -> Option<String> {
 /// Append what the decoder makes of a UTF-8 `line` (no newline) when it changes the line only
 /// by CSI sequences (colours), tabs and carriage returns — a progress bar's rewrites; `false`,
 /// appending nothing, for anything else. Lines longer than the display cap are not capped.
-fn plain_text(line: &[u8], out: &mut Vec<u8>) -> bool {
+pub(super) fn plain_text(line: &[u8], out: &mut Vec<u8>) -> bool {
     let begin = out.len();
     let mut i = 0;
     while i < line.len() {
@@ -140,11 +140,11 @@ fn suspects(chunk: &[u8]) -> u64 {
 }
 
 /// Bytes the decoder may change (`changed_at` says whether it does).
-pub(super) fn suspect(b: u8) -> bool {
+fn suspect(b: u8) -> bool {
     (b < 0x20 && b != b'\n') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
 }
 
-pub(super) fn changed_at(block: &[u8], at: usize) -> bool {
+fn changed_at(block: &[u8], at: usize) -> bool {
     let next = |k: usize| block.get(at + k).copied().unwrap_or(0);
     match block[at] {
         b'\n' => false,

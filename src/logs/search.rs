@@ -4,7 +4,7 @@
 //! either finds are decoded and matched exactly: the same hits as decoding every line. Two
 //! threads take half the spool each; hits stream out block by block.
 
-use super::block::{changed_at, changed_lines, line_at, line_start, suspect};
+use super::block::{changed_lines, line_at, line_start, plain_text};
 use super::{Decoder, Line, SpoolReader, Stream};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -112,10 +112,11 @@ impl SpoolSearch {
         hits
     }
 
-    /// Whether a line the decoder changes may match: when its only changes are CSI sequences
-    /// (colours, mostly), its text is its bytes without them; otherwise it is decoded to know.
+    /// Whether a line the decoder changes may match: when its only changes are colours, tabs and
+    /// carriage returns, its text is made cheaply (`plain_text`); otherwise it is decoded to know.
     fn may_match_changed(&self, line: &[u8], scratch: &mut Vec<u8>) -> bool {
-        !without_csi(line, scratch) || self.raw.is_match(scratch)
+        scratch.clear();
+        !plain_text(line, scratch) || self.raw.is_match(scratch)
     }
 
     /// The matches in one raw line's decoded text, as a log view decodes it.
@@ -128,35 +129,6 @@ impl SpoolSearch {
         let ranges: Vec<_> = self.exact.find_iter(line.text()).map(|m| (m.start(), m.end())).collect();
         (!ranges.is_empty()).then_some(ranges)
     }
-}
-
-/// `line` without its CSI sequences (`ESC [` … final byte) into `text`; `false` when it holds
-/// any other change.
-fn without_csi(line: &[u8], text: &mut Vec<u8>) -> bool {
-    text.clear();
-    let mut i = 0;
-    while i < line.len() {
-        // Runs of bytes the decoder keeps are copied whole.
-        let run = line[i..].iter().position(|&b| suspect(b)).unwrap_or(line.len() - i);
-        text.extend_from_slice(&line[i..i + run]);
-        i += run;
-        if i == line.len() {
-            break;
-        }
-        if line[i] == 0x1b && line.get(i + 1) == Some(&b'[') {
-            let Some(end) = line[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)) else {
-                return false;
-            };
-            i += end + 3;
-            continue;
-        }
-        if changed_at(line, i) {
-            return false;
-        }
-        text.push(line[i]);
-        i += 1;
-    }
-    true
 }
 
 #[cfg(test)]
