@@ -89,7 +89,7 @@ impl LinePath {
         for line in &mut batch.lines {
             self.redactor.line(line);
         }
-        let block: String = batch.lines.iter().flat_map(|l| [l.text(), "\n"]).collect();
+        let block = crate::logs::joined(&batch.lines);
         for noise in self.classifier.noise_lines(&block) {
             batch.lines[noise].noise = true;
         }
@@ -124,7 +124,7 @@ impl LinePath {
             return Ok(());
         }
         // Classified as one block: the rules' literals are searched once, not line by line.
-        let block: String = lines.iter().flat_map(|l| [l.text(), "\n"]).collect();
+        let block = crate::logs::joined(&lines);
         self.sink.decoded(raw, block)?;
         self.total += lines.len();
         self.backlog.push_decoded(lines);

@@ -161,7 +161,7 @@ mod tests {
 
     /// Every line decoded by one stream decoder: what the block's text must equal.
     fn decoded(raw: &[u8]) -> String {
-        decode(raw, Stream::Stdout).iter().flat_map(|l| [l.text(), "\n"]).collect()
+        crate::logs::joined(&decode(raw, Stream::Stdout))
     }
 
     #[test]

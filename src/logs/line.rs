@@ -62,6 +62,11 @@ impl Line {
     }
 }
 
+/// The texts of `lines`, each ending in a newline: the block the classifier reads.
+pub fn joined(lines: &[Line]) -> String {
+    lines.iter().flat_map(|l| [l.text(), "\n"]).collect()
+}
+
 /// Level from the first words of a line's text.
 pub fn detect_level(text: &str) -> Option<Level> {
     let mut rest = text.trim_start();

@@ -17,7 +17,7 @@ mod style;
 pub use backlog::{Backlog, Batch};
 pub use block::{decode_after, decoded_block};
 pub use decode::{Decoder, Output};
-pub use line::{Level, Line, Stream};
+pub use line::{Level, Line, Stream, joined};
 pub use redact::{REDACTED, Redactor};
 pub use ring::Ring;
 pub use search::{Hit, SpoolSearch};

@@ -3,7 +3,7 @@
 //! large block is scanned partly on the caller's thread and partly on the spool's.
 
 use crate::classify::{Classifier, Tally};
-use crate::logs::{Decoder, Output, Redactor, Stream, decoded_block};
+use crate::logs::{Decoder, Output, Redactor, Stream, decoded_block, joined};
 
 pub(super) struct Scanned {
     /// `None`: the raw bytes are spooled as they are.
@@ -34,7 +34,7 @@ impl Scanner<'_> {
         let (mut decoder, mut out) = (Decoder::new(self.stream), Output::default());
         decoder.feed(raw, &mut out);
         self.redactor.output(&mut out);
-        let text: String = out.lines.iter().flat_map(|l| [l.text(), "\n"]).collect();
+        let text = joined(&out.lines);
         Scanned { redacted: Some(out.raw), tally: self.classifier.tally(&text) }
     }
 }
