@@ -229,3 +229,29 @@ fn a_long_confirm_scrolls_to_its_last_line_and_no_further() {
     let Mode::Confirm(confirm) = &s.mode else { panic!() };
     assert_eq!(confirm.scroll, limit - 1);
 }
+
+#[test]
+fn a_successful_variants_warning_is_a_dim_detail_line_not_a_category() {
+    use perftriage::classify::Classifier;
+    use perftriage::dataset;
+    let set =
+        dataset::results::read_dirs(
+            &["fixtures/results/verdicts/2026-01/omniperf_results_3way_codex".into()],
+        );
+    let classifier = Classifier::embedded().unwrap();
+    let (entries, _) = dataset::join(dataset::load_embedded().unwrap().commits, set, &classifier);
+    let mut s =
+        AppState::new(entries, perftriage::triage::TriageBook::new(), perftriage::app::KeyMap::default());
+    update(&mut s, Msg::Tick(common::NOW.into()));
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "61b8cea3");
+    press(&mut s, enter());
+    press(&mut s, enter());
+    let buf = render(&mut s, 160, 48, "default");
+    let screen = text(&buf);
+    let line = "warning no_metrics error line 1: No throughput metrics in agent";
+    assert!(screen.contains(line), "{screen}");
+    assert_eq!(style_of(&buf, "warning no_metrics").fg, Theme::load("default").unwrap().dim.fg);
+    let agent_row = screen.lines().find(|l| l.contains("A agent")).unwrap();
+    assert!(agent_row.contains("ok"), "{agent_row}");
+}

@@ -30,7 +30,7 @@ impl Tally {
         for rule in classifier.matching_rules(line) {
             self.hit[rule] = true;
             if self.best.as_ref().is_none_or(|(b, _, _)| rule < *b) {
-                self.best = Some((rule, number, line.trim().chars().take(400).collect()));
+                self.best = Some((rule, number, super::evidence_text(line)));
             }
         }
     }

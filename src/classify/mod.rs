@@ -38,6 +38,19 @@ pub struct Verdict {
     pub context: Vec<String>,
 }
 
+/// A line a rule matched in a variant that succeeded and measured: shown beside it, never its
+/// category.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub rule: String,
+    /// The field (or file) of a result record the line is in.
+    #[serde(default)]
+    pub field: Option<String>,
+    /// 1-based, within `field`.
+    pub line: usize,
+    pub text: String,
+}
+
 /// Category of a failure no rule recognises.
 pub const UNCLASSIFIED: &str = "unclassified";
 
@@ -67,6 +80,29 @@ impl Classifier {
         }
         let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
         newlines(text.as_bytes()) + unterminated
+    }
+
+    /// The first line each rule matched in `text`, in priority order of the rules.
+    pub fn warnings(&self, text: &str) -> Vec<Warning> {
+        let mut first: Vec<Option<(usize, &str)>> = vec![None; self.rules().len()];
+        for (index, line) in lines_at(text, self.candidates(text)) {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if self.is_noise(line) {
+                continue;
+            }
+            for rule in self.matching_rules(line) {
+                first[rule].get_or_insert((index + 1, line));
+            }
+        }
+        let rules = self.rules().iter().zip(first);
+        let hit = rules.filter_map(|(rule, hit)| Some((rule, hit?)));
+        hit.map(|(rule, (line, text))| Warning {
+            rule: rule.id.clone(),
+            field: None,
+            line,
+            text: evidence_text(text),
+        })
+        .collect()
     }
 
     /// Indices (from 0) of the noise lines among the lines of `text`, ascending.
@@ -116,6 +152,11 @@ impl Classifier {
             context: Vec::new(),
         })
     }
+}
+
+/// An evidence line as verdicts and warnings keep it: trimmed, at most 400 characters.
+pub(crate) fn evidence_text(line: &str) -> String {
+    line.trim().chars().take(400).collect()
 }
 
 /// The lines around 1-based line `line` of `text` (`CONTEXT_LINES` each side, cut to 240 chars).

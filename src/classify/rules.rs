@@ -45,6 +45,10 @@ pub struct Rule {
     #[serde(default)]
     pub fixes: Vec<String>,
     pub explain: String,
+    /// A symptom many causes share (`no_metrics`, `build_failed`): any specific rule that
+    /// matched the same text names the failure instead, wherever its line is.
+    #[serde(default)]
+    pub generic: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,8 +92,10 @@ impl Classifier {
     }
 
     pub fn from_toml(text: &str, origin: &str) -> Result<Classifier, ClassifyError> {
-        let file: RuleFile = toml::from_str(text)
+        let mut file: RuleFile = toml::from_str(text)
             .map_err(|e| ClassifyError::Parse { origin: origin.into(), message: e.to_string() })?;
+        // A rule's index is its priority: the generic ones go last, in their table order.
+        file.rule.sort_by_key(|rule| rule.generic);
         let mut patterns = Vec::new();
         let mut owner = Vec::new();
         for (index, rule) in file.rule.iter().enumerate() {

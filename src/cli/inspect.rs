@@ -25,7 +25,7 @@ fn is_result_file(path: &Path) -> bool {
 
 /// What names a record in a row: file, variant, agent, and why it cannot stand for its variant.
 fn record_row(file: &str, r: &results::ResultRecord) -> Value {
-    let mut row = json!({ "file": file, "variant": r.variant.name(), "agent": r.agent });
+    let mut row = json!({ "file": file, "variant": r.variant.name(), "agent": r.agent, "status": r.outcome.status.word() });
     if let Some(why) = &r.not_comparable {
         row["not_comparable"] = json!(why);
     }
@@ -95,9 +95,13 @@ fn classify_file(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Vec<Va
         }
         row
     };
+    let record_row = |r: &results::ResultRecord| {
+        let mut row = merged(r.classify(classifier), record_row(&file, r));
+        row["warnings"] = json!(r.warnings(classifier));
+        row
+    };
     let rows = if is_result_file(path) {
-        records(path)
-            .map(|list| list.iter().map(|r| merged(r.classify(classifier), record_row(&file, r))).collect())
+        records(path).map(|list| list.iter().map(record_row).collect())
     } else {
         classify_stream(classifier, path).map(|verdict| vec![merged(verdict, json!({ "file": file }))])
     };
@@ -108,7 +112,7 @@ fn verdict_text(r: &Value) -> String {
     let head = head(r);
     match (&r["error"], &r["category"]) {
         (Value::String(e), _) => format!("{head}: ERROR {e}"),
-        (_, Value::Null) => format!("{head}: no known failure signature"),
+        (_, Value::Null) => format!("{head}: no known failure signature{}", warning_lines(&r["warnings"])),
         _ => format!(
             "{head}: {} ({}) {}line {}: {}\n  fixes: {}  tags: {}",
             s(&r["category"]),
@@ -120,6 +124,14 @@ fn verdict_text(r: &Value) -> String {
             list(&r["tags"])
         ),
     }
+}
+
+/// A measured record's warnings, one indented line each.
+fn warning_lines(warnings: &Value) -> String {
+    let lines = warnings.as_array().into_iter().flatten().map(|w| {
+        format!("\n  warning {} ({} line {}): {}", s(&w["rule"]), s(&w["field"]), w["line"], s(&w["text"]))
+    });
+    lines.collect()
 }
 
 pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {

@@ -4,7 +4,7 @@
 
 use super::results::{ResultRecord, ResultSet, Stamp};
 use super::{Commit, Outcome, RunStatus, Variant};
-use crate::classify::{Classifier, Verdict};
+use crate::classify::{Classifier, Verdict, Warning};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -18,6 +18,8 @@ pub struct VariantState {
     pub agent: Option<String>,
     /// Whether the outcome came from a result file rather than the dataset's record.
     pub loaded: bool,
+    /// Lines a rule matched in a record that succeeded and measured: shown, never a category.
+    pub warnings: Vec<Warning>,
 }
 
 /// A record a newer one replaced, kept so the detail pane can say what was overridden.
@@ -78,7 +80,14 @@ impl Entry {
             let mut outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
             outcome.workload = workload.clone();
             let text = outcome.error.clone().unwrap_or_default();
-            let mut state = VariantState { verdict: None, at: None, agent: None, loaded: false, outcome };
+            let mut state = VariantState {
+                verdict: None,
+                at: None,
+                agent: None,
+                loaded: false,
+                outcome,
+                warnings: Vec::new(),
+            };
             state.verdict = state.failed().then(|| classifier.classify(&text)).flatten();
             state
         };
@@ -103,12 +112,14 @@ impl Entry {
         }
         let failed = record.outcome.status != RunStatus::Success;
         let verdict = failed.then(|| record.classify(classifier)).flatten();
+        let warnings = record.warnings(classifier);
         let state = VariantState {
             outcome: record.outcome,
             verdict,
             at: record.at,
             agent: record.agent,
             loaded: true,
+            warnings,
         };
         if !failed {
             self.measured.push((record.variant, state.clone()));
@@ -156,6 +167,7 @@ impl Entry {
             at: None,
             agent: agent.map(str::to_string),
             loaded: false,
+            warnings: Vec::new(),
         };
         if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
             self.variants[Variant::Agent as usize] = state;

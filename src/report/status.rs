@@ -23,6 +23,8 @@ pub struct VariantRecord {
     pub error: Option<String>,
     pub category: Option<String>,
     pub evidence: Option<String>,
+    /// Lines a rule matched in a variant that succeeded and measured: never its category.
+    pub warnings: Vec<crate::classify::Warning>,
     pub image: Option<String>,
     pub metrics: Metrics,
     /// Fix recipes applied to the environment these numbers come from.
@@ -105,6 +107,7 @@ fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> Variant
         error: outcome.error.clone(),
         category: state.verdict.as_ref().map(|x| x.category.clone()),
         evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
+        warnings: state.warnings.clone(),
         image: images.image_for(&entry.commit, v),
         metrics: outcome.metrics.clone(),
         fixes: outcome.fixes.clone(),

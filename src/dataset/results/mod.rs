@@ -11,8 +11,8 @@ mod walk;
 pub use stamp::Stamp;
 pub use walk::read_dirs;
 
-use super::{Outcome, Variant};
-use crate::classify::{Classifier, Verdict};
+use super::{Outcome, RunStatus, Variant};
+use crate::classify::{Classifier, Verdict, Warning};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -49,9 +49,17 @@ impl ResultRecord {
         self.texts.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n")
     }
 
+    /// Whether the record succeeded and measured numbers: then nothing in its text is its failure.
+    pub fn measured(&self) -> bool {
+        self.outcome.status == RunStatus::Success && !self.outcome.metrics.is_empty()
+    }
+
     /// Classify all of the record's text; the verdict names the field its evidence came from,
-    /// with the line number inside that field.
+    /// with the line number inside that field. A record that measured has none.
     pub fn classify(&self, classifier: &Classifier) -> Option<Verdict> {
+        if self.measured() {
+            return None;
+        }
         let Some(mut verdict) = classifier.classify(&self.text()) else {
             let (category, evidence) = self.own_category.as_ref()?;
             return classifier.named(category, evidence);
@@ -68,6 +76,24 @@ impl ResultRecord {
             first_line += lines;
         }
         Some(verdict)
+    }
+
+    /// What rules matched in the text of a record that measured: the first line of each rule,
+    /// in priority order, with its field. Empty for any other record (its text is classified).
+    pub fn warnings(&self, classifier: &Classifier) -> Vec<Warning> {
+        if !self.measured() {
+            return Vec::new();
+        }
+        let mut out: Vec<Warning> = Vec::new();
+        for t in &self.texts {
+            for mut w in classifier.warnings(&t.text) {
+                if out.iter().all(|o| o.rule != w.rule) {
+                    w.field = Some(t.field.clone());
+                    out.push(w);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -2,24 +2,18 @@
 //! progress log — speak for all three variants. The December-2025 "patched" form speaks for a
 //! baseline and an agent (`patched_*` is the agent's patch applied to the baseline).
 
-use super::shapes::{Obj, Origin, fields, nested, recorded_metrics, short_of, stamp, text};
+use super::shapes::{
+    Obj, Origin, fields, give_unnamed, nested_texts, recorded_metrics, short_of, stamp, text,
+};
 use super::{ResultRecord, ResultSet, Stamp, TextField};
 use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::metrics::{self, Metrics};
 use serde_json::Value;
 
-/// Text fields every variant of a Modal result shares.
-const SHARED_FIELDS: &[&str] = &[
-    "error",
-    "error_message",
-    "server_logs",
-    "stdout",
-    "stderr",
-    "raw_output",
-    "logs",
-    "traceback",
-    "agent_error",
-];
+/// Text fields of a Modal result that name no variant: they belong to the first variant that
+/// measured nothing.
+const UNNAMED_FIELDS: &[&str] =
+    &["error", "error_message", "server_logs", "stdout", "stderr", "raw_output", "logs", "traceback"];
 
 /// A Modal result without its `{instance, result}` wrapper.
 pub(super) fn is_bare_result(obj: &Obj) -> bool {
@@ -48,11 +42,16 @@ pub(super) fn progress_log(origin: &Origin, entries: &[Value], at: Option<Stamp>
 fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<ResultRecord> {
     let status = text(r, "status").unwrap_or_default();
     let error = text(r, "error").or_else(|| text(r, "error_message"));
-    let failed_phase = failed_phase(r, &status, error.as_deref());
+    // These statuses skip the whole commit: the error speaks for all three variants.
+    let skips_commit = matches!(status.as_str(), "version_bug" | "no_perf_command" | "blocked_model");
+    let failed_phase = failed_phase(r, &status, error.as_deref()).filter(|_| !skips_commit);
     let mut out = Vec::new();
     for variant in Variant::ALL {
+        let skipped = text(r, &format!("{}_skip_reason", variant.name()));
         let outcome = match (&failed_phase, status.as_str()) {
-            (_, "version_bug" | "no_perf_command" | "blocked_model") => (RunStatus::Skipped, error.clone()),
+            _ if skips_commit => (RunStatus::Skipped, error.clone()),
+            // A side the harness skipped ("Server failed - incompatible overlay") measured nothing.
+            _ if skipped.is_some() => (RunStatus::Skipped, skipped),
             (Some(failed), _) if *failed == variant => (RunStatus::Error, error.clone()),
             (Some(failed), _) if *failed > variant => (RunStatus::Success, None),
             (Some(_), _) => continue,
@@ -65,10 +64,11 @@ fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Re
         let outcome =
             Outcome { status: outcome.0, error: outcome.1, metrics, metrics_from, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
-        record.texts = variant_texts(r, variant.name());
+        record.texts = own_texts(r, variant.name());
         record.outcome.workload = origin.workload(r, variant_output(r, variant.name()).as_deref());
         out.push(record);
     }
+    give_unnamed(&mut out, &fields(r, UNNAMED_FIELDS, ""), failed_phase);
     out
 }
 
@@ -95,28 +95,36 @@ fn wrap(metrics: &Obj) -> Obj {
     obj
 }
 
-/// Every failure text a Modal result carries for a variant: the shared fields, the variant's raw
-/// output (also nested in its metrics) and the baseline's own error.
-fn variant_texts(r: &Obj, role: &str) -> Vec<TextField> {
-    let mut out = fields(r, SHARED_FIELDS, "");
-    out.extend(fields(r, &[&format!("{role}_raw")], ""));
-    out.extend(nested(r, &format!("{role}_metrics"), "raw_output"));
-    out.extend(nested(r, "baseline_output", "error"));
+/// Texts a Modal result can keep for one side: `<side>_error`, `<side>_raw`, …
+const SIDE_FIELDS: &[&str] =
+    &["error", "raw", "server_logs", "skip_reason", "logs", "stdout", "stderr", "traceback"];
+
+/// The texts a Modal result keeps for one side (`baseline`, `human`, `agent`, `patched`) alone:
+/// its `SIDE_FIELDS`, and every text inside its metrics and output objects.
+fn own_texts(r: &Obj, side: &str) -> Vec<TextField> {
+    let names: Vec<String> = SIDE_FIELDS.iter().map(|f| format!("{side}_{f}")).collect();
+    let mut out = fields(r, &names.iter().map(String::as_str).collect::<Vec<_>>(), "");
+    out.extend(nested_texts(r, &format!("{side}_metrics")));
+    out.extend(nested_texts(r, &format!("{side}_output")));
     out
 }
 
-/// Which phase a Modal failure belongs to; `None` for a success. An error that does not name its
-/// phase belongs to the first variant that measured nothing (phases run B, H, A).
+/// Which phase a Modal failure belongs to; `None` for a success. The status or the error's first
+/// word names it (`baseline_failed`, "Human server failed…"); else it belongs to the first
+/// variant that measured nothing (phases run B, H, A).
 fn failed_phase(r: &Obj, status: &str, error: Option<&str>) -> Option<Variant> {
     let head = error.unwrap_or("").trim_start().to_ascii_lowercase();
+    let named = |v: &Variant| status == format!("{}_failed", v.name()) || head.starts_with(v.name());
     match status {
         "success" => None,
-        "human_failed" => Some(Variant::Human),
-        "agent_failed" => Some(Variant::Agent),
-        _ if head.starts_with("human") => Some(Variant::Human),
-        _ if head.starts_with("agent") => Some(Variant::Agent),
-        _ => Some(Variant::ALL.into_iter().find(|v| !measured(r, v.name())).unwrap_or(Variant::Baseline)),
+        _ => Variant::ALL.into_iter().find(named).or_else(|| Some(first_unmeasured(r))),
     }
+}
+
+/// The first variant whose numbers are missing: no recorded metrics and none in its raw output.
+fn first_unmeasured(r: &Obj) -> Variant {
+    let measured = |v: &Variant| !variant_metrics(r, v.name(), RunStatus::Success).0.is_empty();
+    Variant::ALL.into_iter().find(|v| !measured(v)).unwrap_or(Variant::Baseline)
 }
 
 fn measured(r: &Obj, role: &str) -> bool {
@@ -146,9 +154,6 @@ fn patched(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Resu
     let (base, base_from) = side_metrics(r, "baseline");
     let (agent, agent_from) = side_metrics(r, "patched");
     let (b, a) = patched_statuses(&status, !base.is_empty(), !agent.is_empty());
-    let mut texts = fields(r, &["error_message", "error", "stdout", "stderr"], "");
-    texts.extend(["baseline_metrics", "patched_metrics"].iter().filter_map(|o| nested(r, o, "raw_output")));
-    texts.extend(nested(r, "baseline_output", "error"));
     let mut out = Vec::new();
     for (variant, state, metrics, from) in
         [(Variant::Baseline, Some(b), base, base_from), (Variant::Agent, a, agent, agent_from)]
@@ -157,11 +162,12 @@ fn patched(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Resu
         let error = (state != RunStatus::Success).then(|| why.clone());
         let outcome = Outcome { status: state, error, metrics, metrics_from: from, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
-        record.texts = texts.clone();
         let side = if variant == Variant::Baseline { "baseline" } else { "patched" };
+        record.texts = own_texts(r, side);
         record.outcome.workload = origin.workload(r, variant_output(r, side).as_deref());
         out.push(record);
     }
+    give_unnamed(&mut out, &fields(r, &["error_message", "error", "stdout", "stderr"], ""), None);
     out
 }
 

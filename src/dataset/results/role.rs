@@ -1,7 +1,7 @@
 //! Records of one variant each: per-role result files, the role objects of 3-way reruns, and the
 //! flat Docker results of `results/docker/` (human images, often on a stand-in model).
 
-use super::shapes::{Obj, Origin, fields, recorded_metrics, short_of, stamp, text};
+use super::shapes::{Obj, Origin, fields, owner_of, recorded_metrics, short_of, stamp, text};
 use super::{ResultRecord, ResultSet, Stamp};
 use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::metrics::{self, MetricsFrom};
@@ -70,7 +70,9 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
         workload: Default::default(),
     };
     let mut record = origin.record(short, variant, outcome, stamp(obj, &["timestamp"]).or(at));
+    // A field that names another variant (`agent_error` in a human's file) is not this one's evidence.
     record.texts = fields(obj, TEXT_FIELDS, "");
+    record.texts.retain(|t| owner_of(&t.field).is_none_or(|owner| owner == variant));
     record.own_category = own_category(obj);
     record.outcome.workload = origin.workload(obj, raw.as_deref());
     record

@@ -2,7 +2,7 @@
 //! Shapes are told apart by their keys, never by particular file names or folders.
 
 use super::{LoadWarning, ResultRecord, ResultSet, Stamp, TextField, modal, role};
-use crate::dataset::{Outcome, Variant, Workload};
+use crate::dataset::{Outcome, RunStatus, Variant, Workload};
 use crate::metrics::{self, Metrics};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -175,10 +175,39 @@ pub(super) fn fields(obj: &Obj, names: &[&str], prefix: &str) -> Vec<TextField> 
         .collect()
 }
 
-/// A text nested one object down: `outer.inner`.
-pub(super) fn nested(obj: &Obj, outer: &str, inner: &str) -> Option<TextField> {
-    let text = obj.get(outer)?.get(inner)?.as_str().filter(|s| !s.is_empty())?;
-    Some(TextField { field: format!("{outer}.{inner}"), text: text.to_string() })
+/// Every text nested one object down, each labelled `outer.inner`.
+pub(super) fn nested_texts(obj: &Obj, outer: &str) -> Vec<TextField> {
+    let Some(Value::Object(inner)) = obj.get(outer) else { return Vec::new() };
+    let texts = inner.iter().filter_map(|(k, v)| Some((k, v.as_str().filter(|s| !s.is_empty())?)));
+    texts.map(|(k, text)| TextField { field: format!("{outer}.{k}"), text: text.to_string() }).collect()
+}
+
+/// The variant a field names by its prefix (`baseline_raw`, `human_metrics.raw_output`,
+/// `agent_error`; `patched_*` is the agent's patch on the baseline); `None` for a field that
+/// names none (`error`, `stdout.txt`).
+pub(super) fn owner_of(field: &str) -> Option<Variant> {
+    let head = field.split('.').next().unwrap_or(field);
+    let named = |prefix: &str| head.starts_with(prefix);
+    match () {
+        _ if named("patched_") => Some(Variant::Agent),
+        _ => Variant::ALL.into_iter().find(|v| named(&format!("{}_", v.name()))),
+    }
+}
+
+/// Give texts that name no variant to the variant the file says failed (`phase`), else to the
+/// records that failed or were skipped; where none did, to the first (B, H, A) that measured
+/// nothing; where every record measured, to each (they can only be warnings there).
+pub(super) fn give_unnamed(records: &mut [ResultRecord], texts: &[TextField], phase: Option<Variant>) {
+    let named = records.iter().position(|r| Some(r.variant) == phase);
+    let failed: Vec<usize> =
+        (0..records.len()).filter(|&i| records[i].outcome.status != RunStatus::Success).collect();
+    let targets = match records.iter().position(|r| !r.measured()) {
+        _ if named.is_some() => named.into_iter().collect(),
+        _ if !failed.is_empty() => failed,
+        Some(first) => vec![first],
+        None => (0..records.len()).collect(),
+    };
+    targets.into_iter().for_each(|i| records[i].texts.extend_from_slice(texts));
 }
 
 /// The metrics a file recorded: a `metrics` object, or the flat numeric fields of legacy files.
@@ -193,13 +222,13 @@ pub(super) fn recorded_metrics(obj: &Obj) -> Metrics {
 }
 
 /// The `stdout.txt` / `stderr.txt` a run wrote beside its result file, read once per file and
-/// added to each of its records.
+/// given to the record they can explain (they name no variant).
 fn with_beside(mut set: ResultSet, path: &Path) -> ResultSet {
     let read = |name: &str| {
         let text = std::fs::read_to_string(path.parent()?.join(name)).ok()?;
         (!text.is_empty()).then(|| TextField { field: name.to_string(), text })
     };
     let beside: Vec<TextField> = ["stdout.txt", "stderr.txt"].into_iter().filter_map(read).collect();
-    set.records.iter_mut().for_each(|r| r.texts.extend(beside.iter().cloned()));
+    give_unnamed(&mut set.records, &beside, None);
     set
 }

@@ -163,7 +163,14 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
         }
         _ => {}
     }
+    out.extend(state.warnings.iter().map(|w| warning_line(w, theme)));
     out
+}
+
+/// A line a rule matched in a variant that succeeded and measured: dim, never its category.
+fn warning_line<'a>(w: &crate::classify::Warning, theme: &Theme) -> Line<'a> {
+    let place = w.field.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
+    Line::styled(format!("    warning {} {place}line {}: {}", w.rule, w.line, w.text), theme.dim)
 }
 
 /// `agent · time · source`, each where known.
