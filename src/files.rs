@@ -34,3 +34,25 @@ pub fn append(path: &Path) -> std::io::Result<File> {
     }
     OpenOptions::new().append(true).create(true).mode(0o600).open(path)
 }
+
+/// A 12-hex-digit name for `parts` (SHA-256, each part length-prefixed): the same on every
+/// machine and toolchain, unlike `std`'s hasher, so images tagged by it are found again.
+pub fn stable_id(parts: &[&[u8]]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_stable_id_is_sha256_of_the_length_prefixed_parts() {
+        // sha256(le64(3) "abc" le64(0)), computed with Python's hashlib.
+        assert_eq!(super::stable_id(&[b"abc", b""]), "3e2f8940c3a0");
+        assert_ne!(super::stable_id(&[b"ab", b"c"]), super::stable_id(&[b"a", b"bc"]));
+    }
+}

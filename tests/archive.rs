@@ -1,7 +1,7 @@
 //! The whole public ISO-Bench result archive (`../shared/isobench/archive`, beside the checkout):
 //! every file given to `classify` or `metrics` yields at least one line — a reading or a named
 //! error — never silence. The archive is input from outside the repository (18 MB, not copied):
-//! without it the test says so and passes; under `CI` it fails.
+//! without it at build time these tests are ignored (build.rs), never passed.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -27,10 +27,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn archive() -> Option<Vec<PathBuf>> {
     if !Path::new(ARCHIVE).is_dir() {
-        let why = format!("no ISO-Bench archive at {ARCHIVE} (it lives beside the checkout)");
-        assert!(std::env::var_os("CI").is_none(), "{why}, and CI is set: a skip here is a failure");
-        eprintln!("SKIPPED: {why}");
-        return None;
+        // Tests that need it are #[ignore]d where it was missing at build time (build.rs).
+        panic!(
+            "no ISO-Bench archive at {ARCHIVE} (it lives beside the checkout): a test that needs it never passes without it"
+        );
     }
     let mut out = Vec::new();
     files(Path::new(ARCHIVE), &mut out);
@@ -38,6 +38,7 @@ fn archive() -> Option<Vec<PathBuf>> {
 }
 
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn no_file_of_the_archive_is_met_with_silence() {
     let Some(all) = archive() else { return };
     assert!(all.len() > 500, "{} files", all.len());
@@ -56,6 +57,8 @@ fn no_file_of_the_archive_is_met_with_silence() {
             .collect();
         let silent: Vec<&PathBuf> =
             all.iter().filter(|p| !answered.contains(&p.display().to_string())).collect();
+        let read = String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.contains("\"error\":")).count();
+        assert!(read > 1000, "{command}: only {read} records read of {} files", all.len());
         assert!(
             silent.is_empty(),
             "{command} said nothing about {} file(s), e.g. {:?}",
@@ -66,6 +69,7 @@ fn no_file_of_the_archive_is_met_with_silence() {
 }
 
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn warnings_come_one_line_per_kind_and_all_of_them_with_verbose() {
     if archive().is_none() {
         return;
@@ -112,40 +116,61 @@ fn all_text(path: &Path) -> String {
     out
 }
 
-/// Every file that reads as records (summaries and exports get a named error above).
+/// Words of ISO-Bench's own failure signatures (REPORT.md §4.2), written here by hand so the
+/// expectation does not come from the classifier under test, and the rule each one names.
+const SIGNATURES: &[(&str, &str)] = &[
+    ("'aimv2' is already used by a Transformers config", "aimv2"),
+    ("cannot import name 'LogitsWarper'", "logitswarper"),
+    ("No module named 'vllm.vllm_flash_attn.fa_utils'", "fa_utils"),
+    ("CUDA out of memory", "cuda_oom"),
+    ("manifest unknown", "manifest_unknown"),
+    ("no space left on device", "disk_full"),
+    ("No module named 'transformers.utils'", "tf_utils_missing"),
+    ("[Errno 32] Broken pipe", "broken_pipe"),
+    ("undefined symbol: ", "undef_symbol"),
+    ("Unknown RoPE scaling type", "rope_llama3"),
+];
+
+/// Every file whose text holds one of `SIGNATURES` has a record that names its rule: as its
+/// category, among its tags, or as a warning of a variant that measured.
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn a_record_whose_text_holds_a_known_signature_gets_a_category() {
     let Some(all) = archive() else { return };
-    let classifier = perftriage::classify::Classifier::embedded().unwrap();
-    let expected: Vec<&PathBuf> =
-        all.iter().filter(|p| classifier.classify(&all_text(p)).is_some()).collect();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("classify")
-        .args(&expected)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let rows: Vec<serde_json::Value> =
-        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let files_of = |keep: &dyn Fn(&serde_json::Value) -> bool| -> BTreeSet<String> {
-        rows.iter().filter(|r| keep(r)).map(|r| r["file"].as_str().unwrap().to_string()).collect()
+    let mut expected: Vec<(PathBuf, &str)> = Vec::new();
+    for path in &all {
+        let text = all_text(path);
+        expected.extend(
+            SIGNATURES
+                .iter()
+                .filter(|(words, _)| text.contains(words))
+                .map(|(_, rule)| (path.clone(), *rule)),
+        );
+    }
+    let files: BTreeSet<&PathBuf> = expected.iter().map(|(p, _)| p).collect();
+    let rows = rows_of("classify", &files.into_iter().cloned().collect::<Vec<_>>());
+    let names = |r: &serde_json::Value, rule: &str| {
+        let tags = r["tags"].as_array().into_iter().flatten();
+        let warnings = r["warnings"].as_array().into_iter().flatten().map(|w| &w["rule"]);
+        r["category"] == rule || tags.chain(warnings).any(|t| t == rule)
     };
-    // A measured success keeps what matched as warnings, never as its category.
-    let warned = |r: &serde_json::Value| r["warnings"].as_array().is_some_and(|w| !w.is_empty());
-    let categorised = files_of(&|r| r["category"].is_string() || warned(r));
-    let records = files_of(&|r| r.get("error").is_none());
-    let missed: Vec<&&PathBuf> = expected
+    let missed: Vec<String> = expected
         .iter()
-        .filter(|p| {
-            records.contains(&p.display().to_string()) && !categorised.contains(&p.display().to_string())
+        .filter(|(path, rule)| {
+            let file = path.display().to_string();
+            let of_file: Vec<&serde_json::Value> =
+                rows.iter().filter(|r| r["file"] == file.as_str()).collect();
+            // A summary or export is no record: it gets a named error, checked above.
+            of_file.iter().all(|r| r.get("error").is_none()) && !of_file.iter().any(|r| names(r, rule))
         })
+        .map(|(path, rule)| format!("{} ({rule})", path.display()))
         .collect();
+    assert!(expected.len() > 150, "only {} signature lines found: too few to judge", expected.len());
     assert!(
         missed.is_empty(),
-        "{} of {} files with a known signature got no category: {:?}",
+        "{} of {} signatures got no record naming them: {missed:?}",
         missed.len(),
-        expected.len(),
-        missed
+        expected.len()
     );
 }
 
@@ -166,6 +191,7 @@ fn recorded_numbers(path: &Path, variant: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn no_record_whose_file_holds_metrics_is_reported_without_them() {
     let Some(all) = archive() else { return };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
@@ -186,6 +212,7 @@ fn no_record_whose_file_holds_metrics_is_reported_without_them() {
 }
 
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn over_the_whole_archive_no_older_record_decides_a_variant() {
     if archive().is_none() {
         return;
@@ -232,6 +259,7 @@ fn rows_of(command: &str, files: &[PathBuf]) -> Vec<serde_json::Value> {
 }
 
 #[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
 fn over_the_january_archive_no_measured_success_has_a_category_and_no_evidence_is_another_variants() {
     let Some(all) = archive() else { return };
     let january: Vec<PathBuf> =

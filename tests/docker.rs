@@ -22,6 +22,7 @@ fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &Engine, setup: &Set
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn serving_run_end_to_end_writes_metrics_and_leaves_no_container() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
@@ -64,6 +65,7 @@ fn serving_run_end_to_end_writes_metrics_and_leaves_no_container() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn failure_images_fail_fast_with_their_real_signature() {
     let Some((rt, engine)) = ready() else { return };
     for (image, category) in [("aimv2", "aimv2"), ("numpy2", "numpy2"), ("fa_utils", "fa_utils")] {
@@ -80,6 +82,7 @@ fn failure_images_fail_fast_with_their_real_signature() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_missing_image_is_a_manifest_failure_with_the_daemons_words() {
     let Some((rt, engine)) = ready() else { return };
     // The pull is of nothing: the disk check's 22 GiB estimate for an unknown image is not the
@@ -94,6 +97,7 @@ fn a_missing_image_is_a_manifest_failure_with_the_daemons_words() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn asking_for_gpus_here_names_the_nvidia_toolkit() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
@@ -111,6 +115,7 @@ fn patch(old: &str, new: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn agent_patches_apply_cleanly_or_fail_as_patch_fail_and_an_empty_patch_is_not_applied() {
     let Some((rt, engine)) = ready() else { return };
     let latency = "python benchmarks/benchmark_latency.py --model facebook/opt-125m --batch-size 8";
@@ -156,6 +161,7 @@ fn human_plan(s: &Setup, run_id: &str) -> (perftriage::runs::RunPlan, perftriage
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
     use perftriage::jobs::run::{RunEnv, RunEvent, execute};
     let Some((rt, engine)) = ready() else { return };
@@ -202,6 +208,7 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
     use perftriage::app::{Msg, RunMsg};
     let Some((rt, engine)) = ready() else { return };
@@ -243,6 +250,7 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() {
     use perftriage::jobs::run::{RunEnv, RunEvent, Start, run};
     let Some((rt, engine)) = ready() else { return };
@@ -285,6 +293,7 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_headless_run_removes_its_container_on_sigint_sigterm_and_sighup() {
     let Some((rt, engine)) = ready() else { return };
     for signal in ["INT", "TERM", "HUP"] {
@@ -315,6 +324,7 @@ fn a_headless_run_removes_its_container_on_sigint_sigterm_and_sighup() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_others() {
     let Some((rt, engine)) = ready() else { return };
     let ws = tempfile::tempdir().unwrap();
@@ -413,6 +423,7 @@ fn wait_for_a_container(rt: &tokio::runtime::Runtime, engine: &Engine, ws: &str)
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_that_loses_the_docker_connection_removes_its_container_when_it_is_back() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "server = \"sleep 100000\"");
@@ -434,6 +445,7 @@ fn a_run_that_loses_the_docker_connection_removes_its_container_when_it_is_back(
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_whose_connection_drops_while_the_server_starts_goes_on_when_it_is_back() {
     let Some((rt, engine)) = ready() else { return };
     let server = "server = \"env MOCK_STARTUP_MS=6000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"";
@@ -459,6 +471,7 @@ fn a_run_whose_connection_drops_while_the_server_starts_goes_on_when_it_is_back(
 /// A vLLM checkout without the commit is this host's set-up, not the commit's result: exit 1,
 /// no result file (it used to be `scripts_missing`, exit 3, and a result over the recorded one).
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_checkout_without_the_commit_is_a_set_up_error_and_writes_no_result() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
@@ -477,6 +490,7 @@ fn a_checkout_without_the_commit_is_a_set_up_error_and_writes_no_result() {
 /// Too little room under the Docker data root refuses a pull (a set-up error: nothing recorded)
 /// and a fixed image's commit, with the numbers; here the estimates are set beyond any disk.
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_pull_or_a_commit_without_room_is_refused_with_the_numbers() {
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:not-pulled-here", SERVING, "pull_estimate_gb = 1000000");
@@ -501,6 +515,7 @@ fn a_pull_or_a_commit_without_room_is_refused_with_the_numbers() {
 
 /// The images view's engine side: our fixed-image repositories are listed by tag, and a tag is removed.
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn fixed_images_are_listed_by_repository_and_removed_by_tag() {
     let Some((rt, engine)) = ready() else { return };
     let tag = format!("perftriage-fixed:ptest-{}", std::process::id());

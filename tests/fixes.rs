@@ -40,6 +40,7 @@ fn embedded_recipes_load_and_bad_files_are_named() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn each_failure_image_is_fixed_verified_and_rerun_with_the_fix_recorded() {
     let rt = runtime();
     let Some(engine) = engine(&rt) else { return };
@@ -72,6 +73,7 @@ fn each_failure_image_is_fixed_verified_and_rerun_with_the_fix_recorded() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {
     let rt = runtime();
     let Some(engine) = engine(&rt) else { return };
@@ -106,6 +108,7 @@ fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {
 }
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_failing_verify_is_reported_and_recorded() {
     let rt = runtime();
     let Some(engine) = engine(&rt) else { return };

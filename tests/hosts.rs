@@ -84,8 +84,16 @@ fn confirm_runs(board: &Board, hosts: &str, variants: &str) {
 }
 
 /// The commit's row on a board screen.
+/// The board row of `short`; a screen without it fails the test.
 fn row_of(screen: &str, short: &str) -> String {
-    screen.lines().find(|l| l.contains(short)).unwrap_or_default().to_string()
+    let row = screen.lines().find(|l| l.contains(short));
+    row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
+}
+
+/// Whether the board row of `short` is on the screen and holds `what` (for polling, while the
+/// board may still be drawing).
+fn row_has(screen: &str, short: &str, what: &str) -> bool {
+    screen.lines().any(|l| l.contains(short) && l.contains(what))
 }
 
 fn host<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
@@ -93,6 +101,10 @@ fn host<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_over_unix_and_tls_are_probed_and_one_that_stops_is_unreachable_until_it_is_back() {
     let Some(second) = SecondDaemon::start() else { return };
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -122,6 +134,10 @@ fn hosts_over_unix_and_tls_are_probed_and_one_that_stops_is_unreachable_until_it
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_by_docker_context_and_a_gpu_probe_in_a_copied_image() {
     let Some((second, remote, rt)) = second_with_test_image() else { return };
     assert!(rt.block_on(remote.has_image("perftriage-test/vllm:ok")), "copied without a registry");
@@ -147,12 +163,16 @@ fn hosts_by_docker_context_and_a_gpu_probe_in_a_copied_image() {
     let ctx = host(&json, "ctx");
     assert_eq!(ctx["gpus"]["state"], "none", "no GPU runtime is a normal answer: {json:#}");
     assert!(ctx["gpus"]["detail"].as_str().unwrap().contains("could not select device driver"), "{json:#}");
-    assert!(second.docker(&["ps", "-aq"]).stdout.is_empty(), "the probe container is removed");
+    assert!(second.ps("-aq").is_empty(), "the probe container is removed");
 }
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_a_run_goes_to_the_host_with_a_free_slot_and_its_logs_and_result_come_back() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let hosts = format!(
@@ -181,17 +201,23 @@ fn hosts_a_run_goes_to_the_host_with_a_free_slot_and_its_logs_and_result_come_ba
         .unwrap();
     assert!(busy.status.success(), "{}", String::from_utf8_lossy(&busy.stderr));
     let out = common::engine::run(&s, "human");
-    let _ = Command::new("docker").args(["rm", "-f", String::from_utf8_lossy(&busy.stdout).trim()]).output();
+    let removed =
+        Command::new("docker").args(["rm", "-f", String::from_utf8_lossy(&busy.stdout).trim()]).output();
+    assert!(removed.unwrap().status.success(), "the busy container is removed");
     let text = common::engine::text(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("on host gpu2"), "placed on the host with a free slot: {text}");
     assert!(text.contains("Serving Benchmark Result"), "the benchmark's log streamed back: {text}");
     let result = common::engine::result(&s, "human");
     assert_eq!(result["status"], "success", "{result:#}");
-    assert!(second.docker(&["ps", "-aq"]).stdout.is_empty(), "its container is removed on gpu2");
+    assert!(second.ps("-aq").is_empty(), "its container is removed on gpu2");
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
     let Some((second, remote, rt)) = second_with_test_image() else { return };
     let s = common::engine::setup("perftriage-test/vllm:aimv2", SERVING, &gpu2(&second, "", ""));
@@ -209,12 +235,16 @@ fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_a_run_on_a_host_that_drops_says_connection_lost_and_cleans_up_there_when_it_is_back() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let hosts = gpu2(&second, "server = \"sleep 100000\"\n", "");
     let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &hosts);
     let child = spawn_run(&s);
-    wait_until("the run on gpu2", 60, || !second.docker(&["ps", "-q"]).stdout.is_empty());
+    wait_until("the run on gpu2", 60, || !second.ps("-q").is_empty());
     second.stop();
     std::thread::sleep(std::time::Duration::from_secs(3));
     second.resume();
@@ -222,10 +252,7 @@ fn hosts_a_run_on_a_host_that_drops_says_connection_lost_and_cleans_up_there_whe
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("connection lost"), "{err}");
-    assert!(
-        second.docker(&["ps", "-aq"]).stdout.is_empty(),
-        "removed on gpu2 once it was back, not looked for elsewhere"
-    );
+    assert!(second.ps("-aq").is_empty(), "removed on gpu2 once it was back, not looked for elsewhere");
 }
 
 #[test]
@@ -252,6 +279,10 @@ fn hosts_in_the_header_with_their_runs_and_gpus_or_down() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_the_board_watches_each_host_in_its_header_and_its_gpus_in_the_gpu_pane() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -312,6 +343,10 @@ fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_a_run_from_the_board_is_placed_shown_in_the_host_column_and_finishes_there() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &gpu2(&second, "", ""));
@@ -323,36 +358,44 @@ fn hosts_a_run_from_the_board_is_placed_shown_in_the_host_column_and_finishes_th
     assert!(confirm.contains("gpu2 ●0/1"), "{confirm}");
     board.keys("y");
     let done = board.until("the run on gpu2", 90, |t| {
-        let row = row_of(t, &s.short[..8]);
+        let row = t.lines().find(|l| l.contains(&s.short[..8])).unwrap_or_default();
         t.contains("Host") && row.contains(" gpu2 ") && row.contains("✓")
     });
     drop(board);
     assert_eq!(common::engine::result(&s, "human")["status"], "success", "{done}");
-    assert!(second.docker(&["ps", "-aq"]).stdout.is_empty(), "its container is removed on gpu2");
+    assert!(second.ps("-aq").is_empty(), "its container is removed on gpu2");
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_the_board_reattaches_a_run_left_on_a_host_and_cancels_it_there() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let hosts = gpu2(&second, "server = \"sleep 100000\"\n", "");
     let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &hosts);
     // A headless run on gpu2 whose perftriage is then killed: its container is left running there.
     let mut headless = spawn_run(&s);
-    let running = || !second.docker(&["ps", "-q"]).stdout.is_empty();
+    let running = || !second.ps("-q").is_empty();
     wait_until("the run on gpu2", 60, running);
     headless.kill().unwrap();
     headless.wait().unwrap();
     let board = board(&s, "reattach");
-    board.until("the run re-attached on gpu2", 60, |t| row_of(t, &s.short[..8]).contains(" gpu2 "));
+    board.until("the run re-attached on gpu2", 60, |t| row_has(t, &s.short[..8], " gpu2 "));
     board.keys("x");
     std::thread::sleep(std::time::Duration::from_millis(500));
     board.keys("y");
     wait_until("the cancel on gpu2", 60, || !running());
     drop(board);
-    assert!(second.docker(&["ps", "-aq"]).stdout.is_empty(), "removed on gpu2");
+    assert!(second.ps("-aq").is_empty(), "removed on gpu2");
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     // Placement would pick `here` (no GPUs to keep free); the confirm sends the run to gpu2.
@@ -369,7 +412,7 @@ fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
     board.until("gpu2 chosen", 10, |t| t.contains("host: gpu2, chosen here"));
     board.keys("y");
     let done = board.until("the run on gpu2", 90, |t| {
-        let row = row_of(t, &s.short[..8]);
+        let row = t.lines().find(|l| l.contains(&s.short[..8])).unwrap_or_default();
         row.contains(" gpu2 ") && row.contains("✓")
     });
     drop(board);
@@ -377,6 +420,10 @@ fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
 fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     // Three board slots, one on gpu2: baseline and human are dispatched together.
@@ -388,7 +435,7 @@ fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     let (mut most, mut waited) = (0, false);
     loop {
-        let running = String::from_utf8_lossy(&second.docker(&["ps", "-q"]).stdout).lines().count();
+        let running = second.ps("-q").lines().count();
         most = most.max(running);
         let screen = board.screen();
         waited |= screen.contains("host?");

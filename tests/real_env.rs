@@ -70,6 +70,7 @@ fn fails_then_is_fixed(scenario: &Scenario, expect: Expect) {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_aimv2_from_transformers_4_56_and_vllm_0_9_1_ovis() {
     let scenario = Scenario {
         name: "aimv2",
@@ -90,6 +91,7 @@ fn real_aimv2_from_transformers_4_56_and_vllm_0_9_1_ovis() {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_numpy2_under_torch_2_2_built_against_numpy_1() {
     let scenario = Scenario {
         name: "numpy2",
@@ -111,6 +113,7 @@ fn real_numpy2_under_torch_2_2_built_against_numpy_1() {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_broken_transformers_half_removed_by_pip() {
     // What an interrupted `pip uninstall` leaves: the package half gone, its metadata stashed as
     // `~ransformers` (pip's own name for it), and pip warning about it on every call. vLLM's
@@ -151,6 +154,7 @@ fn pip_warns_of_the_stash(scenario: &Scenario) {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_logitswarper_from_lm_format_enforcer_0_9_and_transformers_4_56() {
     let scenario = Scenario {
         name: "logitswarper",
@@ -173,6 +177,7 @@ fn real_logitswarper_from_lm_format_enforcer_0_9_and_transformers_4_56() {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_pyairports_placeholder_under_outlines_0_0_46() {
     let scenario = Scenario {
         name: "pyairports",
@@ -194,6 +199,7 @@ fn real_pyairports_placeholder_under_outlines_0_0_46() {
 }
 
 #[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_fa_utils_missing_from_vllm_0_8_4() {
     let scenario = Scenario {
         name: "fa-utils",

@@ -12,6 +12,7 @@ use serde_json::Value;
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
 
 #[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn three_variants_repeated_three_times_are_one_workload_with_an_interval() {
     let Some(_engine) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");

@@ -123,6 +123,10 @@ fn images_ready() -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_a_run_waits_for_resources_runs_on_the_node_and_its_result_is_read_back() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup("perftriage-test/vllm:ok", "", shared.path());
@@ -146,6 +150,10 @@ fn slurm_a_run_waits_for_resources_runs_on_the_node_and_its_result_is_read_back(
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_a_failed_run_is_read_back_as_a_failure() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup("perftriage-test/vllm:aimv2", "", shared.path());
@@ -158,6 +166,10 @@ fn slurm_a_failed_run_is_read_back_as_a_failure() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_scancel_stops_the_payload_and_its_container_is_removed() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup("perftriage-test/vllm:ok", "server = \"sleep 100000\"", shared.path());
@@ -198,11 +210,23 @@ fn start_human_run(board: &Board) -> String {
     confirm
 }
 
+/// The board row of `short`; a screen without it fails the test.
 fn row_of(screen: &str, short: &str) -> String {
-    screen.lines().find(|l| l.contains(short)).unwrap_or_default().to_string()
+    let row = screen.lines().find(|l| l.contains(short));
+    row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
+}
+
+/// Whether the board row of `short` is on the screen and holds `what` (for polling, while the
+/// board may still be drawing).
+fn row_has(screen: &str, short: &str, what: &str) -> bool {
+    screen.lines().any(|l| l.contains(short) && l.contains(what))
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_a_run_from_the_board_is_a_job_whose_state_node_logs_and_result_are_shown() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup_with("perftriage-test/vllm:ok", "", shared.path(), "board = true\n");
@@ -213,12 +237,12 @@ fn slurm_a_run_from_the_board_is_a_job_whose_state_node_logs_and_result_are_show
     assert!(confirm.contains("the default partition"), "{confirm}");
     let short = &s.short[..8];
     let pending = board.until("the job pending for its reason", 60, |t| {
-        row_of(t, short).contains(" pend ") && t.contains("PENDING (Resources)")
+        row_has(t, short, " pend ") && t.contains("PENDING (Resources)")
     });
     assert!(row_of(&pending, short).contains(" #"), "the job id in the Host column: {pending}");
     cluster.client("scancel", &[&blocker]);
     let host = String::from_utf8(Command::new("hostname").output().unwrap().stdout).unwrap();
-    let done = board.until("the job done", 120, |t| row_of(t, short).contains("✓"));
+    let done = board.until("the job done", 120, |t| row_has(t, short, "✓"));
     assert!(row_of(&done, short).contains(&format!(" {}", host.trim())), "the node: {done}");
     board.keys("L");
     // The payload's `--json` line events, each in its own pane.
@@ -230,6 +254,10 @@ fn slurm_a_run_from_the_board_is_a_job_whose_state_node_logs_and_result_are_show
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_x_on_the_board_scancels_the_job_and_the_payload_removes_its_container() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup_with(
@@ -254,6 +282,10 @@ fn slurm_x_on_the_board_scancels_the_job_and_the_payload_removes_its_container()
 }
 
 #[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
 fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
     let Some((cluster, shared)) = cluster_and_shared() else { return };
     let s = slurm_setup_with("perftriage-test/vllm:ok", "", shared.path(), "board = true\n");
@@ -262,7 +294,7 @@ fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
     let short = &s.short[..8];
     let first = board(&s, &cluster, "slurm-leave");
     start_human_run(&first);
-    first.until("the job pending", 60, |t| row_of(t, short).contains(" pend "));
+    first.until("the job pending", 60, |t| row_has(t, short, " pend "));
     first.keys("q");
     first.until("the quit confirm", 10, |t| t.contains("leaves them running"));
     first.keys("L");
@@ -270,7 +302,7 @@ fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
     drop(first);
     cluster.client("scancel", &[&blocker]);
     let second = board(&s, &cluster, "slurm-again");
-    let done = second.until("the job followed to its end", 120, |t| row_of(t, short).contains("✓"));
+    let done = second.until("the job followed to its end", 120, |t| row_has(t, short, "✓"));
     assert!(row_of(&done, short).contains(" #"), "the job id in the Host column: {done}");
     drop(second);
     assert_eq!(common::engine::result(&s, "human")["status"], "success", "read back into this workspace");

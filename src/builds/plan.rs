@@ -188,15 +188,12 @@ impl BuildPlan {
         lines
     }
 
-    /// A short hash of the steps and their environment: two builds with one recipe share it.
+    /// A short hash of the steps and their environment: two builds with one recipe share it,
+    /// whatever toolchain built the tool.
     pub fn recipe_id(&self) -> String {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.env.hash(&mut h);
-        for step in &self.steps {
-            format!("{:?}", step).hash(&mut h);
-        }
-        format!("{:012x}", h.finish() & 0xffff_ffff_ffff)
+        let steps = self.steps.iter().map(|s| format!("{s:?}"));
+        let parts: Vec<String> = self.env.iter().cloned().chain(steps).collect();
+        crate::files::stable_id(&parts.iter().map(String::as_bytes).collect::<Vec<_>>())
     }
 }
 
