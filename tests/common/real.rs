@@ -40,8 +40,20 @@ fn missing_component(why: &str) -> ! {
     panic!("the real tier needs {why}: without it it fails, never passes")
 }
 
-/// The Debian base, made once: `perftriage-real/debian:bookworm-<hash>`.
-pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
+/// Held while real-tier images are looked for and built: test processes that need one image
+/// (nextest runs each test in its own) wait for it instead of building it twice.
+pub struct ImagesLock(std::fs::File);
+
+pub fn lock_images() -> ImagesLock {
+    let path = std::env::temp_dir().join("perftriage-real-images.lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).unwrap();
+    file.lock().unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+    ImagesLock(file)
+}
+
+/// The Debian base, made once: `perftriage-real/debian:bookworm-<hash>`. The lock held proves
+/// no other test builds it now.
+pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine, _held: &ImagesLock) -> Option<String> {
     let tag = format!("perftriage-real/debian:{BASE_SUITE}-{}", hash_of(&[BASE_PACKAGES.as_bytes()]));
     if rt.block_on(engine.has_image(&tag)) {
         return Some(tag);
@@ -77,9 +89,30 @@ fn unpack_vllm(keep: &[&str]) -> String {
     )
 }
 
-fn dockerfile(base: &str, s: &Scenario) -> String {
+/// The base with pip set up and a scenario's first pip layer (torch, say): scenarios that start
+/// alike share it, built once.
+fn stack_dockerfile(base: &str, first: Option<&str>) -> String {
     let mut lines = vec![format!("FROM {base}"), format!("COPY ca.crt {CA}"), PIP_ENV.to_string()];
-    lines.extend(s.pip.iter().map(|packages| format!("RUN pip install -q {packages}")));
+    lines.extend(first.map(|packages| format!("RUN pip install -q {packages}")));
+    lines.push("LABEL perftriage.test=real-stack".into());
+    lines.join("\n") + "\n"
+}
+
+/// `perftriage-real/stack:<hash>` for `first`, built when missing.
+fn stack(rt: &tokio::runtime::Runtime, engine: &Engine, base: &str, first: Option<&str>) -> String {
+    let docker = stack_dockerfile(base, first);
+    let tag = format!("perftriage-real/stack:{}", hash_of(&[docker.as_bytes()]));
+    if !rt.block_on(engine.has_image(&tag)) {
+        let ca = std::fs::read(CA).unwrap();
+        let context = tar_of(&[("Dockerfile", docker.as_bytes(), 0o644), ("ca.crt", &ca, 0o644)]).unwrap();
+        rt.block_on(engine.build(&tag, context)).unwrap_or_else(|e| panic!("building {tag}: {e}"));
+    }
+    tag
+}
+
+fn dockerfile(stack: &str, s: &Scenario) -> String {
+    let mut lines = vec![format!("FROM {stack}")];
+    lines.extend(s.pip.iter().skip(1).map(|packages| format!("RUN pip install -q {packages}")));
     if let Some((version, _)) = s.vllm {
         lines.push("COPY unpack_vllm.py /tmp/unpack_vllm.py".into());
         lines.push(format!(
@@ -113,10 +146,11 @@ fn api_server(imports: &str) -> String {
 
 /// The scenario's image, built when its recipe changed: `perftriage-real/vllm:<name>-<hash>`.
 pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Option<String> {
-    let base = base(rt, engine)?;
+    let held = lock_images();
+    let base = base(rt, engine, &held)?;
+    let stack = stack(rt, engine, &base, s.pip.first().copied());
     let mock = std::fs::read(mock_binary()).unwrap();
-    let ca = std::fs::read(CA).unwrap();
-    let docker = dockerfile(&base, s);
+    let docker = dockerfile(&stack, s);
     let unpack = unpack_vllm(s.vllm.map_or(&[][..], |(_, keep)| keep));
     let server = api_server(s.imports);
     let tag = format!(
@@ -129,7 +163,6 @@ pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Opt
     }
     let context = tar_of(&[
         ("Dockerfile", docker.as_bytes(), 0o644),
-        ("ca.crt", &ca, 0o644),
         ("mockvllm", &mock, 0o755),
         ("unpack_vllm.py", unpack.as_bytes(), 0o644),
         ("vllm/__init__.py", INIT.as_bytes(), 0o644),
