@@ -152,7 +152,8 @@ impl Drop for Setup {
     /// Removes every image tag the test made for its commits (fixed images, pushed and pulled
     /// copies), so a run of the suite leaves none behind.
     fn drop(&mut self) {
-        let Ok(out) = Command::new("docker").args(["images", "--format", "{{.Repository}}:{{.Tag}}"]).output()
+        let Ok(out) =
+            Command::new("docker").args(["images", "--format", "{{.Repository}}:{{.Tag}}"]).output()
         else {
             return;
         };
