@@ -18,6 +18,14 @@ struct BuildSetup {
     config: PathBuf,
 }
 
+impl Drop for BuildSetup {
+    /// The image a build made is removed however the test ends (it is named by the parent).
+    fn drop(&mut self) {
+        // `-f` on an image the test never made answers an error: nothing to say then.
+        let _ = Command::new("docker").args(["rmi", "-f", &self.image()]).output();
+    }
+}
+
 impl BuildSetup {
     fn build(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_perftriage"))
@@ -178,7 +186,6 @@ fn build_of_a_real_sdist_is_watched_committed_labelled_and_used_by_baseline_runs
     let planned =
         perftriage::runs::plan(&commit, baseline, &config.runs, &config.images, &s.root, "next").unwrap();
     assert_eq!(planned.image, s.image(), "a baseline run after the build runs in the built image");
-    docker(&["rmi", &s.image()]);
 }
 
 #[test]
@@ -236,7 +243,6 @@ fn build_stall_is_marked_and_not_stopped() {
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("[perftriage] STALLED: no output for"), "{stdout}");
     assert!(stderr.contains("STALLED"), "the status line says so: {stderr}");
-    docker(&["rmi", &s.image()]);
 }
 
 #[test]
@@ -263,10 +269,11 @@ fn build_timeout_stops_and_removes_the_container() {
 #[cfg_attr(not(all(has_mmdebstrap, has_tmux)), ignore = "needs mmdebstrap, a Docker engine and tmux")]
 fn build_from_the_board_shows_the_confirm_gauge_phase_eta_and_outcome() {
     let Some(env) = env_image() else { return };
-    // Eight steps of two seconds each: long enough to watch, without compiling the sdist again.
+    // Eight steps of two seconds each before the one compile and link: long enough to watch,
+    // without compiling the sdist again.
     let steps = "foreach(i RANGE 1 8)\n  add_custom_command(OUTPUT step${i}.txt COMMAND sleep 2 \
                  COMMAND ${CMAKE_COMMAND} -E touch step${i}.txt)\n  list(APPEND STEPS step${i}.txt)\n\
-                 endforeach()\nadd_custom_target(steps ALL DEPENDS ${STEPS})\n";
+                 endforeach()\nadd_custom_target(steps ALL DEPENDS ${STEPS})\nadd_dependencies(hello steps)\n";
     let s = build_setup(&env, tiny_project(HELLO, steps), "imports = [\"tinyproj\"]\nmax_jobs = 1");
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "build", 160);
     board.until("the board", 30, |t| t.contains(&s.short) && t.contains("Docker"));
@@ -280,7 +287,6 @@ fn build_from_the_board_shows_the_confirm_gauge_phase_eta_and_outcome() {
     let done = board.until("the outcome", 300, |t| t.contains("built perftriage-built/vllm:baseline-"));
     assert!(done.contains("finished"), "{done}");
     drop(board);
-    docker(&["rmi", &s.image()]);
 }
 
 #[test]

@@ -98,6 +98,8 @@ fn a_fixed_image_is_pushed_removed_pulled_back_by_digest_and_runs() {
     let out = run(&s, "human");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(result(&s, "human")["perftriage"]["image"], local.as_str());
+    // The pulled copy's registry name goes too (the setup removes the local tag).
+    docker(&["rmi", &reference]);
 }
 
 /// `docker ARGS`' trimmed stdout; a failed command fails the test.

@@ -143,8 +143,8 @@ pub struct Setup {
     pub root: PathBuf,
     pub short: String,
     pub config: PathBuf,
-    /// The first 12 digits of the checkout's two commits: images tagged with either (in full or
-    /// shortened, as baseline tags are) are this setup's own.
+    /// The first 8 digits of the checkout's two commits: images tagged with either (in full or
+    /// shortened: `perftriage-fixed-local:<short>-human`, baseline tags) are this setup's own.
     commits: [String; 2],
 }
 
@@ -193,7 +193,7 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let (repo, parent, human) = vllm_repo(&root, fa_utils);
-    let commits = [human[..12].to_string(), parent[..12].to_string()];
+    let commits = [human[..8].to_string(), parent[..8].to_string()];
     let short = human[..8].to_string();
     let mut row: serde_json::Value =
         serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
