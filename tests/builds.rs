@@ -76,10 +76,12 @@ fn build_setup(env_image: &str, tree: impl FnOnce(&Path), build_toml: &str) -> B
     row["outcomes"] = serde_json::json!({});
     std::fs::write(root.join("dataset.jsonl"), format!("{row}\n")).unwrap();
     let config = root.join("config.toml");
+    // These builds grow an image by well under a GiB: they ask for 3 GiB free, not the 25 a
+    // vLLM build needs (the disk check has its own test in docker.rs).
     let text = format!(
         "dataset = \"{ds}\"\n[images]\nhuman = \"{env_image}\"\nbaseline = \"perftriage-built/vllm:baseline-{{parent12}}\"\n\
-         [runs]\ngpus = \"none\"\nvllm_repo = \"{repo}\"\n\
-         [build]\n{toolkit}build_deps = {deps:?}\npins = []\ncuda_arch = \"\"\n{build_toml}\n",
+         [runs]\ngpus = \"none\"\nvllm_repo = \"{repo}\"\ndisk_reserve_gb = 1.0\n\
+         [build]\nexpected_gb = 2\n{toolkit}build_deps = {deps:?}\npins = []\ncuda_arch = \"\"\n{build_toml}\n",
         toolkit = if build_toml.contains("toolkit") { "" } else { "toolkit = []\n" },
         ds = root.join("dataset.jsonl").display(),
         repo = repo.display(),
