@@ -43,6 +43,7 @@ fn the_agents_error_in_a_modal_record_is_the_agents_alone() {
             assert_eq!(r["status"], "ok", "{short} {variant}");
             assert_eq!(r["category"], Value::Null, "{short} {variant} measured, yet: {r}");
             assert!(r.get("evidence").is_none(), "{short} {variant}: {r}");
+            assert_eq!(r["warnings"], serde_json::json!([]), "{short} {variant}: nothing of the agent's");
         }
         let agent = row(&rows, "agent");
         assert_eq!(
@@ -50,6 +51,22 @@ fn the_agents_error_in_a_modal_record_is_the_agents_alone() {
             (Some(agent_category), Some("agent_error"))
         );
     }
+}
+
+#[test]
+fn an_error_that_names_the_human_is_the_humans_not_the_skipped_baselines() {
+    // sglang 564a898a: the baseline was skipped ("incompatible overlay", its own server log says
+    // why); the error "Human server failed to start…" is the human's.
+    let file = format!("{DIR}/2026-01/omniperf_results_3way_sglang/sglang/564a898a/benchmark_result.json");
+    let rows = classify(&[file]);
+    let (b, h) = (row(&rows, "baseline"), row(&rows, "human"));
+    assert_eq!(b["status"], "skip", "{b}");
+    assert_eq!(
+        (b["category"].as_str(), b["field"].as_str()),
+        (Some("outlines_fsm"), Some("baseline_server_logs"))
+    );
+    assert_eq!(h["status"], "fail", "{h}");
+    assert_eq!((h["category"].as_str(), h["field"].as_str()), (Some("undef_symbol"), Some("human_server_logs")));
 }
 
 #[test]
