@@ -66,7 +66,10 @@ fn an_error_that_names_the_human_is_the_humans_not_the_skipped_baselines() {
         (Some("outlines_fsm"), Some("baseline_server_logs"))
     );
     assert_eq!(h["status"], "fail", "{h}");
-    assert_eq!((h["category"].as_str(), h["field"].as_str()), (Some("undef_symbol"), Some("human_server_logs")));
+    assert_eq!(
+        (h["category"].as_str(), h["field"].as_str()),
+        (Some("undef_symbol"), Some("human_server_logs"))
+    );
 }
 
 #[test]

@@ -90,6 +90,12 @@ fn context(flavour: &str, mock: &[u8], busybox: &[u8]) -> Vec<u8> {
     tar_of(&entries).unwrap()
 }
 
+/// The image id a tag names, if it names one.
+fn image_id(tag: &str) -> Option<String> {
+    let out = Command::new("docker").args(["image", "inspect", "-f", "{{.Id}}", tag]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// Build `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils}` once per test binary.
 pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
@@ -100,7 +106,12 @@ pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     let busybox = std::fs::read("/bin/busybox").unwrap();
     for flavour in IMAGES {
         let tag = format!("perftriage-test/vllm:{flavour}");
+        let before = image_id(&tag);
         rt.block_on(engine.build(&tag, context(flavour, &mock, &busybox))).unwrap();
+        // Another checkout's mock differs: the image it replaced would be left dangling.
+        if let Some(old) = before.filter(|old| image_id(&tag).as_ref() != Some(old)) {
+            let _ = Command::new("docker").args(["rmi", &old]).output(); // in use by a running test: kept
+        }
     }
     *built = true;
 }
