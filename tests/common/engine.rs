@@ -47,7 +47,12 @@ pub fn mock_binary() -> PathBuf {
             "--target-dir",
         ])
         .arg(&target)
-        .env("RUSTFLAGS", "-C target-feature=+crt-static")
+        // The checkout's path remapped: every checkout builds the same binary, so its images
+        // are the same images (no rebuild, nothing left dangling).
+        .env(
+            "RUSTFLAGS",
+            format!("-C target-feature=+crt-static --remap-path-prefix={}=/src", root.display()),
+        )
         .current_dir(root)
         .status()
         .unwrap();

@@ -10,8 +10,8 @@ use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::metrics::{self, Metrics};
 use serde_json::Value;
 
-/// Text fields of a Modal result that name no variant: they belong to the first variant that
-/// measured nothing.
+/// Text fields of a Modal result that name no variant: they go to the variant the file says
+/// failed (`give_unnamed`).
 const UNNAMED_FIELDS: &[&str] =
     &["error", "error_message", "server_logs", "stdout", "stderr", "raw_output", "logs", "traceback"];
 
@@ -57,7 +57,7 @@ fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Re
             (Some(_), _) => continue,
             (None, _) if variant == Variant::Agent => agent_outcome(r),
             // A success that measured only some variants (sglang's human-only runs): the rest never ran.
-            (None, _) if !measured(r, variant.name()) => continue,
+            (None, _) if !ran(r, variant.name()) => continue,
             (None, _) => (RunStatus::Success, None),
         };
         let (metrics, metrics_from) = variant_metrics(r, variant.name(), outcome.0);
@@ -127,7 +127,8 @@ fn first_unmeasured(r: &Obj) -> Variant {
     Variant::ALL.into_iter().find(|v| !measured(v)).unwrap_or(Variant::Baseline)
 }
 
-fn measured(r: &Obj, role: &str) -> bool {
+/// Whether a variant ran at all: numbers or raw output of its own.
+fn ran(r: &Obj, role: &str) -> bool {
     let numbers = r.get(&format!("{role}_metrics")).and_then(Value::as_object).is_some_and(|m| !m.is_empty());
     numbers || text(r, &format!("{role}_raw")).is_some()
 }
