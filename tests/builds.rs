@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::engine::{engine, runtime, text};
+use common::engine::{docker, engine, runtime, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -115,14 +115,6 @@ fn env_image() -> Option<String> {
     let rt = runtime();
     let engine = engine(&rt)?;
     common::build_env::image(&rt, &engine)
-}
-
-/// `docker ARGS`' trimmed stdout; a command that fails fails the test (an empty answer is only
-/// ever a real one).
-fn docker(args: &[&str]) -> String {
-    let out = Command::new("docker").args(args).output().unwrap();
-    assert!(out.status.success(), "docker {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]

@@ -7,7 +7,7 @@
 mod common;
 
 use common::second_daemon::SecondDaemon;
-use common::tmux_board::Board;
+use common::tmux_board::{Board, row_has, row_of};
 use std::process::{Command, Output};
 
 fn hosts(config_text: &str, env: &[(&str, &std::path::Path)]) -> (Output, serde_json::Value) {
@@ -84,18 +84,6 @@ fn confirm_runs(board: &Board, hosts: &str, variants: &str) {
 }
 
 /// The commit's row on a board screen.
-/// The board row of `short`; a screen without it fails the test.
-fn row_of(screen: &str, short: &str) -> String {
-    let row = screen.lines().find(|l| l.contains(short));
-    row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
-}
-
-/// Whether the board row of `short` is on the screen and holds `what` (for polling, while the
-/// board may still be drawing).
-fn row_has(screen: &str, short: &str, what: &str) -> bool {
-    screen.lines().any(|l| l.contains(short) && l.contains(what))
-}
-
 fn host<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     json.as_array().unwrap().iter().find(|h| h["name"] == name).unwrap()
 }

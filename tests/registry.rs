@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::engine::{Setup, engine, ensure_images, perftriage, result, run, runtime, setup, text};
+use common::engine::{Setup, docker, engine, ensure_images, perftriage, result, run, runtime, setup, text};
 use std::process::{Child, Command};
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
@@ -100,13 +100,6 @@ fn a_fixed_image_is_pushed_removed_pulled_back_by_digest_and_runs() {
     assert_eq!(result(&s, "human")["perftriage"]["image"], local.as_str());
     // The pulled copy's registry name goes too (the setup removes the local tag).
     docker(&["rmi", &reference]);
-}
-
-/// `docker ARGS`' trimmed stdout; a failed command fails the test.
-fn docker(args: &[&str]) -> String {
-    let out = Command::new("docker").args(args).output().unwrap();
-    assert!(out.status.success(), "docker {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// The digest the registry's API answers for `perftriage-fixed@digest` (its

@@ -8,7 +8,7 @@
 mod common;
 
 use common::slurm_cluster::Cluster;
-use common::tmux_board::Board;
+use common::tmux_board::{Board, row_has, row_of};
 use std::process::{Command, Output};
 
 fn script(config: &str, short: &str, variant: &str) -> Output {
@@ -208,18 +208,6 @@ fn start_human_run(board: &Board) -> String {
     let confirm = board.until("the confirm", 60, |t| t.contains("Slurm: each run a batch job"));
     board.keys("y");
     confirm
-}
-
-/// The board row of `short`; a screen without it fails the test.
-fn row_of(screen: &str, short: &str) -> String {
-    let row = screen.lines().find(|l| l.contains(short));
-    row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
-}
-
-/// Whether the board row of `short` is on the screen and holds `what` (for polling, while the
-/// board may still be drawing).
-fn row_has(screen: &str, short: &str, what: &str) -> bool {
-    screen.lines().any(|l| l.contains(short) && l.contains(what))
 }
 
 #[test]

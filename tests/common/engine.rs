@@ -265,6 +265,14 @@ pub fn perftriage(setup: &Setup, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `docker ARGS`' trimmed stdout; a command that fails fails the test (an empty answer is only
+/// ever a real one).
+pub fn docker(args: &[&str]) -> String {
+    let out = Command::new("docker").args(args).output().unwrap();
+    assert!(out.status.success(), "docker {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 /// Both streams of a command's output.
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

@@ -69,3 +69,15 @@ impl Drop for Board {
         let _ = Command::new("tmux").args(["kill-session", "-t", &self.session]).output();
     }
 }
+
+/// The board row of `short`; a screen without it fails the test.
+pub fn row_of(screen: &str, short: &str) -> String {
+    let row = screen.lines().find(|l| l.contains(short));
+    row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
+}
+
+/// Whether the board row of `short` is on the screen and holds `what` (for polling, while the
+/// board may still be drawing).
+pub fn row_has(screen: &str, short: &str, what: &str) -> bool {
+    screen.lines().any(|l| l.contains(short) && l.contains(what))
+}

@@ -198,14 +198,15 @@ pub(super) fn owner_of(field: &str) -> Option<Variant> {
 /// records that failed or were skipped; where none did, to the first (B, H, A) that measured
 /// nothing; where every record measured, to each (they can only be warnings there).
 pub(super) fn give_unnamed(records: &mut [ResultRecord], texts: &[TextField], phase: Option<Variant>) {
-    let named = records.iter().position(|r| Some(r.variant) == phase);
+    let all: Vec<usize> = (0..records.len()).collect();
     let failed: Vec<usize> =
-        (0..records.len()).filter(|&i| records[i].outcome.status != RunStatus::Success).collect();
-    let targets = match records.iter().position(|r| !r.measured()) {
-        _ if named.is_some() => named.into_iter().collect(),
-        _ if !failed.is_empty() => failed,
-        Some(first) => vec![first],
-        None => (0..records.len()).collect(),
+        all.iter().copied().filter(|&i| records[i].outcome.status != RunStatus::Success).collect();
+    let targets = if let Some(named) = records.iter().position(|r| Some(r.variant) == phase) {
+        vec![named]
+    } else if !failed.is_empty() {
+        failed
+    } else {
+        records.iter().position(|r| !r.measured()).map_or(all, |first| vec![first])
     };
     targets.into_iter().for_each(|i| records[i].texts.extend_from_slice(texts));
 }
