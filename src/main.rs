@@ -272,7 +272,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return Ok(code);
     }
-    let config_path = cli.config.clone();
     let options = Options {
         config: cli.config,
         dataset: cli.dataset,
@@ -317,7 +316,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             perftriage::cli::build::build_cli(&ctx, &short, &changes, plan)
         }
         Some(Command::Hosts { json }) => perftriage::cli::hosts::hosts_cli(&ctx, json),
-        Some(Command::Slurm(command)) => slurm(&ctx, command, config_path.as_deref()),
+        Some(Command::Slurm(command)) => slurm(&ctx, command),
         Some(Command::Run { short, variant, json, host, repeat }) => {
             let how = perftriage::cli::run::How { json, host: host.as_deref(), repeat };
             perftriage::cli::run::run(&ctx, &short, variant_of(&variant), &how)
@@ -326,13 +325,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `perftriage slurm …`; `config`: the file the payload on the node reads.
-fn slurm(ctx: &Context, command: SlurmCommand, config: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+/// `perftriage slurm …`.
+fn slurm(ctx: &Context, command: SlurmCommand) -> anyhow::Result<ExitCode> {
     use perftriage::cli::slurm;
     match command {
-        SlurmCommand::Script { short, variant } => slurm::script(ctx, &short, variant_of(&variant), config),
+        SlurmCommand::Script { short, variant } => slurm::script(ctx, &short, variant_of(&variant)),
         SlurmCommand::Submit { short, variant, wait } => {
-            slurm::submit(ctx, &short, variant_of(&variant), config, wait)
+            slurm::submit(ctx, &short, variant_of(&variant), wait)
         }
         SlurmCommand::Cancel { job } => slurm::cancel(job),
     }

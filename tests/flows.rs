@@ -241,6 +241,14 @@ fn an_unknown_filter_field_is_named_not_silently_empty() {
     let top: String = (0..200).map(|x| term.backend().buffer()[(x, 0)].symbol().to_string()).collect();
     assert!(top.contains("no field `foo:`"), "{top}");
     assert_eq!(s.board.query.unknown_fields, ["foo"]);
+    // Submitted, the footer says it with the known fields, and what was typed is kept.
+    press(&mut s, enter());
+    let (_, said) = s.session.message.clone().expect("a warning toast");
+    assert!(said.contains("no field `foo:`") && said.contains("cat status model"), "{said}");
+    assert_eq!(s.board.query.text, "foo:bar");
+    press(&mut s, Key::ch('/'));
+    common::chars(&mut s, " cat:aimv2");
+    assert_eq!(s.board.query.text, "foo:bar cat:aimv2", "the filter reopens with what was typed");
 }
 
 #[test]

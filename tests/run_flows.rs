@@ -295,6 +295,31 @@ fn quitting_with_live_runs_asks_and_stops_them_before_quitting_or_leaves_them() 
     assert_eq!(press(&mut s, Key::ch('L')), vec![Effect::Quit], "left running, re-attached next time");
 }
 
+/// The dialog's last row of buttons, drawn at `width` columns.
+fn confirm_buttons(s: &AppState, width: u16) -> String {
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 40)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
+    let buffer = term.backend().buffer();
+    let rows = (0..40).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>());
+    rows.filter(|r| r.contains("Cancel ]") || r.contains("] Cancel")).last().unwrap_or_default()
+}
+
+#[test]
+fn the_quit_confirm_with_live_runs_shows_its_leave_running_button() {
+    let mut s = state();
+    docker_up(&mut s);
+    queue_all_three(&mut s, "22dd9c27");
+    press(&mut s, Key::ch('q'));
+    let buttons = confirm_buttons(&s, 120);
+    assert!(buttons.contains("[y] Yes") && buttons.contains("[L] Leave running"), "{buttons}");
+    assert!(buttons.find("Leave running") < buttons.find("Cancel"), "{buttons}");
+    // Other confirms keep their two answers.
+    press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
+    press(&mut s, Key::ch('x'));
+    assert!(!confirm_buttons(&s, 120).contains("Leave running"), "{}", confirm_buttons(&s, 120));
+}
+
 #[test]
 fn containers_left_by_a_perftriage_that_is_gone_are_offered_for_removal() {
     let mut s = state();

@@ -43,7 +43,7 @@ fn slurm_job_script_asks_for_the_commits_gpus_and_runs_perftriage_on_the_node() 
         assert!(text.lines().any(|l| l == line), "{line}:\n{text}");
     }
     let payload = text.lines().last().unwrap();
-    assert!(payload.starts_with("exec '/opt/pt/perftriage' --config '"), "{payload}");
+    assert!(payload.starts_with("exec /opt/pt/perftriage --config /"), "{payload}");
     assert!(payload.ends_with("run 310aca88 --variant human --json"), "{payload}");
     assert!(text.contains("#SBATCH --output=/shared/pt/") && text.contains("/slurm-%j.out"), "{text}");
     let eight =
@@ -60,6 +60,134 @@ fn slurm_job_script_refuses_what_it_cannot_write_safely() {
     );
     let out = script("[slurm]\npartition = \"h100\"\n", "310aca88", "human");
     assert!(String::from_utf8_lossy(&out.stderr).contains("set [slurm] shared_dir"));
+}
+
+/// Names that break a shell line or run something when pasted in unquoted: a quote, `$()`,
+/// backticks and a newline, each trying to create `pwned` in `root`.
+fn hostile(root: &std::path::Path, what: &str) -> std::path::PathBuf {
+    let pwned = root.join("pwned");
+    let name = format!("{what} bob's '$(touch {p})' `touch {p}`\n$(touch {p})", p = pwned.display());
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `perftriage slurm script` run in `cwd` with `flags` before the command.
+fn script_in(cwd: &std::path::Path, flags: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .current_dir(cwd)
+        .args(flags)
+        .args(["slurm", "script", "310aca88", "--variant", "human"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn slurm_job_script_quotes_every_value_and_a_hostile_one_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // The perftriage the script execs: a stand-in that writes down the words it was given.
+    let tools = hostile(root, "tools");
+    let argv = root.join("argv");
+    let stand_in = tools.join("perftriage");
+    std::fs::write(&stand_in, format!("#!/bin/sh\nprintf '%s\\0' \"$@\" > '{}'\n", argv.display())).unwrap();
+    std::fs::set_permissions(&stand_in, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // A shared directory sbatch can read (no space or quote) that still holds `$()` and backticks.
+    let shared =
+        root.join(format!("s$(touch${{IFS}}{p})x`touch${{IFS}}{p}`", p = root.join("pwned").display()));
+    let config_dir = hostile(root, "config");
+    let config = config_dir.join("perftriage.toml");
+    let toml = |v: &std::path::Path| serde_json::to_string(&v.to_string_lossy()).unwrap();
+    let text = format!("[slurm]\nshared_dir = {}\nperftriage = {}\n", toml(&shared), toml(&stand_in));
+    std::fs::write(&config, text).unwrap();
+    let data = hostile(root, "data");
+    std::fs::write(data.join("ds.jsonl"), perftriage::dataset::EMBEDDED).unwrap();
+    let results = hostile(root, "results");
+    let (ws, dataset) = (root.join("ws"), data.join("ds.jsonl"));
+    let flags = [
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--dataset".as_ref(),
+        dataset.as_os_str(),
+        "--results".as_ref(),
+        results.as_os_str(),
+        "--workspace".as_ref(),
+        ws.as_os_str(),
+    ];
+    let out = script_in(root, &flags);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let job = root.join("job.sh");
+    std::fs::write(&job, &out.stdout).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&job).output().unwrap();
+    assert!(syntax.status.success(), "bash -n: {}", String::from_utf8_lossy(&syntax.stderr));
+    let ran = Command::new("bash").arg(&job).current_dir(root).output().unwrap();
+    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    assert!(
+        !root.join("pwned").exists(),
+        "a value ran as a command:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let got = std::fs::read(&argv).unwrap();
+    let words: Vec<String> = got
+        .split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect();
+    let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    assert_eq!(
+        words[..6],
+        [
+            "--config".to_string(),
+            lossy(&config),
+            "--dataset".into(),
+            lossy(&data.join("ds.jsonl")),
+            "--results".into(),
+            lossy(&results),
+        ]
+    );
+    assert_eq!(words[6], "--workspace");
+    assert!(words[7].starts_with(&lossy(&shared)) && words[7].ends_with("/ws"), "{words:?}");
+    assert_eq!(words[8..], ["run", "310aca88", "--variant", "human", "--json"]);
+}
+
+#[test]
+fn slurm_payload_carries_the_views_flags_as_absolute_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("cfg.toml"),
+        "[slurm]\nshared_dir = \"/shared/pt\"\nperftriage = \"/opt/pt/perftriage\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("ds.jsonl"), perftriage::dataset::EMBEDDED).unwrap();
+    std::fs::create_dir(root.join("res")).unwrap();
+    let flags = ["--config", "cfg.toml", "--dataset", "ds.jsonl", "--results", "res", "--workspace", "ws"];
+    let flags: Vec<&std::ffi::OsStr> = flags.iter().map(std::ffi::OsStr::new).collect();
+    let out = script_in(root, &flags);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let payload = text.lines().last().unwrap_or_default();
+    let at = |name: &str| root.join(name).display().to_string();
+    let want = format!(
+        "--config {} --dataset {} --results {} --workspace",
+        at("cfg.toml"),
+        at("ds.jsonl"),
+        at("res")
+    );
+    assert!(payload.contains(&want), "{payload}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn slurm_job_script_refuses_a_shared_dir_sbatch_would_cut_at_a_space() {
+    for shared in ["/shared/bob's runs", "/shared/a%b", "/shared/x\ny"] {
+        let config = format!("[slurm]\nshared_dir = {}\n", serde_json::to_string(shared).unwrap());
+        let out = script(&config, "310aca88", "human");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{shared:?}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            stderr.contains("[slurm] shared_dir") && stderr.contains("sbatch reads an #SBATCH path"),
+            "{stderr}"
+        );
+    }
 }
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";

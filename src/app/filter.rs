@@ -3,6 +3,9 @@
 
 use super::rows::Row;
 
+/// The field names of `field_named`, as the operator is told them.
+const FIELDS: &str = "cat status model kind gpu mark disp agent";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Field {
     Any,
@@ -41,6 +44,12 @@ impl Query {
             .map(|(name, _)| name.to_string())
             .collect();
         Query { text: text.to_string(), terms, unknown_fields }
+    }
+
+    /// What to tell the operator about field names that name no field, with the known ones.
+    pub fn unknown_field_warning(&self) -> Option<String> {
+        let name = self.unknown_fields.first()?;
+        Some(format!("no field `{name}:` (searched as text; fields: {FIELDS})"))
     }
 
     pub fn is_empty(&self) -> bool {

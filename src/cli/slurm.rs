@@ -9,19 +9,13 @@ use crate::runs::{RunPlan, plan};
 use crate::session::Context;
 use anyhow::Result;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
-fn script_of(
-    ctx: &Context,
-    short: &str,
-    variant: Variant,
-    config: Option<&Path>,
-) -> Result<Option<(RunPlan, String)>> {
+fn script_of(ctx: &Context, short: &str, variant: Variant) -> Result<Option<(RunPlan, String)>> {
     let Some(entry) = ctx.find(short) else { return Ok(None) };
     let plan =
         plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &super::run::run_id())?;
-    match crate::runs::job_script(&ctx.config.slurm, &plan, entry.commit.gpu_count(), config) {
+    match crate::runs::job_script(&ctx.config.slurm, &plan, entry.commit.gpu_count(), &ctx.view) {
         Ok(script) => Ok(Some((plan, script))),
         Err(why) => {
             super::out::err(&format!("perftriage: {why}"));
@@ -30,20 +24,14 @@ fn script_of(
     }
 }
 
-pub fn script(ctx: &Context, short: &str, variant: Variant, config: Option<&Path>) -> Result<ExitCode> {
-    let Some((_, script)) = script_of(ctx, short, variant, config)? else { return Ok(ExitCode::from(2)) };
+pub fn script(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
+    let Some((_, script)) = script_of(ctx, short, variant)? else { return Ok(ExitCode::from(2)) };
     print!("{script}");
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn submit(
-    ctx: &Context,
-    short: &str,
-    variant: Variant,
-    config: Option<&Path>,
-    wait: bool,
-) -> Result<ExitCode> {
-    let Some((plan, script)) = script_of(ctx, short, variant, config)? else { return Ok(ExitCode::from(2)) };
+pub fn submit(ctx: &Context, short: &str, variant: Variant, wait: bool) -> Result<ExitCode> {
+    let Some((plan, script)) = script_of(ctx, short, variant)? else { return Ok(ExitCode::from(2)) };
     let shared = ctx.config.slurm.shared_dir.clone().unwrap_or_default();
     super::runtime()?.block_on(async {
         let job = crate::jobs::slurm::submit(&shared.join(&plan.run_id), &script)

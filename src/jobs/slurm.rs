@@ -13,28 +13,46 @@ pub struct Submitted {
     pub dir: PathBuf,
 }
 
-async fn command(program: &str, args: &[&str]) -> Result<String, String> {
+/// What went wrong talking to Slurm: a missing client, a refusal in its own words, a file of
+/// the job's that could not be written, an answer that is not what it should be.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmCommandError {
+    #[error("cannot run {program}: {source} (is Slurm's client installed here?)")]
+    Missing { program: &'static str, source: std::io::Error },
+    #[error("{program}: {said}")]
+    Refused { program: &'static str, said: String },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("sbatch answered `{0}`, not a job id")]
+    NotAJobId(String),
+    #[error(transparent)]
+    Squeue(#[from] crate::runs::SlurmError),
+}
+
+async fn command(program: &'static str, args: &[&str]) -> Result<String, SlurmCommandError> {
     let out = tokio::process::Command::new(program)
         .args(args)
         .output()
         .await
-        .map_err(|e| format!("cannot run {program}: {e} (is Slurm's client installed here?)"))?;
+        .map_err(|source| SlurmCommandError::Missing { program, source })?;
     if !out.status.success() {
-        return Err(format!("{program}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(SlurmCommandError::Refused { program, said });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Write the script into `<shared>/<run id>/job.sh` and submit it.
-pub async fn submit(dir: &Path, script: &str) -> Result<Submitted, String> {
-    crate::files::private_dir(&dir.join("ws"))
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+pub async fn submit(dir: &Path, script: &str) -> Result<Submitted, SlurmCommandError> {
+    let ws = dir.join("ws");
+    crate::files::private_dir(&ws).map_err(|source| SlurmCommandError::Write { path: ws, source })?;
     let path = dir.join("job.sh");
-    crate::files::write(&path, script.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Err(source) = crate::files::write(&path, script.as_bytes()) {
+        return Err(SlurmCommandError::Write { path, source });
+    }
     let out = command("sbatch", &["--parsable", &path.display().to_string()]).await?;
     let id = out.trim().split(';').next().unwrap_or_default();
-    let job_id = id.parse().map_err(|_| format!("sbatch answered `{}`, not a job id", out.trim()))?;
+    let job_id = id.parse().map_err(|_| SlurmCommandError::NotAJobId(out.trim().to_string()))?;
     Ok(Submitted { job_id, dir: dir.to_path_buf() })
 }
 
@@ -55,11 +73,11 @@ impl Submitted {
     }
 }
 
-pub async fn state(job_id: u64) -> Result<Option<SlurmJobState>, String> {
-    job_in_squeue(&command("squeue", &["--json"]).await?, job_id)
+pub async fn state(job_id: u64) -> Result<Option<SlurmJobState>, SlurmCommandError> {
+    Ok(job_in_squeue(&command("squeue", &["--json"]).await?, job_id)?)
 }
 
-pub async fn cancel(job_id: u64) -> Result<(), String> {
+pub async fn cancel(job_id: u64) -> Result<(), SlurmCommandError> {
     command("scancel", &[&job_id.to_string()]).await.map(drop)
 }
 
@@ -69,7 +87,7 @@ pub async fn follow(
     job: &Submitted,
     mut on_state: impl FnMut(&SlurmJobState),
     mut on_output: impl FnMut(&[u8]),
-) -> Result<Option<SlurmJobState>, String> {
+) -> Result<Option<SlurmJobState>, SlurmCommandError> {
     let output = job.dir.join(format!("slurm-{}.out", job.job_id));
     let (mut read, mut last): (u64, Option<SlurmJobState>) = (0, None);
     loop {

@@ -21,7 +21,7 @@ pub use phase::{Pane, RunPhase};
 pub use placement::{HostSlot, place};
 pub use plan::{PlanError, RunConfig, RunPlan, container_name, plan};
 pub use rewrite::{benchmark_argv, split_env};
-pub use slurm::{SlurmConfig, SlurmJobState, job_in_squeue, job_script};
+pub use slurm::{SlurmConfig, SlurmError, SlurmJobState, ViewFlags, job_in_squeue, job_script, quoted};
 
 /// The number of hunks in a unified diff, or why it is no patch at all (empty, or no file header
 /// and `@@` hunk): `patch` would apply such a file as "nothing to do", and the agent run would

@@ -5,7 +5,7 @@
 
 use super::{GpuRequest, RunPlan};
 use serde::Deserialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `[slurm]`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -26,13 +26,81 @@ pub struct SlurmConfig {
 /// Minutes beyond the run's own timeouts for pulling and starting the container.
 const SETUP_MINUTES: u64 = 15;
 
-/// A Slurm word from the config: no spaces, quotes or shell characters.
-fn plain(what: &str, value: &str) -> Result<String, String> {
-    let ok = !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
-    ok.then(|| value.to_string()).ok_or(format!("[slurm] {what} `{value}`: letters, digits, - _ . : only"))
+/// Why no batch script (or no job state) could be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SlurmError {
+    #[error("set [slurm] shared_dir: a directory the nodes see")]
+    NoSharedDir,
+    #[error("[slurm] {what} `{value}`: letters, digits, - _ . : only")]
+    NotPlain { what: &'static str, value: String },
+    #[error("[slurm] gpu_flag `{0}`: gres or gpus")]
+    GpuFlag(String),
+    #[error(
+        "[slurm] shared_dir `{0}`: sbatch reads an #SBATCH path up to its first space and takes % for a pattern; \
+         choose a directory without whitespace, quotes, backslashes or %"
+    )]
+    SbatchPath(String),
+    #[error("squeue --json: {0}")]
+    Squeue(String),
 }
 
-fn gpu_line(config: &SlurmConfig, gpus: &GpuRequest, commit_gpus: u32) -> Result<Option<String>, String> {
+/// The global flags that shaped the operator's view (theme aside), for the payload to run with
+/// the same: as absolute paths, since the job runs in the shared directory, maybe on another node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ViewFlags {
+    pub config: Option<PathBuf>,
+    pub dataset: Option<PathBuf>,
+    pub results: Vec<PathBuf>,
+}
+
+impl ViewFlags {
+    pub fn new(config: Option<&Path>, dataset: Option<&Path>, results: &[PathBuf]) -> ViewFlags {
+        // A path that cannot be made absolute (no current directory) is kept as given.
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        ViewFlags {
+            config: config.map(absolute),
+            dataset: dataset.map(absolute),
+            results: results.iter().map(|p| absolute(p)).collect(),
+        }
+    }
+
+    /// `--config PATH --dataset PATH --results PATH…`, each path shell-quoted.
+    fn words(&self) -> String {
+        let flags = self.config.iter().map(|p| ("--config", p));
+        let flags = flags.chain(self.dataset.iter().map(|p| ("--dataset", p)));
+        let flags = flags.chain(self.results.iter().map(|p| ("--results", p)));
+        flags.map(|(flag, path)| format!(" {flag} {}", quoted(&path.to_string_lossy()))).collect()
+    }
+}
+
+/// One shell word whatever `value` holds (`'`, `$()`, backticks, newlines): single-quoted.
+pub fn quoted(value: &str) -> String {
+    shell_escape::unix::escape(value.into()).into_owned()
+}
+
+/// A Slurm word from the config: no spaces, quotes or shell characters.
+fn plain(what: &'static str, value: &str) -> Result<String, SlurmError> {
+    let ok = !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
+    ok.then(|| value.to_string()).ok_or_else(|| SlurmError::NotPlain { what, value: value.to_string() })
+}
+
+/// A path sbatch reads from an `#SBATCH` line as it is (it cuts at whitespace and expands `%`).
+fn sbatch_path(dir: &Path) -> Result<String, SlurmError> {
+    let text = dir.to_string_lossy();
+    let bad = |c: char| c.is_whitespace() || c.is_control() || "'\"\\%".contains(c);
+    if text.chars().any(bad) {
+        return Err(SlurmError::SbatchPath(text.into_owned()));
+    }
+    Ok(text.into_owned())
+}
+
+/// The job's name: the commit and variant, anything but letters, digits, `-` and `_` made `_`.
+fn job_name(plan: &RunPlan) -> String {
+    let name = format!("perftriage-{}-{}", plan.short, plan.variant.name());
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
+}
+
+fn gpu_line(config: &SlurmConfig, gpus: &GpuRequest, commit_gpus: u32) -> Result<Option<String>, SlurmError> {
     let n = match gpus {
         GpuRequest::None => return Ok(None),
         GpuRequest::All => commit_gpus.max(1),
@@ -41,28 +109,23 @@ fn gpu_line(config: &SlurmConfig, gpus: &GpuRequest, commit_gpus: u32) -> Result
     match config.gpu_flag.as_deref().unwrap_or("gres") {
         "gres" => Ok(Some(format!("#SBATCH --gres=gpu:{n}"))),
         "gpus" => Ok(Some(format!("#SBATCH --gpus={n}"))),
-        other => Err(format!("[slurm] gpu_flag `{other}`: gres or gpus")),
+        other => Err(SlurmError::GpuFlag(other.to_string())),
     }
 }
 
-/// The batch script for `plan`; `config_file`: the config the payload reads on the node.
-pub fn job_script(
+/// The `#SBATCH` lines: name, time, output and directory, partition, account, GPUs.
+fn sbatch_lines(
     config: &SlurmConfig,
     plan: &RunPlan,
+    dir: &str,
     commit_gpus: u32,
-    config_file: Option<&std::path::Path>,
-) -> Result<String, String> {
-    let shared = config.shared_dir.as_ref().ok_or("set [slurm] shared_dir: a directory the nodes see")?;
-    let dir = shared.join(&plan.run_id);
-    let binary =
-        config.perftriage.clone().or_else(|| std::env::current_exe().ok()).unwrap_or("perftriage".into());
+) -> Result<Vec<String>, SlurmError> {
     let minutes = (plan.ready_timeout_s + plan.run_timeout_s).div_ceil(60) + SETUP_MINUTES;
     let mut lines = vec![
-        "#!/bin/bash".to_string(),
-        format!("#SBATCH --job-name=perftriage-{}-{}", plan.short, plan.variant.name()),
+        format!("#SBATCH --job-name={}", job_name(plan)),
         format!("#SBATCH --time={minutes}"),
-        format!("#SBATCH --output={}/slurm-%j.out", dir.display()),
-        format!("#SBATCH --chdir={}", dir.display()),
+        format!("#SBATCH --output={dir}/slurm-%j.out"),
+        format!("#SBATCH --chdir={dir}"),
     ];
     if let Some(p) = &config.partition {
         lines.push(format!("#SBATCH --partition={}", plain("partition", p)?));
@@ -71,15 +134,32 @@ pub fn job_script(
         lines.push(format!("#SBATCH --account={}", plain("account", a)?));
     }
     lines.extend(gpu_line(config, &plan.container.gpus, commit_gpus)?);
+    Ok(lines)
+}
+
+/// The batch script for `plan`; `view`: the flags the payload runs with. Every value in the
+/// payload's line is one quoted shell word.
+pub fn job_script(
+    config: &SlurmConfig,
+    plan: &RunPlan,
+    commit_gpus: u32,
+    view: &ViewFlags,
+) -> Result<String, SlurmError> {
+    let shared = config.shared_dir.as_ref().ok_or(SlurmError::NoSharedDir)?;
+    let dir = sbatch_path(&shared.join(&plan.run_id))?;
+    let binary =
+        config.perftriage.clone().or_else(|| std::env::current_exe().ok()).unwrap_or("perftriage".into());
+    let mut lines = vec!["#!/bin/bash".to_string()];
+    lines.extend(sbatch_lines(config, plan, &dir, commit_gpus)?);
     lines.push(
         "# The payload: perftriage's own headless run (same runner, redaction, result, cleanup).".into(),
     );
-    let config_arg = config_file.map(|c| format!(" --config '{}'", c.display())).unwrap_or_default();
     lines.push(format!(
-        "exec '{}'{config_arg} --workspace '{}/ws' run {} --variant {} --json",
-        binary.display(),
-        dir.display(),
-        plan.short,
+        "exec {}{} --workspace {} run {} --variant {} --json",
+        quoted(&binary.to_string_lossy()),
+        view.words(),
+        quoted(&format!("{dir}/ws")),
+        quoted(&plan.short),
         plan.variant.name()
     ));
     Ok(lines.join("\n") + "\n")
@@ -116,14 +196,15 @@ impl SlurmJobState {
 }
 
 /// Job `id` in `squeue --json`'s output (its filters are ignored with `--json`: filtered here).
-pub fn job_in_squeue(json: &str, id: u64) -> Result<Option<SlurmJobState>, String> {
+pub fn job_in_squeue(json: &str, id: u64) -> Result<Option<SlurmJobState>, SlurmError> {
     #[derive(Deserialize)]
     struct Listing {
         jobs: Vec<serde_json::Value>,
     }
-    let listing: Listing = serde_json::from_str(json).map_err(|e| format!("squeue --json: {e}"))?;
+    let listing: Listing = serde_json::from_str(json).map_err(|e| SlurmError::Squeue(e.to_string()))?;
     let found = listing.jobs.into_iter().find(|j| j["job_id"].as_u64() == Some(id));
-    found.map(|j| serde_json::from_value(j).map_err(|e| format!("squeue --json, job {id}: {e}"))).transpose()
+    let read = |j| serde_json::from_value(j).map_err(|e| SlurmError::Squeue(format!("job {id}: {e}")));
+    found.map(read).transpose()
 }
 
 #[cfg(test)]
@@ -140,6 +221,6 @@ mod tests {
         assert_eq!(job(3).map(|j| j.describe()), Some("RUNNING on vm".into()));
         assert_eq!(job(5).map(|j| (j.describe(), j.finished())), Some(("FAILED (exit 3)".into(), true)));
         assert_eq!(job(6), None, "gone from the queue");
-        assert!(job_in_squeue("not json", 1).is_err_and(|e| e.starts_with("squeue --json")));
+        assert!(job_in_squeue("not json", 1).is_err_and(|e| e.to_string().starts_with("squeue --json")));
     }
 }

@@ -114,7 +114,7 @@ fn executor(
         hosts: ctx.config.hosts.clone(),
         claims: crate::jobs::fleet::Claims::default(),
         slurm: ctx.config.slurm.clone(),
-        config_file: ctx.config_file.clone(),
+        view: ctx.view.clone(),
     };
     let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
     let jobs = JobService::new(setup, commits, tx.clone());

@@ -29,6 +29,8 @@ pub struct Context {
     pub config: Config,
     /// The config file read (`None`: built-in defaults).
     pub config_file: Option<PathBuf>,
+    /// The flags that shaped this view, for a Slurm payload to run with.
+    pub view: crate::runs::ViewFlags,
     pub keymap: KeyMap,
     pub entries: Vec<Entry>,
     pub warnings: Vec<String>,
@@ -84,9 +86,11 @@ impl Context {
         warnings.splice(0..0, loaded.warnings);
         warnings.extend(keymap.warnings.iter().cloned());
         let images = config.images.clone();
+        let view = crate::runs::ViewFlags::new(path.as_deref(), options.dataset.as_deref(), &options.results);
         Ok(Context {
             config,
             config_file: path,
+            view,
             keymap,
             entries,
             warnings,

@@ -223,9 +223,12 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     row["outcomes"] = serde_json::json!({});
     std::fs::write(root.join("dataset.jsonl"), format!("{row}\n")).unwrap();
     let config = root.join("config.toml");
+    // `extra` may set its own timeouts (a real engine starts slower than the mock).
+    let timeouts =
+        if extra.contains("ready_timeout_s") { "" } else { "ready_timeout_s = 60\nrun_timeout_s = 180\n" };
     let text = format!(
         "dataset = \"{ds}\"\n[images]\nhuman = \"perftriage-test/vllm:ok\"\nbaseline = \"perftriage-test/vllm:ok\"\n\
-         [runs]\ngpus = \"none\"\nvllm_repo = \"{repo}\"\nready_timeout_s = 60\nrun_timeout_s = 180\npatches = \"{patches}\"\n{extra}\n\
+         [runs]\ngpus = \"none\"\nvllm_repo = \"{repo}\"\n{timeouts}patches = \"{patches}\"\n{extra}\n\
          [runs.image_overrides]\n\"{short}\" = \"{image}\"\n",
         ds = root.join("dataset.jsonl").display(),
         repo = repo.display(),

@@ -113,7 +113,7 @@ impl Planner {
             hosts: Vec::new(),
             claims: Default::default(),
             slurm: Default::default(),
-            config_file: None,
+            view: perftriage::runs::ViewFlags::default(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let commits = dataset::load_embedded().unwrap().commits;

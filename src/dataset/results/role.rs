@@ -1,7 +1,7 @@
 //! Records of one variant each: per-role result files, the role objects of 3-way reruns, and the
 //! flat Docker results of `results/docker/` (human images, often on a stand-in model).
 
-use super::shapes::{Obj, Origin, fields, owner_of, recorded_metrics, short_of, stamp, text};
+use super::parts::{Obj, Origin, fields, owner_of, recorded_metrics, short_of, stamp, text};
 use super::{ResultRecord, ResultSet, Stamp};
 use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::metrics::{self, MetricsFrom};

@@ -1,14 +1,15 @@
-//! Readiness from the host, through the published port: `GET /v1/models` answers 200.
+//! Readiness from the host, through the published port: `GET /health` answers 200 (vLLM's
+//! API server answers it once its engine is up; before, the port is closed or it answers 503).
 
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-pub async fn models_ok(port: u16) -> bool {
+pub async fn health_ok(port: u16) -> bool {
     let attempt = async {
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.ok()?;
         stream
-            .write_all(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             .await
             .ok()?;
         let mut head = [0u8; 16];

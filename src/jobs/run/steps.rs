@@ -195,7 +195,7 @@ async fn wait_ready(
             _ = tick.tick() => {
                 // A server that dies at once has no port left to read: that is a crash, said below.
                 let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
-                if let Some(port) = port && ready::models_ok(port).await {
+                if let Some(port) = port && ready::health_ok(port).await {
                     return Ok(started.elapsed().as_secs_f64());
                 }
                 still_starting(plan, env, id, server, rx, started).await?;

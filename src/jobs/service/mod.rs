@@ -67,8 +67,8 @@ pub struct JobSetup {
     pub claims: crate::jobs::fleet::Claims,
     /// `[slurm]`: with `board = true`, runs are Slurm jobs.
     pub slurm: crate::runs::SlurmConfig,
-    /// The config file read, for the Slurm payload to read too.
-    pub config_file: Option<PathBuf>,
+    /// The flags that shaped the board's view, for the Slurm payload to run with.
+    pub view: crate::runs::ViewFlags,
 }
 
 impl JobService {

@@ -9,9 +9,9 @@ use crate::app::{Msg, RunMsg};
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, RunStatus};
 use crate::jobs::lines::LinePath;
-use crate::jobs::slurm::{Submitted, cancel, follow, submit};
+use crate::jobs::slurm::{SlurmCommandError, Submitted, cancel, follow, submit};
 use crate::logs::Stream;
-use crate::runs::{FailureKind, Pane, RunPhase, RunPlan, SlurmJobState, job_script};
+use crate::runs::{FailureKind, Pane, RunPhase, RunPlan, SlurmError, SlurmJobState, job_script};
 use std::sync::Arc;
 use tokio::sync::{mpsc::UnboundedSender, watch};
 
@@ -26,7 +26,7 @@ pub(super) fn launch(
         let to = Board { tx, run_id: plan.run_id.clone() };
         let job = match submitted(&setup, &plan, commit_gpus).await {
             Ok(job) => job,
-            Err(why) => return to.failed(FailureKind::ToolError, why),
+            Err(why) => return to.failed(FailureKind::ToolError, why.to_string()),
         };
         to.phase(RunPhase::Slurm { job_id: job.job_id, state: "submitted".into(), node: String::new() });
         follow_to_the_end(&setup, &plan, &job, &to, cancelled).await;
@@ -95,9 +95,20 @@ pub(super) fn find_ours(setup: &JobSetup, tx: &UnboundedSender<Msg>) {
     }
 }
 
-async fn submitted(setup: &JobSetup, plan: &RunPlan, commit_gpus: u32) -> Result<Submitted, String> {
-    let script = job_script(&setup.slurm, plan, commit_gpus, setup.config_file.as_deref())?;
-    let shared = setup.slurm.shared_dir.clone().ok_or("set [slurm] shared_dir")?;
+/// Why a run could not become a job this board follows.
+#[derive(Debug, thiserror::Error)]
+enum SubmitError {
+    #[error(transparent)]
+    Script(#[from] SlurmError),
+    #[error(transparent)]
+    Slurm(#[from] SlurmCommandError),
+    #[error("cannot record job {job_id} in {}: {source}", path.display())]
+    Record { job_id: u64, path: std::path::PathBuf, source: std::io::Error },
+}
+
+async fn submitted(setup: &JobSetup, plan: &RunPlan, commit_gpus: u32) -> Result<Submitted, SubmitError> {
+    let script = job_script(&setup.slurm, plan, commit_gpus, &setup.view)?;
+    let shared = setup.slurm.shared_dir.clone().ok_or(SlurmError::NoSharedDir)?;
     let job = submit(&shared.join(&plan.run_id), &script).await?;
     log::info!("run {}: Slurm job {} submitted", plan.run_id, job.job_id);
     let mine = Mine {
@@ -107,9 +118,10 @@ async fn submitted(setup: &JobSetup, plan: &RunPlan, commit_gpus: u32) -> Result
         variant: plan.variant.name().to_string(),
         job_id: job.job_id,
     };
-    let text = serde_json::to_string(&mine).map_err(|e| e.to_string())?;
-    crate::files::write(&job.dir.join(MINE), text.as_bytes())
-        .map_err(|e| format!("{}: {e}", job.dir.display()))?;
+    let text = serde_json::to_string(&mine).map_err(std::io::Error::other);
+    let path = job.dir.join(MINE);
+    let written = text.and_then(|text| crate::files::write(&path, text.as_bytes()));
+    written.map_err(|source| SubmitError::Record { job_id: job.job_id, path, source })?;
     Ok(job)
 }
 
@@ -170,7 +182,7 @@ async fn watch_job(
         }
     };
     let verdict = output.finish();
-    (last.unwrap_or_else(|e| Some(gone(job.job_id, e))), verdict)
+    (last.unwrap_or_else(|e| Some(gone(job.job_id, e.to_string()))), verdict)
 }
 
 /// The payload's output file: `perftriage run --json` events, one a line. A `line` event's text

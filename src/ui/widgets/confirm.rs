@@ -3,7 +3,7 @@
 //! the preview's length: what does not fit scrolls, with a line above and below saying how much.
 
 use super::{centered, hints};
-use crate::app::{Action, Confirm, KeyMap, KeyMode};
+use crate::app::{Action, Confirm, ConfirmAction, KeyMap, KeyMode};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -99,14 +99,17 @@ pub fn render(frame: &mut Frame, area: Rect, confirm: &Confirm, keymap: &KeyMap,
     frame.render_widget(Paragraph::new(buttons(confirm, keymap, theme)), button_area);
 }
 
+/// `[y] Yes   [N] Cancel`; quitting with live runs has a third answer between them, its key
+/// from the key map as the preview names it.
 fn buttons<'a>(confirm: &Confirm, keymap: &KeyMap, theme: &Theme) -> Line<'a> {
     let (yes, no) =
         if confirm.yes_focused { (theme.selected, theme.dim) } else { (theme.dim, theme.selected) };
-    let (y, n) =
-        (hints::key(keymap, KeyMode::Confirm, Action::Yes), hints::key(keymap, KeyMode::Confirm, Action::No));
-    Line::from(vec![
-        Span::styled(format!(" [{y}] Yes "), yes),
-        Span::raw("   "),
-        Span::styled(format!(" [{n}] Cancel "), no),
-    ])
+    let key = |action| hints::key(keymap, KeyMode::Confirm, action);
+    let mut spans = vec![Span::styled(format!(" [{}] Yes ", key(Action::Yes)), yes), Span::raw("   ")];
+    if confirm.action == ConfirmAction::QuitStoppingRuns {
+        spans.push(Span::styled(format!(" [{}] Leave running ", key(Action::LeaveRunning)), theme.dim));
+        spans.push(Span::raw("   "));
+    }
+    spans.push(Span::styled(format!(" [{}] Cancel ", key(Action::No)), no));
+    Line::from(spans)
 }

@@ -32,12 +32,8 @@ fn board_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     }
     spans.push(Span::styled(format!("  filter:{}", board.query.text), theme.accent));
     spans.push(Span::styled(format!(" ({} shown)", board.visible.len()), theme.dim));
-    if let Some(name) = board.query.unknown_fields.first() {
-        let fields = "cat status model kind gpu mark disp agent";
-        spans.push(Span::styled(
-            format!("  no field `{name}:` (searched as text; fields: {fields})"),
-            theme.warn,
-        ));
+    if let Some(warning) = board.query.unknown_field_warning() {
+        spans.push(Span::styled(format!("  {warning}"), theme.warn));
     }
     spans
 }

@@ -1,0 +1,164 @@
+//! A real vLLM engine under perftriage: vLLM's CPU build from PyPI serving a two-layer Llama made
+//! in the image (tests/real_vllm/), run as a commit's variant through the ordinary path: the
+//! image override, the server template rewritten to `vllm serve`, the dataset's command a real
+//! `vllm bench serve`, readiness on the real `/health`, metrics from its real result block.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{Setup, docker, engine, perftriage, result, run, runtime, setup, text};
+use common::real::{TINY_MODEL, vllm_cpu_image};
+use common::tmux_board::{Board, row_has};
+
+/// 20 prompts of 32 tokens, 16 generated each whatever the model says (`--ignore-eos`).
+fn bench() -> String {
+    format!(
+        "vllm bench serve --backend vllm --model {TINY_MODEL} --dataset-name random --random-input-len 32 \
+         --random-output-len 16 --num-prompts 20 --ignore-eos"
+    )
+}
+
+/// The `[runs]` lines that make the server a real `vllm serve` of the tiny model.
+fn serve(max_model_len: u32, more: &str) -> String {
+    format!(
+        "server = \"vllm serve {{model}} --port 8000 --max-model-len {max_model_len} --dtype float32 --enforce-eager\"\n\
+         ready_timeout_s = 420\nrun_timeout_s = 600\n{more}"
+    )
+}
+
+/// The image built (or found) and a one-commit setup whose runs serve it.
+fn real_setup(max_model_len: u32, more: &str) -> Setup {
+    let rt = runtime();
+    let engine = engine(&rt).expect("a Docker engine");
+    let image = vllm_cpu_image(&rt, &engine);
+    setup(&image, &bench(), &serve(max_model_len, more))
+}
+
+fn number(r: &serde_json::Value, field: &str) -> f64 {
+    r["metrics"][field].as_f64().unwrap_or_else(|| panic!("{field} in {r:#}"))
+}
+
+fn log_of(r: &serde_json::Value, pane: &str) -> String {
+    std::fs::read_to_string(r["perftriage"]["logs"][pane].as_str().unwrap()).unwrap()
+}
+
+#[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
+fn real_vllm_serves_the_tiny_model_and_its_benchmark_gives_metrics() {
+    let s = real_setup(256, "");
+    let out = run(&s, "human");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = result(&s, "human");
+    assert_eq!(r["status"], "success", "{r:#}");
+    let benchmark = log_of(&r, "benchmark");
+    // The numbers recorded are the ones the real benchmark printed (run_3way's names).
+    for (field, label) in [
+        ("request_throughput_req_s", "Request throughput (req/s):"),
+        ("output_token_throughput_tok_s", "Output token throughput (tok/s):"),
+        ("ttft_mean_ms", "Mean TTFT (ms):"),
+        ("tpot_mean_ms", "Mean TPOT (ms):"),
+        ("itl_p99_ms", "P99 ITL (ms):"),
+    ] {
+        let printed = benchmark.lines().find_map(|l| l.strip_prefix(label)).map(str::trim);
+        let printed: f64 =
+            printed.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{label}:\n{benchmark}"));
+        assert!(printed > 0.0 && number(&r, field) == printed, "{field}: {printed} printed: {r:#}");
+    }
+    let server = log_of(&r, "server");
+    for said in ["Initializing a V1 LLM engine (v0.32.0)", "Route: /health", "GET /health HTTP/1.1\" 200"] {
+        assert!(server.contains(said), "the real server said `{said}`:\n{server}");
+    }
+    for said in
+        ["Successful requests:                     20", "Total generated tokens:                  320"]
+    {
+        assert!(benchmark.contains(said), "the real benchmark said `{said}`:\n{benchmark}");
+    }
+    let ready = r["perftriage"]["timings"]["ready_after_s"].as_f64().unwrap();
+    eprintln!("real vLLM: ready after {ready:.1} s; {:#}", r["metrics"]);
+    let record =
+        perftriage(&s, &["--results", s.root.join("ws/results").to_str().unwrap(), "status", "--json"]);
+    let record: serde_json::Value = serde_json::from_slice(&record.stdout).unwrap();
+    let human = &record["variants"]["human"];
+    assert_eq!(human["status"], "ok", "read back: {record:#}");
+    assert_eq!(
+        human["metrics"]["output_throughput"], r["metrics"]["output_token_throughput_tok_s"],
+        "{record:#}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
+fn real_vllm_repeats_three_times_against_one_server_start_with_an_interval() {
+    let s = real_setup(256, "repeat = 3\n");
+    for variant in ["baseline", "human"] {
+        let out = run(&s, variant);
+        assert_eq!(out.status.code(), Some(0), "{variant}: {}", text(&out));
+        assert!(text(&out).contains("benchmark run 3 of 3 on the same server"), "{}", text(&out));
+        let r = result(&s, variant);
+        let samples = r["perftriage"]["repeats"]["samples"]["output_throughput"].as_array().unwrap();
+        assert_eq!(samples.len(), 3, "{r:#}");
+        let starts = log_of(&r, "server").matches("Initializing a V1 LLM engine").count();
+        assert_eq!(starts, 1, "one server start for the three");
+    }
+    let results = s.root.join("ws/results");
+    let out = perftriage(&s, &["--results", results.to_str().unwrap(), "status", "--json"]);
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pairs = record["comparison"]["pairs"].as_array().unwrap();
+    let pair = pairs.iter().find(|p| p["name"] == "human_vs_baseline").expect("human against baseline");
+    let i = &pair["interval"];
+    assert_eq!(i["runs"], serde_json::json!([3, 3]), "{pair:#}");
+    let (low, high) = (i["low"].as_f64().unwrap(), i["high"].as_f64().unwrap());
+    assert!(low < high, "{pair:#}");
+    eprintln!("real vLLM repeats: {pair:#}");
+}
+
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux, mmdebstrap and a Docker engine")]
+fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
+    let s = real_setup(256, "");
+    let ws = s.root.join("ws");
+    let board = Board::start(&s.config, &ws, "realvllm", 200);
+    board.until("the board", 60, |t| row_has(t, &s.short, " "));
+    board.keys("r");
+    board.keys("h");
+    board.until("the confirm", 30, |t| t.contains("host:"));
+    board.keys("y");
+    let label = format!("label=perftriage.workspace={}", ws.display());
+    let ours = || docker(&["ps", "-aq", "--filter", &label]);
+    // The engine is up far enough to have sized its KV cache: a real vLLM mid-start.
+    board.until("the engine starting", 300, |t| {
+        t.contains("Initializing a V1 LLM engine") || !ours().is_empty()
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while !docker(&["logs", &ours(), "--tail", "200"]).contains("LLM engine") {
+        assert!(std::time::Instant::now() < deadline, "the engine never started");
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    board.keys("x");
+    board.until("the cancel confirm", 30, |t| t.contains("Cancel"));
+    board.keys("y");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !ours().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the container is still there: {}", ours());
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    board.until("the cancel on the board", 30, |t| t.contains("cancelled"));
+    assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
+}
+
+#[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
+fn real_vllm_a_max_model_len_beyond_the_kv_cache_fails_in_vllms_own_words() {
+    let s = real_setup(4_000_000, "");
+    let out = run(&s, "human");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let r = result(&s, "human");
+    let c = &r["perftriage"]["classification"];
+    assert_eq!(c["category"], "kv_cache_too_small", "{r:#}");
+    let evidence = c["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains("KV cache is needed, which is larger than the available KV cache memory"),
+        "{c:#}"
+    );
+    assert!(log_of(&r, "server").contains("Engine core initialization failed"), "{r:#}");
+}
