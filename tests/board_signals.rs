@@ -115,3 +115,51 @@ fn the_board_reopens_sorted_filtered_and_selected_as_it_was_left() {
         serde_json::from_slice(&std::fs::read(ws.path().join("board.json")).unwrap()).unwrap();
     assert_eq!(prefs["selected"].as_str(), Some(selected.as_str()), "the selection came back");
 }
+
+/// A board started in tmux on a new workspace, without waiting for it: (session, workspace).
+fn board_starting(name: &str) -> (String, tempfile::TempDir) {
+    let ws = tempfile::tempdir().unwrap();
+    let session = format!("pt-{name}-{}", std::process::id());
+    let bin = env!("CARGO_BIN_EXE_perftriage");
+    let cmd =
+        format!("{bin} --workspace {ws}; echo EXITED $? > {ws}/exit; sleep 30", ws = ws.path().display());
+    tmux(&["new-session", "-d", "-s", &session, "-x", "140", "-y", "40", &cmd]);
+    (session, ws)
+}
+
+/// SIGTERM to the board on `ws`; the pane's `alternate_on cursor_flag` once it exited.
+fn terminated(session: &str, ws: &Path) -> String {
+    let pattern = format!("workspace {}$", ws.display());
+    assert!(Command::new("pkill").args(["-TERM", "-f", &pattern]).status().unwrap().success());
+    wait_for("the board to exit", || ws.join("exit").exists());
+    let flags = tmux(&["display", "-p", "-t", session, "#{alternate_on} #{cursor_flag}"]);
+    tmux(&["kill-session", "-t", session]);
+    flags.trim().to_string()
+}
+
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn sigterm_gives_back_the_screen_and_the_cursor_eight_times_of_eight_while_drawing_and_starting() {
+    // While it draws (keys make frames), then the moment it takes the screen (where a signal
+    // used to find the terminal taken and nobody listening yet).
+    for attempt in 1..=8 {
+        let (session, ws) = board_starting(&format!("draw{attempt}"));
+        wait_for("the board", || tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage "));
+        for _ in 0..20 {
+            tmux(&["send-keys", "-t", &session, "j"]);
+        }
+        assert_eq!(
+            terminated(&session, ws.path()),
+            "0 1",
+            "drawing, attempt {attempt}: alternate screen, cursor"
+        );
+    }
+    for attempt in 1..=8 {
+        let (session, ws) = board_starting(&format!("start{attempt}"));
+        // The moment it takes the screen, before its first frame.
+        let alternate = || tmux(&["display", "-p", "-t", &session, "#{alternate_on}"]).trim() == "1";
+        wait_for("the alternate screen", alternate);
+        let flags = terminated(&session, ws.path());
+        assert_eq!(flags, "0 1", "starting, attempt {attempt}: alternate screen, cursor");
+    }
+}

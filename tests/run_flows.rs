@@ -301,8 +301,9 @@ fn confirm_buttons(s: &AppState, width: u16) -> String {
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 40)).unwrap();
     term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
     let buffer = term.backend().buffer();
-    let rows = (0..40).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>());
-    rows.filter(|r| r.contains("Cancel ]") || r.contains("] Cancel")).last().unwrap_or_default()
+    let mut rows =
+        (0..40).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>());
+    rows.rfind(|r| r.contains("] Cancel")).unwrap_or_default()
 }
 
 #[test]

@@ -20,9 +20,23 @@ pub fn enter() -> std::io::Result<Term> {
     Terminal::new(CrosstermBackend::new(stdout()))
 }
 
+/// Set once the terminal is given back: the panic hook and the way out restore it once.
+static LEFT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Give the terminal back: mouse, alternate screen, cursor (shown before and after leaving the
+/// alternate screen, whatever the terminal keeps per screen), raw mode. Only the first call acts.
 pub fn leave() {
+    if LEFT.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        crossterm::cursor::Show,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
     let _ = disable_raw_mode();
-    let _ = execute!(stdout(), DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
 }
 
 /// Take the mouse, or leave it to the terminal (for selecting text).

@@ -70,6 +70,9 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
         Err(why) => state.session.notify(Level::Warn, why),
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    // Listening before the terminal is taken: a signal from then on ends the loop and restores
+    // it (before, a SIGTERM during start-up killed the board with the terminal still taken).
+    let stop = runtime.block_on(async { stop_signals() });
     let mut term = terminal::enter()?;
     let size = term.size()?;
     state.session.size = (size.width, size.height);
@@ -81,7 +84,7 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     let (result, io) = runtime.block_on(async {
         let mut io = executor(&ctx, &state, recipes, saver, gpu_interval, tx);
         io.jobs.connect_forever();
-        (event_loop(&mut term, &mut state, theme, &mut io, rx).await, io)
+        (event_loop(&mut term, &mut state, theme, &mut io, (rx, stop)).await, io)
     });
     terminal::leave();
     io.saver.finish();
@@ -160,18 +163,23 @@ fn report_limits(state: &mut AppState, theme: &Theme) {
     }
 }
 
+/// SIGINT, SIGTERM and SIGHUP, each a message on the channel returned.
+fn stop_signals() -> mpsc::UnboundedReceiver<&'static str> {
+    let (stop_tx, stop) = mpsc::unbounded_channel();
+    crate::jobs::signals::on_stop(move |name, _| {
+        let _ = stop_tx.send(name);
+    });
+    stop
+}
+
 async fn event_loop(
     term: &mut terminal::Term,
     state: &mut AppState,
     theme: &Theme,
     io: &mut Io,
-    mut rx: mpsc::UnboundedReceiver<Msg>,
+    (mut rx, mut stop): (mpsc::UnboundedReceiver<Msg>, mpsc::UnboundedReceiver<&'static str>),
 ) -> Result<()> {
     let mut tick = tokio::time::interval(TICK);
-    let (stop_tx, mut stop) = mpsc::unbounded_channel();
-    crate::jobs::signals::on_stop(move |name, _| {
-        let _ = stop_tx.send(name);
-    });
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     loop {
