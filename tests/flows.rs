@@ -179,7 +179,7 @@ fn notes_are_appended_and_read_only_boards_refuse_changes() {
 #[test]
 fn failed_saves_are_shown_and_ticks_only_move_the_clock() {
     let mut s = state();
-    update(&mut s, Msg::Saved(Err("disk full".into())));
+    update(&mut s, Msg::Saved(Err(std::io::Error::other("disk full").into())));
     assert!(s.session.message.as_ref().unwrap().1.contains("NOT SAVED: disk full"));
     let before = s.board.visible.clone();
     assert!(update(&mut s, Msg::Tick("2026-11-22T03:00:00Z".into())).is_empty());

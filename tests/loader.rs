@@ -65,7 +65,8 @@ fn every_fixture_loads_or_warns_by_name() {
         match row.parse.as_str() {
             "invalid" => {
                 let err = outcome.expect_err(&row.file);
-                assert!(err.contains("invalid JSON"), "{}: {err}", row.file);
+                assert!(matches!(err, results::ReadError::Json(_)), "{}: {err}", row.file);
+                assert!(err.to_string().starts_with("invalid JSON: "), "{}: {err}", row.file);
             }
             "trailing_garbage" => {
                 let set = outcome.expect(&row.file);

@@ -45,18 +45,27 @@ fn common_prefix(a: &str, b: &str) -> String {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).map(|(x, _)| x).collect()
 }
 
+/// A `:` line that names no one action.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("`:{0}` is not an action: Tab completes, ? lists the keys")]
+    Unknown(String),
+    #[error("`:{word}` could be {}: type more, or Tab", .names.join(", "))]
+    Ambiguous { word: String, names: Vec<String> },
+}
+
 /// The action a submitted line names (exactly, or as the only match) and the words after it.
-pub fn resolve(text: &str) -> Result<(Action, String), String> {
+pub fn resolve(text: &str) -> Result<(Action, String), CommandError> {
     let line = text.trim();
     let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
     let exact = commands().find(|a| a.name() == normalized(word));
     let found = matches(word);
     match (exact, found.as_slice()) {
         (Some(action), _) | (None, &[action]) => Ok((action, rest.trim().to_string())),
-        (None, []) => Err(format!("`:{word}` is not an action: Tab completes, ? lists the keys")),
+        (None, []) => Err(CommandError::Unknown(word.to_string())),
         (None, several) => {
             let names: Vec<String> = several.iter().take(4).map(|a| a.name()).collect();
-            Err(format!("`:{word}` could be {}: type more, or Tab", names.join(", ")))
+            Err(CommandError::Ambiguous { word: word.to_string(), names })
         }
     }
 }
@@ -70,8 +79,8 @@ mod tests {
         assert_eq!(resolve("mark_unfixable").unwrap().0, Action::MarkUnfixable);
         assert_eq!(resolve("mark-unfixable  too old").unwrap(), (Action::MarkUnfixable, "too old".into()));
         assert_eq!(resolve("fix_m").unwrap().0, Action::FixMenu);
-        assert!(resolve("mark").unwrap_err().contains("could be mark_unfixable, mark_skip"));
-        assert!(resolve("frobnicate").unwrap_err().contains("not an action"));
+        assert!(resolve("mark").unwrap_err().to_string().contains("could be mark_unfixable, mark_skip"));
+        assert_eq!(resolve("frobnicate"), Err(CommandError::Unknown("frobnicate".into())));
         assert!(resolve("command_line").is_err(), "`:` does not open itself");
         assert!(resolve("yes").is_err(), "confirm answers are not board commands");
     }

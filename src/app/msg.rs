@@ -10,6 +10,31 @@ use crate::runs::{Pane, RunPhase};
 use crate::telemetry::{GpuSample, Owners};
 use crate::triage::FixOutcome;
 
+/// A job's typed error carried to the board, which shows it: its text is composed there, by the
+/// error's own `Display`. Two are equal when they say the same (messages are compared in tests).
+#[derive(Debug, Clone)]
+pub struct JobError(pub std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for JobError {
+    fn from(e: E) -> JobError {
+        JobError(std::sync::Arc::new(e))
+    }
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for JobError {
+    fn eq(&self, other: &JobError) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for JobError {}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     Key(Key),
@@ -21,7 +46,7 @@ pub enum Msg {
         row: u16,
     },
     /// Our fixed images, or why they cannot be listed.
-    Images(Result<Vec<crate::docker::TaggedImage>, String>),
+    Images(Result<Vec<crate::docker::TaggedImage>, JobError>),
     /// A fixed image was pushed: its reference by digest.
     Pushed {
         tag: String,
@@ -40,7 +65,7 @@ pub enum Msg {
     /// Wall-clock time (RFC 3339 UTC): the only way time reaches `update`.
     Tick(String),
     /// The triage store finished a save.
-    Saved(Result<(), String>),
+    Saved(Result<(), JobError>),
     Log(LogMsg),
     Run(RunMsg),
     Docker(DockerMsg),
@@ -60,7 +85,7 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildMsg {
     /// The confirm's lines (steps, image, expected time and disk), or why it cannot be built.
-    Planned { short: String, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, String> },
+    Planned { short: String, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, JobError> },
     /// About once a second: the phase, the gauge's fraction and the status line.
     Status { short: String, phase: String, fraction: Option<f64>, status: String },
     /// Finished: the triage record (none when it was stopped), how it went in words, and a
@@ -110,12 +135,12 @@ pub enum RunMsg {
     /// The run's result file was written (or why not).
     Recorded {
         run_id: String,
-        source: Result<String, String>,
+        source: Result<String, JobError>,
     },
     /// The plans asked for with `Effect::PlanRuns`: each variant's description, or why it cannot run.
     Planned {
         short: String,
-        plans: Vec<(Variant, Result<Vec<String>, String>)>,
+        plans: Vec<(Variant, Result<Vec<String>, JobError>)>,
     },
     /// A container of ours found running (after a restart), created at `created` (unix seconds).
     Found {
@@ -155,7 +180,7 @@ pub enum FixMsg {
     Offers {
         short: String,
         variant: Variant,
-        offers: Result<Vec<FixOffer>, String>,
+        offers: Result<Vec<FixOffer>, JobError>,
     },
     /// A fix ended: record it, and re-run if asked.
     Done(FixDone),

@@ -171,23 +171,33 @@ pub fn gib_bytes(gb: f64) -> u64 {
     (gb.max(0.0) * f64::from(1u32 << 30)) as u64
 }
 
+/// A word of the knobs prompt that is no knob setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnobError {
+    #[error("`{0}`: knobs are name=value")]
+    NotNameValue(String),
+    #[error("`{word}`: {name} takes a whole number")]
+    NotANumber { word: String, name: String },
+    #[error("`{0}` is not a build knob (max_jobs, nvcc_threads, timeout_s, cuda_arch)")]
+    Unknown(String),
+}
+
 /// `max_jobs=8 nvcc_threads=1 timeout_s=7200 cuda_arch=8.0` (the board's knobs prompt); a word
 /// that is not one of those is named.
-pub fn parse_knobs(text: &str) -> Result<KnobSet, String> {
+pub fn parse_knobs(text: &str) -> Result<KnobSet, KnobError> {
     let mut knobs = KnobSet::default();
     for word in text.split_whitespace() {
-        let (name, value) = word.split_once('=').ok_or_else(|| format!("`{word}`: knobs are name=value"))?;
-        let number = || value.parse::<u32>().map_err(|_| format!("`{word}`: {name} takes a whole number"));
+        let (name, value) = word.split_once('=').ok_or_else(|| KnobError::NotNameValue(word.to_string()))?;
+        let number = || {
+            let bad = || KnobError::NotANumber { word: word.to_string(), name: name.to_string() };
+            value.parse::<u32>().map_err(|_| bad())
+        };
         match name {
             "max_jobs" => knobs.max_jobs = Some(number()?.max(1)),
             "nvcc_threads" => knobs.nvcc_threads = Some(number()?.max(1)),
             "timeout_s" => knobs.timeout_s = Some(u64::from(number()?)),
             "cuda_arch" => knobs.cuda_arch = Some(value.to_string()),
-            _ => {
-                return Err(format!(
-                    "`{name}` is not a build knob (max_jobs, nvcc_threads, timeout_s, cuda_arch)"
-                ));
-            }
+            _ => return Err(KnobError::Unknown(name.to_string())),
         }
     }
     Ok(knobs)
@@ -216,8 +226,8 @@ mod tests {
         assert_eq!(describe_knobs(&knobs), "max_jobs=6 nvcc_threads=1 timeout_s=7200 cuda_arch=8.0");
         assert_eq!(parse_knobs("").map(|k| k == KnobSet::default()), Ok(true));
         assert_eq!(parse_knobs("max_jobs=0").map(|k| k.max_jobs), Ok(Some(1)), "at least one job");
-        assert!(parse_knobs("max_jobs").is_err_and(|e| e.contains("name=value")));
-        assert!(parse_knobs("max_jobs=many").is_err_and(|e| e.contains("whole number")));
-        assert!(parse_knobs("jobs=4").is_err_and(|e| e.contains("`jobs` is not a build knob")));
+        assert!(parse_knobs("max_jobs").is_err_and(|e| e.to_string().contains("name=value")));
+        assert!(parse_knobs("max_jobs=many").is_err_and(|e| e.to_string().contains("whole number")));
+        assert!(parse_knobs("jobs=4").is_err_and(|e| e.to_string().contains("`jobs` is not a build knob")));
     }
 }

@@ -74,7 +74,7 @@ pub fn apply_cli(
             run_id: "fix",
         })
         .await;
-        let (host, engine) = placed.map_err(anyhow::Error::msg)?;
+        let (host, engine) = placed?;
         let rerun_on = (!hosts.is_empty()).then_some(host.as_str());
         super::out::err(&format!(
             "perftriage: applying {recipe_id} to {} {} in {} on host {host}",

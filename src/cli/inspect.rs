@@ -9,12 +9,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// A result file's records, or `Err` naming why it holds none: never silence.
-fn records(path: &Path) -> Result<Vec<results::ResultRecord>, String> {
+/// Why a file given to `classify` or `metrics` gave nothing: said in its row, never silence.
+#[derive(Debug, thiserror::Error)]
+enum InspectError {
+    #[error(transparent)]
+    Result(#[from] results::ReadError),
+    #[error("no result record of a known shape{}", .0.as_ref().map(|w| format!(" ({w})")).unwrap_or_default())]
+    NoRecord(Option<String>),
+    #[error("cannot read: {0}")]
+    Unreadable(#[from] std::io::Error),
+}
+
+/// A result file's records, or why it holds none.
+fn records(path: &Path) -> Result<Vec<results::ResultRecord>, InspectError> {
     let set = results::read_file(path)?;
     if set.records.is_empty() {
-        let why = set.warnings.first().map(|w| format!(" ({})", w.message)).unwrap_or_default();
-        return Err(format!("no result record of a known shape{why}"));
+        return Err(InspectError::NoRecord(set.warnings.first().map(|w| w.message.clone())));
     }
     Ok(set.records)
 }
@@ -49,9 +59,12 @@ fn verdict_json(verdict: Option<&Verdict>) -> Value {
 }
 
 /// Classify a plain log line by line, never holding it whole (logs can be gigabytes).
-fn classify_stream(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Result<Option<Verdict>, String> {
+fn classify_stream(
+    classifier: &std::sync::Arc<Classifier>,
+    path: &Path,
+) -> Result<Option<Verdict>, InspectError> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut file = std::fs::File::open(path)?;
     let mut live = LiveClassifier::new(classifier.clone());
     // Whole lines, 8 MiB at a time: a line the read cut is moved to the front for the rest.
     let (mut block, mut kept) = (vec![0u8; 8 << 20], 0);
@@ -59,7 +72,7 @@ fn classify_stream(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Resu
         if kept == block.len() {
             block.resize(block.len() * 2, 0); // one line longer than the block
         }
-        let n = file.read(&mut block[kept..]).map_err(|e| format!("read failed: {e}"))?;
+        let n = file.read(&mut block[kept..])?;
         if n == 0 {
             live.feed_block(&text_of(&block[..kept]));
             return Ok(live.verdict());
@@ -105,7 +118,7 @@ fn classify_file(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Vec<Va
     } else {
         classify_stream(classifier, path).map(|verdict| vec![merged(verdict, json!({ "file": file }))])
     };
-    rows.unwrap_or_else(|e| vec![json!({ "file": file, "error": e })])
+    rows.unwrap_or_else(|e| vec![json!({ "file": file, "error": e.to_string() })])
 }
 
 fn verdict_text(r: &Value) -> String {
@@ -143,9 +156,9 @@ pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
         } else {
             std::fs::read(path)
                 .map(|b| vec![log_metrics(&file, &String::from_utf8_lossy(&b))])
-                .map_err(|e| format!("cannot read: {e}"))
+                .map_err(InspectError::from)
         };
-        rows.extend(found.unwrap_or_else(|e| vec![json!({ "file": file, "error": e })]));
+        rows.extend(found.unwrap_or_else(|e| vec![json!({ "file": file, "error": e.to_string() })]));
     }
     emit(&rows, as_json, |r| match (&r["error"], &r["metrics"]) {
         (Value::String(e), _) => format!("{}: ERROR {e}", head(r)),

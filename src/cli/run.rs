@@ -48,7 +48,7 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&st
         run_id: &plan.run_id,
     })
     .await;
-    let (host, engine) = placed.map_err(anyhow::Error::msg)?;
+    let (host, engine) = placed?;
     let image = &plan.image;
     super::out::err(&format!(
         "perftriage: Docker connected on host {host} ({}); {short} {} in {image}",

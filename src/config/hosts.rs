@@ -23,25 +23,40 @@ fn one() -> usize {
     1
 }
 
+/// What is wrong with one host of the list (`#N`: its place in the file).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HostsError {
+    #[error("[[hosts]] #{0}: a host needs a name")]
+    NoName(usize),
+    #[error("[[hosts]] #{0} `{1}`: the name is used twice")]
+    NameTwice(usize, String),
+    #[error("[[hosts]] #{0} `{1}`: endpoint is empty")]
+    NoEndpoint(usize, String),
+    #[error("[[hosts]] #{0} `{1}`: concurrency must be at least 1")]
+    NoSlots(usize, String),
+    #[error("[[hosts]] #{0} `{1}`: tls is for tcp:// endpoints")]
+    TlsWithoutTcp(usize, String),
+}
+
 /// What is wrong with the hosts list, naming the host.
-pub fn check(hosts: &[HostConfig]) -> Result<(), String> {
+pub fn check(hosts: &[HostConfig]) -> Result<(), HostsError> {
     let mut seen = std::collections::BTreeSet::new();
-    for (n, host) in hosts.iter().enumerate() {
-        let which = format!("[[hosts]] #{} `{}`", n + 1, host.name);
+    for (n, host) in (1..).zip(hosts) {
+        let name = host.name.clone();
         if host.name.trim().is_empty() {
-            return Err(format!("[[hosts]] #{}: a host needs a name", n + 1));
+            return Err(HostsError::NoName(n));
         }
         if !seen.insert(host.name.as_str()) {
-            return Err(format!("{which}: the name is used twice"));
+            return Err(HostsError::NameTwice(n, name));
         }
         if host.endpoint.trim().is_empty() {
-            return Err(format!("{which}: endpoint is empty"));
+            return Err(HostsError::NoEndpoint(n, name));
         }
         if host.concurrency == 0 {
-            return Err(format!("{which}: concurrency must be at least 1"));
+            return Err(HostsError::NoSlots(n, name));
         }
         if host.tls.is_some() && !host.endpoint.starts_with("tcp://") {
-            return Err(format!("{which}: tls is for tcp:// endpoints"));
+            return Err(HostsError::TlsWithoutTcp(n, name));
         }
     }
     Ok(())
@@ -66,12 +81,12 @@ mod tests {
     fn a_bad_hosts_list_names_the_host_and_what_is_wrong() {
         assert_eq!(check(&[host("a", "unix:///s"), host("b", "ssh://u@h")]), Ok(()));
         let twice = check(&[host("a", "unix:///s"), host("a", "tcp://h:2376")]).unwrap_err();
-        assert_eq!(twice, "[[hosts]] #2 `a`: the name is used twice");
-        assert!(check(&[host(" ", "unix:///s")]).unwrap_err().contains("#1: a host needs a name"));
-        assert!(check(&[host("a", "")]).unwrap_err().contains("endpoint is empty"));
+        assert_eq!(twice.to_string(), "[[hosts]] #2 `a`: the name is used twice");
+        assert_eq!(check(&[host(" ", "unix:///s")]), Err(HostsError::NoName(1)));
+        assert_eq!(check(&[host("a", "")]), Err(HostsError::NoEndpoint(1, "a".into())));
         let busy = HostConfig { concurrency: 0, ..host("a", "unix:///s") };
-        assert!(check(&[busy]).unwrap_err().contains("concurrency must be at least 1"));
+        assert_eq!(check(&[busy]), Err(HostsError::NoSlots(1, "a".into())));
         let tls = HostConfig { tls: Some("/certs".into()), ..host("a", "ssh://u@h") };
-        assert!(check(&[tls]).unwrap_err().contains("tls is for tcp://"));
+        assert!(check(&[tls]).unwrap_err().to_string().contains("tls is for tcp://"));
     }
 }

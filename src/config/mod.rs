@@ -99,7 +99,7 @@ impl Config {
         })?;
         config.key_lines = entry_lines(text);
         hosts::check(&config.hosts)
-            .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+            .map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), message: e.to_string() })?;
         Ok(config)
     }
 

@@ -37,9 +37,9 @@ fn parse(text: &str, origin: &str) -> Result<Dataset, DatasetError> {
     let mut set = Dataset::default();
     let mut seen = std::collections::HashSet::new();
     for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let checked = serde_json::from_str::<Commit>(line).map_err(|e| e.to_string()).and_then(|c| {
+        let checked = serde_json::from_str::<Commit>(line).map_err(RowError::from).and_then(|c| {
             check_row(&c)?;
-            if seen.insert(c.short.clone()) { Ok(c) } else { Err(format!("duplicate commit {}", c.short)) }
+            if seen.insert(c.short.clone()) { Ok(c) } else { Err(RowError::Duplicate(c.short)) }
         });
         match checked {
             Ok(commit) => set.commits.push(commit),
@@ -52,35 +52,45 @@ fn parse(text: &str, origin: &str) -> Result<Dataset, DatasetError> {
     Ok(set)
 }
 
+/// Why a dataset row is skipped.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("duplicate commit {0}")]
+    Duplicate(String),
+    #[error("schema_version {0} is not supported (expected {SCHEMA_VERSION})")]
+    Schema(u32),
+    #[error("field `short`: `{}` is not 8 lower-case hex digits", .0.escape_debug())]
+    Short(String),
+    #[error("field `full`: `{}` is not the 40-hex commit starting with `{short}`", full.escape_debug())]
+    Full { full: String, short: String },
+    #[error("field `parent`: `{}` is not a 40-hex commit", .0.escape_debug())]
+    Parent(String),
+    #[error("field `item_id`: `{}` is not a plain file name", .0.escape_debug())]
+    ItemId(String),
+}
+
 /// Hex commit ids (8 and 40 characters) and a plain file-name `item_id`: nothing that git could
 /// take for an option or a path could climb out of a folder with.
-fn check_row(c: &Commit) -> Result<(), String> {
+fn check_row(c: &Commit) -> Result<(), RowError> {
     if c.schema_version != SCHEMA_VERSION {
-        return Err(format!(
-            "schema_version {} is not supported (expected {SCHEMA_VERSION})",
-            c.schema_version
-        ));
+        return Err(RowError::Schema(c.schema_version));
     }
     let hex = |s: &str, len: usize| {
         s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
     if !hex(&c.short, 8) {
-        return Err(format!("field `short`: `{}` is not 8 lower-case hex digits", c.short.escape_debug()));
+        return Err(RowError::Short(c.short.clone()));
     }
     if !hex(&c.full, 40) || !c.full.starts_with(&c.short) {
-        return Err(format!(
-            "field `full`: `{}` is not the 40-hex commit starting with `{}`",
-            c.full.escape_debug(),
-            c.short
-        ));
+        return Err(RowError::Full { full: c.full.clone(), short: c.short.clone() });
     }
     if let Some(parent) = c.parent.as_deref().filter(|p| !hex(p, 40)) {
-        return Err(format!("field `parent`: `{}` is not a 40-hex commit", parent.escape_debug()));
+        return Err(RowError::Parent(parent.to_string()));
     }
     match c.item_id.as_deref() {
-        Some(item) if !crate::dataset::is_plain_name(item) => {
-            Err(format!("field `item_id`: `{}` is not a plain file name", item.escape_debug()))
-        }
+        Some(item) if !crate::dataset::is_plain_name(item) => Err(RowError::ItemId(item.to_string())),
         _ => Ok(()),
     }
 }

@@ -17,17 +17,29 @@ pub enum Endpoint {
     Ssh(String),
 }
 
+/// Why an endpoint names no daemon.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("`{endpoint}`: unknown scheme {scheme}:// (unix, tcp, ssh, or a context name)")]
+    UnknownScheme { endpoint: String, scheme: String },
+    #[error("no docker context `{name}` ({where_}{})", .why.as_ref().map(|w| format!(": {w}")).unwrap_or_default())]
+    NoContext { name: String, where_: String, why: Option<String> },
+    #[error("docker context `{0}` has no docker endpoint")]
+    NoDockerEndpoint(String),
+}
+
 impl Endpoint {
     /// An endpoint as `[[hosts]]` gives it; a bare word is a docker CLI context.
-    pub fn resolve(endpoint: &str, tls: Option<&Path>) -> Result<Endpoint, String> {
+    pub fn resolve(endpoint: &str, tls: Option<&Path>) -> Result<Endpoint, EndpointError> {
         let tls = tls.map(Path::to_path_buf);
         match endpoint.split_once("://") {
             Some(("unix", _)) => Ok(Endpoint::Unix(endpoint.to_string())),
             Some(("tcp" | "http" | "https", _)) => Ok(Endpoint::Tcp { addr: endpoint.to_string(), tls }),
             Some(("ssh", _)) => Ok(Endpoint::Ssh(endpoint.to_string())),
-            Some((scheme, _)) => {
-                Err(format!("`{endpoint}`: unknown scheme {scheme}:// (unix, tcp, ssh, or a context name)"))
-            }
+            Some((scheme, _)) => Err(EndpointError::UnknownScheme {
+                endpoint: endpoint.to_string(),
+                scheme: scheme.to_string(),
+            }),
             None => context(&docker_config_dir(), endpoint),
         }
     }
@@ -41,10 +53,14 @@ fn docker_config_dir() -> PathBuf {
 }
 
 /// The docker CLI context `name`: its endpoint and, when it has them, its TLS files.
-pub fn context(config_dir: &Path, name: &str) -> Result<Endpoint, String> {
+pub fn context(config_dir: &Path, name: &str) -> Result<Endpoint, EndpointError> {
     let meta = config_dir.join("contexts").join("meta");
-    let entries = std::fs::read_dir(&meta)
-        .map_err(|e| format!("no docker context `{name}` ({}: {e})", meta.display()))?;
+    let missing = |why: Option<String>| EndpointError::NoContext {
+        name: name.to_string(),
+        where_: meta.display().to_string(),
+        why,
+    };
+    let entries = std::fs::read_dir(&meta).map_err(|e| missing(Some(e.to_string())))?;
     for dir in entries.flatten() {
         let Ok(text) = std::fs::read_to_string(dir.path().join("meta.json")) else { continue };
         let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
@@ -53,12 +69,12 @@ pub fn context(config_dir: &Path, name: &str) -> Result<Endpoint, String> {
         }
         let host = json["Endpoints"]["docker"]["Host"]
             .as_str()
-            .ok_or(format!("docker context `{name}` has no docker endpoint"))?;
+            .ok_or_else(|| EndpointError::NoDockerEndpoint(name.to_string()))?;
         let tls_dir = config_dir.join("contexts").join("tls").join(dir.file_name()).join("docker");
         let tls = tls_dir.join("ca.pem").exists().then_some(tls_dir);
         return Endpoint::resolve(host, tls.as_deref());
     }
-    Err(format!("no docker context `{name}` in {}", meta.display()))
+    Err(missing(None))
 }
 
 fn connect(endpoint: &Endpoint) -> Result<Docker, bollard::errors::Error> {
@@ -100,7 +116,10 @@ mod tests {
         assert_eq!(Endpoint::resolve("ssh://me@gpu1", None), Ok(Endpoint::Ssh("ssh://me@gpu1".into())));
         let tcp = Endpoint::resolve("tcp://gpu2:2376", Some(Path::new("/certs")));
         assert_eq!(tcp, Ok(Endpoint::Tcp { addr: "tcp://gpu2:2376".into(), tls: Some("/certs".into()) }));
-        assert!(Endpoint::resolve("ftp://x", None).is_err_and(|e| e.contains("unknown scheme ftp://")));
+        assert!(
+            Endpoint::resolve("ftp://x", None)
+                .is_err_and(|e| e.to_string().contains("unknown scheme ftp://"))
+        );
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let meta = dir.path().join("contexts/meta/0123abcd");
         std::fs::create_dir_all(&meta).unwrap_or_else(|e| panic!("{e}"));
@@ -110,6 +129,8 @@ mod tests {
             context(dir.path(), "gpu3"),
             Ok(Endpoint::Tcp { addr: "tcp://10.0.0.3:2376".into(), tls: None })
         );
-        assert!(context(dir.path(), "gpu4").is_err_and(|e| e.contains("no docker context `gpu4`")));
+        assert!(
+            context(dir.path(), "gpu4").is_err_and(|e| e.to_string().contains("no docker context `gpu4`"))
+        );
     }
 }

@@ -11,11 +11,13 @@ pub struct ExecOutput {
     pub exit_code: Option<i64>,
 }
 
+/// An output chunk with its stream; `action` names what was being read, for an error.
 fn tagged(
+    action: &str,
     item: Result<bollard::container::LogOutput, bollard::errors::Error>,
-) -> Result<(Stream, Vec<u8>), String> {
+) -> Result<(Stream, Vec<u8>), DockerError> {
     use bollard::container::LogOutput;
-    match item.map_err(|e| e.to_string())? {
+    match item.map_err(|e| DockerError::api(action, e))? {
         LogOutput::StdErr { message } => Ok((Stream::Stderr, message.to_vec())),
         LogOutput::StdOut { message } | LogOutput::Console { message } | LogOutput::StdIn { message } => {
             Ok((Stream::Stdout, message.to_vec()))
@@ -25,7 +27,10 @@ fn tagged(
 
 impl Engine {
     /// The container's output from its start, following, as (stream, bytes) chunks.
-    pub fn follow_logs(&self, id: &str) -> impl FutStream<Item = Result<(Stream, Vec<u8>), String>> + use<> {
+    pub fn follow_logs(
+        &self,
+        id: &str,
+    ) -> impl FutStream<Item = Result<(Stream, Vec<u8>), DockerError>> + use<> {
         self.follow_logs_since(id, 0)
     }
 
@@ -34,14 +39,14 @@ impl Engine {
         &self,
         id: &str,
         since: i64,
-    ) -> impl FutStream<Item = Result<(Stream, Vec<u8>), String>> + use<> {
+    ) -> impl FutStream<Item = Result<(Stream, Vec<u8>), DockerError>> + use<> {
         let options = LogsOptionsBuilder::default()
             .follow(true)
             .stdout(true)
             .stderr(true)
             .since(since.try_into().unwrap_or(0))
             .build();
-        self.raw().logs(id, Some(options)).map(tagged)
+        self.raw().logs(id, Some(options)).map(|item| tagged("container logs", item))
     }
 
     /// Run `cmd` in the container, handing each output chunk to `sink`; returns the exit code.
@@ -65,10 +70,8 @@ impl Engine {
             self.raw().start_exec(&created.id, None).await.map_err(|e| DockerError::api("start exec", e))?;
         if let StartExecResults::Attached { mut output, .. } = started {
             while let Some(item) = output.next().await {
-                match tagged(item) {
-                    Ok((stream, bytes)) => sink(stream, &bytes),
-                    Err(message) => return Err(DockerError::Api { action: "exec output".into(), message }),
-                }
+                let (stream, bytes) = tagged("exec output", item)?;
+                sink(stream, &bytes);
             }
         }
         let inspected =

@@ -41,6 +41,15 @@ pub struct HostProbe {
     pub gpus: Gpus,
 }
 
+/// Why `nvidia-smi` in the probe container told nothing.
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    #[error("nvidia-smi exited {code:?}: {said}")]
+    Exited { code: Option<i64>, said: String },
+    #[error(transparent)]
+    Docker(#[from] DockerError),
+}
+
 impl Engine {
     /// Probe this host's GPUs; `image`: one present there to run `nvidia-smi` in.
     pub async fn probe_host(&self, image: Option<&str>) -> HostProbe {
@@ -78,12 +87,12 @@ impl Engine {
             Ok(text) => {
                 Gpus::Found(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
             }
-            Err(why) => Gpus::None(why),
+            Err(why) => Gpus::None(why.to_string()),
         }
     }
 
     /// A container's whole output once it exits; its exit code in the error when not 0.
-    async fn output_of(&self, id: &str) -> Result<String, String> {
+    async fn output_of(&self, id: &str) -> Result<String, ProbeError> {
         use futures_util::StreamExt;
         let mut out = Vec::new();
         let mut logs = Box::pin(self.follow_logs(id));
@@ -93,8 +102,8 @@ impl Engine {
         let text = String::from_utf8_lossy(&out).into_owned();
         match self.state(id).await {
             Ok((_, Some(0))) => Ok(text),
-            Ok((_, code)) => Err(format!("nvidia-smi exited {code:?}: {}", text.trim())),
-            Err(e) => Err(e.to_string()),
+            Ok((_, code)) => Err(ProbeError::Exited { code, said: text.trim().to_string() }),
+            Err(e) => Err(ProbeError::Docker(e)),
         }
     }
 }

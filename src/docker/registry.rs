@@ -7,15 +7,18 @@ use bollard::auth::DockerCredentials;
 use bollard::query_parameters::PushImageOptionsBuilder;
 use futures_util::StreamExt;
 
+/// No `[registry] url` in the config.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no registry: set [registry] url = \"host:port\" in the config")]
+pub struct NoRegistry;
+
 /// Where `local` goes in the configured registry (`host/name:tag`) and the login to use; the
 /// password is read from the environment variable the config names.
 pub fn target(
     config: &crate::config::RegistryConfig,
     local: &str,
-) -> Result<(String, Option<DockerCredentials>), String> {
-    let Some(host) = config.url.as_deref() else {
-        return Err("no registry: set [registry] url = \"host:port\" in the config".into());
-    };
+) -> Result<(String, Option<DockerCredentials>), NoRegistry> {
+    let Some(host) = config.url.as_deref() else { return Err(NoRegistry) };
     let password = config.password_env.as_deref().and_then(|name| std::env::var(name).ok());
     let login = login_for(host, config.username.as_deref(), password);
     Ok((format!("{host}/{}", local.rsplit('/').next().unwrap_or(local)), login))

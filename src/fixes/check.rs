@@ -9,29 +9,42 @@ pub struct Facts {
     pub has_mllama: bool,
 }
 
+/// The check of a recipe that does not hold in this container.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotApplicable {
+    #[error("none of {} exists", .0.join(", "))]
+    NoneExists(Vec<String>),
+    #[error("{0} exists")]
+    Exists(String),
+    #[error("this vLLM {} mllama", if *.0 { "has" } else { "has no" })]
+    Mllama(bool),
+    #[error("vLLM {version} is outside {range}")]
+    Version { version: String, range: String },
+}
+
 /// `Ok` when every check holds, else why not.
-pub fn applicable(recipe: &Recipe, facts: &Facts, exists: impl Fn(&str) -> bool) -> Result<(), String> {
+pub fn applicable(
+    recipe: &Recipe,
+    facts: &Facts,
+    exists: impl Fn(&str) -> bool,
+) -> Result<(), NotApplicable> {
     let c = &recipe.check;
     if !c.file_exists.is_empty() {
         let paths: Vec<String> = c.file_exists.iter().map(|p| facts.vars.render(p)).collect();
         if !paths.iter().any(|p| exists(p)) {
-            return Err(format!("none of {} exists", paths.join(", ")));
+            return Err(NotApplicable::NoneExists(paths));
         }
     }
-    for path in c.file_absent.iter().map(|p| facts.vars.render(p)) {
-        if exists(&path) {
-            return Err(format!("{path} exists"));
-        }
+    if let Some(path) = c.file_absent.iter().map(|p| facts.vars.render(p)).find(|p| exists(p)) {
+        return Err(NotApplicable::Exists(path));
     }
-    if let Some(want) = c.mllama
-        && want != facts.has_mllama
-    {
-        return Err(format!("this vLLM {} mllama", if facts.has_mllama { "has" } else { "has no" }));
+    if c.mllama.is_some_and(|want| want != facts.has_mllama) {
+        return Err(NotApplicable::Mllama(facts.has_mllama));
     }
     if let Some(range) = &c.vllm_version {
         let version = facts.vllm_version.as_deref().unwrap_or("");
         if !version_in_range(version, range) {
-            return Err(format!("vLLM {version} is outside {range}"));
+            return Err(NotApplicable::Version { version: version.to_string(), range: range.clone() });
         }
     }
     Ok(())

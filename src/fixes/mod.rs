@@ -6,7 +6,7 @@ mod check;
 mod recipe;
 mod template;
 
-pub use check::{Facts, applicable, version_in_range};
+pub use check::{Facts, NotApplicable, applicable, version_in_range};
 pub use recipe::{Inject, Recipe, RecipeBook, RecipeError};
 pub use template::{ALLOWED_VARIABLES, Vars};
 

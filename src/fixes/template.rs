@@ -12,8 +12,15 @@ pub struct Vars {
     pub args: String,
 }
 
+/// A `{name}` outside the allowed set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown template variable {{{name}}} (allowed: {})", ALLOWED_VARIABLES.join(", "))]
+pub struct UnknownVariable {
+    pub name: String,
+}
+
 /// Reject `{name}` for any name outside the allowed set.
-pub fn validate(template: &str) -> Result<(), String> {
+pub fn validate(template: &str) -> Result<(), UnknownVariable> {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
@@ -21,10 +28,7 @@ pub fn validate(template: &str) -> Result<(), String> {
         let name = &after[..close];
         let is_identifier = !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_');
         if is_identifier && !ALLOWED_VARIABLES.contains(&name) {
-            return Err(format!(
-                "unknown template variable {{{name}}} (allowed: {})",
-                ALLOWED_VARIABLES.join(", ")
-            ));
+            return Err(UnknownVariable { name: name.to_string() });
         }
         rest = &after[close + 1..];
     }

@@ -48,18 +48,20 @@ impl BuildSettings {
     }
 
     /// The build of `commit` with `changes` over its knobs, or why it cannot be built.
-    pub fn job(&self, commit: &Commit, changes: &KnobSet, machine: Machine) -> Result<BuildJob, String> {
-        let parent =
-            commit.parent.clone().ok_or_else(|| format!("{} has no parent commit to build", commit.short))?;
-        let checkout = self
-            .checkout
-            .clone()
-            .ok_or("a build archives the parent from the vLLM checkout: set [runs] vllm_repo")?;
+    pub fn job(
+        &self,
+        commit: &Commit,
+        changes: &KnobSet,
+        machine: Machine,
+    ) -> Result<BuildJob, BuildJobError> {
+        let parent = commit.parent.clone().ok_or_else(|| BuildJobError::NoParent(commit.short.clone()))?;
+        let checkout = self.checkout.clone().ok_or(BuildJobError::NoCheckout)?;
         let from = match self.overrides.get(&commit.short) {
             Some(image) => image.clone(),
-            None => self.images.image_for(commit, Variant::Human).ok_or("no human image")?,
+            None => self.images.image_for(commit, Variant::Human).ok_or(BuildJobError::NoImage("human"))?,
         };
-        let target = self.images.image_for(commit, Variant::Baseline).ok_or("no baseline image name")?;
+        let target =
+            self.images.image_for(commit, Variant::Baseline).ok_or(BuildJobError::NoImage("baseline"))?;
         let parent12 = parent.get(..12).unwrap_or(&parent);
         let knobs = self.build.knobs_for(&commit.short, parent12, changes, machine);
         let (records, _) = history::read(&self.workspace);
@@ -204,4 +206,15 @@ pub fn outcome_lines(job: &BuildJob, report: &BuildReport) -> Vec<String> {
             lines
         }
     }
+}
+
+/// Why a baseline build cannot be planned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildJobError {
+    #[error("{0} has no parent commit to build")]
+    NoParent(String),
+    #[error("a build archives the parent from the vLLM checkout: set [runs] vllm_repo")]
+    NoCheckout,
+    #[error("no {0} image name")]
+    NoImage(&'static str),
 }

@@ -3,7 +3,7 @@
 //! again, and the container committed as an image. The container is always removed.
 
 use crate::docker::{DockerError, Engine, tar_of};
-use crate::fixes::{Facts, FixOffer, Recipe, RecipeBook, Vars, applicable};
+use crate::fixes::{Facts, FixOffer, NotApplicable, Recipe, RecipeBook, Vars, applicable};
 use crate::runs::{ContainerSpec, GpuRequest, LABEL_WORKSPACE};
 use crate::triage::FixOutcome;
 use std::collections::HashMap;
@@ -196,7 +196,11 @@ fn with_args(recipe: &Recipe, mut facts: Facts, evidence: Option<&str>) -> Facts
 }
 
 /// Whether the recipe applies in this container: `Ok(Err(why))` when it does not.
-async fn check(c: &Container<'_>, recipe: &Recipe, facts: &Facts) -> Result<Result<(), String>, FixError> {
+async fn check(
+    c: &Container<'_>,
+    recipe: &Recipe,
+    facts: &Facts,
+) -> Result<Result<(), NotApplicable>, FixError> {
     let mut paths = HashMap::new();
     for p in recipe.check.file_exists.iter().chain(&recipe.check.file_absent) {
         let path = facts.vars.render(p);
@@ -228,7 +232,7 @@ async fn offers_in(
     let mut out = Vec::new();
     for recipe in &book.recipes {
         let facts = with_args(recipe, base.clone(), job.evidence.as_deref());
-        let why_not = check(c, recipe, &facts).await?.err();
+        let why_not = check(c, recipe, &facts).await?.err().map(|why| why.to_string());
         let steps = preview(recipe, &facts, &job.source_commit);
         let suggested = recipe.answers.iter().any(|a| categories.contains(a));
         out.push(FixOffer { id: recipe.id.clone(), title: recipe.title.clone(), suggested, why_not, steps });
@@ -307,7 +311,7 @@ async fn apply_in(
     let facts = with_args(recipe, facts(c, job).await, job.evidence.as_deref());
     check(c, recipe, &facts)
         .await?
-        .map_err(|why| FixError::NotApplicable { recipe: recipe.id.clone(), why })?;
+        .map_err(|why| FixError::NotApplicable { recipe: recipe.id.clone(), why: why.to_string() })?;
     let verify = facts.vars.argv(&recipe.verify);
     let mut t = Transcript { output: String::new(), sink };
     if t.run(c, verify.clone()).await? == 0 {

@@ -15,8 +15,8 @@ use std::time::Duration;
 const CONNECT_S: u64 = 10;
 
 pub async fn connect(host: &HostConfig) -> Result<Engine, DockerError> {
-    let endpoint =
-        Endpoint::resolve(&host.endpoint, host.tls.as_deref()).map_err(DockerError::Unreachable)?;
+    let endpoint = Endpoint::resolve(&host.endpoint, host.tls.as_deref())
+        .map_err(|e| DockerError::Unreachable(e.to_string()))?;
     tokio::time::timeout(Duration::from_secs(CONNECT_S), Engine::connect_to(&endpoint))
         .await
         .unwrap_or_else(|_| Err(DockerError::Unreachable(format!("no answer in {CONNECT_S} s"))))
@@ -163,10 +163,25 @@ pub struct Placement<'a> {
     pub run_id: &'a str,
 }
 
+/// Why a run has no engine to go to (yet: placement is tried again while it waits).
+#[derive(Debug, thiserror::Error)]
+pub enum PlaceError {
+    #[error(transparent)]
+    Docker(#[from] DockerError),
+    #[error("no host `{name}` in [[hosts]] ({known})")]
+    UnknownHost { name: String, known: String },
+    #[error("host {name}: {source}")]
+    HostDown { name: String, source: DockerError },
+    #[error("no host can take this run now: {0}")]
+    NoneFits(#[from] crate::runs::NoHostFits),
+    #[error("the chosen host {0} went away")]
+    Gone(String),
+}
+
 /// The engine a run goes to: the chosen host, else placement over `hosts`, else `DOCKER_HOST`'s.
-pub async fn engine_for(p: Placement<'_>) -> Result<(String, Engine), String> {
+pub async fn engine_for(p: Placement<'_>) -> Result<(String, Engine), PlaceError> {
     if p.hosts.is_empty() && p.chosen.is_none() {
-        return Engine::connect().await.map(|e| ("local".to_string(), e)).map_err(|e| e.to_string());
+        return Ok(("local".to_string(), Engine::connect().await?));
     }
     let _one = p.claims.placing.lock().await;
     let (name, engine) = match p.chosen {
@@ -177,19 +192,18 @@ pub async fn engine_for(p: Placement<'_>) -> Result<(String, Engine), String> {
     Ok((name, engine))
 }
 
-async fn chosen(hosts: &[HostConfig], name: &str) -> Result<Engine, String> {
-    let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
-    let host = hosts
-        .iter()
-        .find(|h| h.name == name)
-        .ok_or(format!("no host `{name}` in [[hosts]] ({})", names.join(", ")))?;
-    connect(host).await.map_err(|e| format!("host {name}: {e}"))
+async fn chosen(hosts: &[HostConfig], name: &str) -> Result<Engine, PlaceError> {
+    let Some(host) = hosts.iter().find(|h| h.name == name) else {
+        let known = hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", ");
+        return Err(PlaceError::UnknownHost { name: name.to_string(), known });
+    };
+    connect(host).await.map_err(|source| PlaceError::HostDown { name: name.to_string(), source })
 }
 
-async fn placed(p: &Placement<'_>) -> Result<(String, Engine), String> {
+async fn placed(p: &Placement<'_>) -> Result<(String, Engine), PlaceError> {
     let Seen { slots, engines, .. } = slots(p.hosts, p.workspace, p.claims, false).await;
-    let name = place(&slots, p.need).map_err(|why| format!("no host can take this run now: {why}"))?;
+    let name = place(&slots, p.need)?;
     let index = p.hosts.iter().position(|h| h.name == name).unwrap_or(0);
-    let engine = engines.into_iter().nth(index).and_then(Result::ok).ok_or("the chosen host went away")?;
-    Ok((name, engine))
+    let engine = engines.into_iter().nth(index).and_then(Result::ok);
+    Ok((name.clone(), engine.ok_or(PlaceError::Gone(name))?))
 }

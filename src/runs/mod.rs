@@ -18,7 +18,7 @@ pub use container::{
 };
 pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};
-pub use placement::{HostSlot, place};
+pub use placement::{HostSlot, Misfit, NoHostFits, place};
 pub use plan::{PlanError, RunConfig, RunPlan, container_name, plan};
 pub use rewrite::{benchmark_argv, split_env};
 pub use slurm::{SlurmConfig, SlurmError, SlurmJobState, ViewFlags, job_in_squeue, job_script, quoted};
@@ -26,18 +26,25 @@ pub use slurm::{SlurmConfig, SlurmError, SlurmJobState, ViewFlags, job_in_squeue
 /// The number of hunks in a unified diff, or why it is no patch at all (empty, or no file header
 /// and `@@` hunk): `patch` would apply such a file as "nothing to do", and the agent run would
 /// silently measure the baseline.
-pub fn patch_hunks(diff: &str) -> Result<usize, String> {
+pub fn patch_hunks(diff: &str) -> Result<usize, PatchError> {
     if diff.trim().is_empty() {
-        return Err("the agent patch is empty".into());
+        return Err(PatchError::Empty);
     }
     let headers = diff.lines().filter(|l| l.starts_with("+++ ")).count();
     let hunks = diff.lines().filter(|l| l.starts_with("@@ ")).count();
     match (headers, hunks) {
-        (0, _) | (_, 0) => {
-            Err("the agent patch has no file header and hunk: it is not a unified diff".into())
-        }
+        (0, _) | (_, 0) => Err(PatchError::NotADiff),
         (_, hunks) => Ok(hunks),
     }
+}
+
+/// Why an agent patch cannot be applied before it is tried.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchError {
+    #[error("the agent patch is empty")]
+    Empty,
+    #[error("the agent patch has no file header and hunk: it is not a unified diff")]
+    NotADiff,
 }
 
 /// Whether a unified diff touches C/C++/CUDA sources (an editable install does not rebuild them).

@@ -4,6 +4,24 @@
 
 use super::GpuRequest;
 
+/// Why one host cannot take a run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Misfit {
+    #[error("{host}: {why}")]
+    Down { host: String, why: String },
+    #[error("{host}: {running} of {slots} run slot(s) busy")]
+    SlotsBusy { host: String, running: usize, slots: usize },
+    #[error("{host}: its GPUs are unknown (set gpus or probe_image)")]
+    GpusUnknown { host: String },
+    #[error("{host}: {free} of {total} GPU(s) free, needs {wanted}")]
+    TooFewGpus { host: String, free: usize, total: usize, wanted: usize },
+}
+
+/// No host can take the run: each one's reason, in the config's order.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct NoHostFits(pub Vec<Misfit>);
+
 /// A host as placement sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostSlot {
@@ -29,18 +47,17 @@ impl HostSlot {
     }
 
     /// GPUs left after this run, or why it does not fit.
-    fn fit(&self, need: &GpuRequest) -> Result<usize, String> {
+    fn fit(&self, need: &GpuRequest) -> Result<usize, Misfit> {
+        let host = self.name.clone();
         if let Some(why) = &self.down {
-            return Err(format!("{}: {why}", self.name));
+            return Err(Misfit::Down { host, why: why.clone() });
         }
         if self.running >= self.concurrency {
-            return Err(format!("{}: {} of {} run slot(s) busy", self.name, self.running, self.concurrency));
+            return Err(Misfit::SlotsBusy { host, running: self.running, slots: self.concurrency });
         }
         let free = match (self.gpus, need) {
             (_, GpuRequest::None) => return Ok(self.gpus.unwrap_or(0).saturating_sub(self.gpus_busy)),
-            (None, _) => {
-                return Err(format!("{}: its GPUs are unknown (set gpus or probe_image)", self.name));
-            }
+            (None, _) => return Err(Misfit::GpusUnknown { host }),
             (Some(total), _) => total.saturating_sub(self.gpus_busy),
         };
         let wanted = match need {
@@ -50,18 +67,18 @@ impl HostSlot {
         if free >= wanted && (!matches!(need, GpuRequest::All) || self.gpus_busy == 0) {
             Ok(free - wanted)
         } else {
-            Err(format!("{}: {free} of {} GPU(s) free, needs {wanted}", self.name, self.gpus.unwrap_or(0)))
+            Err(Misfit::TooFewGpus { host, free, total: self.gpus.unwrap_or(0), wanted })
         }
     }
 }
 
 /// The host for a run needing `need`, or every host's reason it cannot take it.
-pub fn place(hosts: &[HostSlot], need: &GpuRequest) -> Result<String, String> {
+pub fn place(hosts: &[HostSlot], need: &GpuRequest) -> Result<String, NoHostFits> {
     let fits: Vec<(usize, &HostSlot)> =
         hosts.iter().filter_map(|h| h.fit(need).ok().map(|left| (left, h))).collect();
     match fits.iter().min_by_key(|(left, h)| (*left, h.running)) {
         Some((_, host)) => Ok(host.name.clone()),
-        None => Err(hosts.iter().filter_map(|h| h.fit(need).err()).collect::<Vec<_>>().join("; ")),
+        None => Err(NoHostFits(hosts.iter().filter_map(|h| h.fit(need).err()).collect())),
     }
 }
 
@@ -89,7 +106,7 @@ mod tests {
         let full = HostSlot { concurrency: 1, ..slot("busy", Some(8), 1, 1) };
         let unknown = slot("mystery", None, 0, 0);
         let hosts = [down, full, unknown, slot("small", Some(2), 0, 1)];
-        let why = place(&hosts, &GpuRequest::Count(2)).unwrap_err();
+        let why = place(&hosts, &GpuRequest::Count(2)).unwrap_err().to_string();
         assert_eq!(
             why,
             "gone: unreachable: connection refused; busy: 1 of 1 run slot(s) busy; \

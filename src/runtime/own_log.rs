@@ -8,8 +8,17 @@ use std::path::Path;
 const FILE: &str = "perftriage.log";
 const ROTATE_AT: u64 = 5 << 20;
 
-/// Start collecting records; `Err` says why the file cannot be written (the pane still works).
-pub fn start(workspace: &Path) -> Result<(), String> {
+/// Why the log file cannot be written (the pane still works).
+#[derive(Debug, thiserror::Error)]
+pub enum OwnLogError {
+    #[error("cannot write {}: {source}", path.display())]
+    Unwritable { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{} is not UTF-8", .0.display())]
+    NotUtf8(std::path::PathBuf),
+}
+
+/// Start collecting records.
+pub fn start(workspace: &Path) -> Result<(), OwnLogError> {
     let _ = tui_logger::init_logger(log::LevelFilter::Debug);
     tui_logger::set_default_level(log::LevelFilter::Debug);
     let path = workspace.join(FILE);
@@ -20,8 +29,8 @@ pub fn start(workspace: &Path) -> Result<(), String> {
         .append(true)
         .mode(0o600)
         .open(&path)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let name = path.to_str().ok_or_else(|| format!("{} is not UTF-8", path.display()))?;
+        .map_err(|source| OwnLogError::Unwritable { path: path.clone(), source })?;
+    let name = path.to_str().ok_or_else(|| OwnLogError::NotUtf8(path.clone()))?;
     tui_logger::set_log_file(tui_logger::TuiLoggerFile::new(name).output_file(false).output_line(false));
     log::info!("perftriage {} started; workspace {}", env!("CARGO_PKG_VERSION"), workspace.display());
     Ok(())

@@ -19,7 +19,7 @@ impl Saver {
                 while let Ok(newer) = books.try_recv() {
                     book = newer;
                 }
-                let result = store.save(&book).map_err(|e| e.to_string());
+                let result = store.save(&book).map_err(crate::app::JobError::from);
                 let _ = reply.send(Msg::Saved(result));
             }
         });

@@ -62,12 +62,12 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     }
     let mut state = initial_state(&mut ctx, &workspace, &recipes);
     if let Err(why) = log_file {
-        state.session.warnings.push(why);
+        state.session.warnings.push(why.to_string());
     }
     match crate::session::board_prefs::load(&ctx.workspace) {
         Ok(Some(prefs)) => state.board.restore(prefs),
         Ok(None) => {}
-        Err(why) => state.session.notify(Level::Warn, why),
+        Err(why) => state.session.notify(Level::Warn, why.to_string()),
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     // Listening before the terminal is taken: a signal from then on ends the loop and restores

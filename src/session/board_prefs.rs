@@ -9,15 +9,24 @@ fn path(workspace: &Path) -> PathBuf {
     workspace.join("board.json")
 }
 
-/// The board as it was left; `Err` says what is wrong with the file.
-pub fn load(workspace: &Path) -> Result<Option<BoardPrefs>, String> {
+/// What is wrong with the file: the board starts with its defaults.
+#[derive(Debug, thiserror::Error)]
+pub enum PrefsError {
+    #[error("{}: {source}; the board starts with its defaults", path.display())]
+    Unreadable { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}; the board starts with its defaults", path.display())]
+    Invalid { path: PathBuf, source: serde_json::Error },
+}
+
+/// The board as it was left.
+pub fn load(workspace: &Path) -> Result<Option<BoardPrefs>, PrefsError> {
     let path = path(workspace);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| format!("{}: {e}; the board starts with its defaults", path.display())),
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes).map(Some).map_err(|source| PrefsError::Invalid { path, source })
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}; the board starts with its defaults", path.display())),
+        Err(source) => Err(PrefsError::Unreadable { path, source }),
     }
 }
 

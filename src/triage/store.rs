@@ -88,10 +88,10 @@ impl TriageStore {
         let mut report = LoadReport::default();
         let problem = match std::fs::read(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (TriageBook::new(), report),
-            Err(e) => format!("unreadable ({e})"),
+            Err(e) => BookError::Unreadable(e).to_string(),
             Ok(bytes) => match parse(&bytes) {
                 Ok(book) => return (book, report),
-                Err(problem) => problem,
+                Err(problem) => problem.to_string(),
             },
         };
         let moved = self.move_aside(&path, now_compact, &problem);
@@ -136,7 +136,7 @@ impl TriageStore {
         let tmp = self.dir.join(format!("{FILE}.tmp"));
         let wrap = |source| StoreError::Write { path: path.clone(), source };
         let mut merged = book.clone();
-        if let Ok(on_disk) = std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| parse(&b)) {
+        if let Ok(on_disk) = std::fs::read(&path).map_err(BookError::from).and_then(|b| parse(&b)) {
             merged.merge(&on_disk);
         }
         let json = serde_json::to_vec_pretty(&merged).map_err(|e| wrap(std::io::Error::other(e)))?;
@@ -150,12 +150,24 @@ impl TriageStore {
     }
 }
 
+/// What is wrong with a triage file's bytes (said as "<file> is <this>").
+#[derive(Debug, thiserror::Error)]
+enum BookError {
+    #[error("unreadable ({0})")]
+    Unreadable(#[from] std::io::Error),
+    #[error("not UTF-8 text ({0})")]
+    NotText(#[from] std::str::Utf8Error),
+    #[error("corrupt: schema_version {0} is not {SCHEMA_VERSION}")]
+    Schema(u32),
+    #[error("corrupt: invalid JSON ({0})")]
+    Json(#[from] serde_json::Error),
+}
+
 /// The book in a file's bytes, or what is wrong with them.
-fn parse(bytes: &[u8]) -> Result<TriageBook, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))?;
-    match serde_json::from_str::<TriageBook>(text) {
-        Ok(book) if book.schema_version == SCHEMA_VERSION => Ok(book),
-        Ok(book) => Err(format!("corrupt: schema_version {} is not {SCHEMA_VERSION}", book.schema_version)),
-        Err(e) => Err(format!("corrupt: invalid JSON ({e})")),
+fn parse(bytes: &[u8]) -> Result<TriageBook, BookError> {
+    let book = serde_json::from_str::<TriageBook>(std::str::from_utf8(bytes)?)?;
+    if book.schema_version != SCHEMA_VERSION {
+        return Err(BookError::Schema(book.schema_version));
     }
+    Ok(book)
 }

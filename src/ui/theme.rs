@@ -37,7 +37,7 @@ macro_rules! roles {
         pub struct Theme { pub name: String, pub background: Background, $(pub $role: Style,)* }
 
         fn resolve(name: String, background: Background, specs: RoleSpecs) -> Result<Theme, (String, String)> {
-            Ok(Theme { name, background, $($role: style(&specs.$role).map_err(|c| (format!("roles.{}", stringify!($role)), c))?,)* })
+            Ok(Theme { name, background, $($role: style(&specs.$role).map_err(|c| (format!("roles.{}", stringify!($role)), c.0))?,)* })
         }
 
         impl Theme {
@@ -75,12 +75,15 @@ pub enum ThemeError {
     BadColour { origin: String, field: String, colour: String },
 }
 
-/// The colour, or the text that is not one.
-fn color(text: &str) -> Result<Color, String> {
-    text.parse::<Color>().map_err(|_| text.to_string())
+/// Text of a theme that names no colour.
+#[derive(Debug)]
+struct NotAColour(String);
+
+fn color(text: &str) -> Result<Color, NotAColour> {
+    text.parse::<Color>().map_err(|_| NotAColour(text.to_string()))
 }
 
-fn style(spec: &RoleSpec) -> Result<Style, String> {
+fn style(spec: &RoleSpec) -> Result<Style, NotAColour> {
     let mut s = Style::default();
     if let Some(fg) = &spec.fg {
         s = s.fg(color(fg)?);

@@ -10,7 +10,7 @@ pub struct FixMenu {
     pub variant: Variant,
     pub category: String,
     /// `None` while the image is being probed; `Err` when probing failed.
-    pub offers: Option<Result<Vec<FixOffer>, String>>,
+    pub offers: Option<Result<Vec<FixOffer>, crate::app::JobError>>,
     pub selected: usize,
     pub show_why: bool,
 }

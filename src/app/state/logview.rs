@@ -132,8 +132,9 @@ impl LogView {
         }
     }
 
-    /// Compile a search: a case-insensitive regex, or the literal text when it is no valid regex.
-    pub fn set_search(&mut self, query: &str) -> Result<(), String> {
+    /// Compile a search: a case-insensitive regex, or the literal text when it is no valid regex
+    /// (said in the `Err`, the search set all the same).
+    pub fn set_search(&mut self, query: &str) -> Result<(), SearchNote> {
         if query.is_empty() {
             self.search = None;
             return Ok(());
@@ -142,8 +143,8 @@ impl LogView {
         let (regex, note) = match build(query) {
             Ok(r) => (r, Ok(())),
             Err(_) => match build(&regex::escape(query)) {
-                Ok(r) => (r, Err(format!("`{query}` is not a valid regex; searching for the literal text"))),
-                Err(e) => return Err(e.to_string()),
+                Ok(r) => (r, Err(SearchNote::Literal(query.to_string()))),
+                Err(e) => return Err(SearchNote::Unusable(e)),
             },
         };
         let spool_done = self.ring.first() == 0;
@@ -155,6 +156,15 @@ impl LogView {
         self.search = Some(search);
         note
     }
+}
+
+/// What the operator is told about a search.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchNote {
+    #[error("`{0}` is not a valid regex; searching for the literal text")]
+    Literal(String),
+    #[error("no search: {0}")]
+    Unusable(regex::Error),
 }
 
 impl Search {

@@ -2,6 +2,7 @@
 //! failed build suggested), the confirm shows its steps, yes opens its log in the pane and starts
 //! it; status and the outcome come back from the job service and go into the triage history.
 
+use crate::app::JobError;
 use crate::app::{
     AppState, BUILD_LOG, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, Level, LogKey, LogView,
     Mode,
@@ -31,7 +32,7 @@ pub fn ask_with(state: &mut AppState, short: &str, text: &str) -> Vec<Effect> {
     match crate::builds::parse_knobs(text) {
         Ok(knobs) => plan(state, short.to_string(), knobs),
         Err(why) => {
-            state.notify(Level::Warn, why);
+            state.notify(Level::Warn, why.to_string());
             Vec::new()
         }
     }
@@ -60,7 +61,7 @@ pub fn message(state: &mut AppState, msg: BuildMsg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn planned(state: &mut AppState, short: String, knobs: KnobSet, plan: Result<Vec<String>, String>) {
+fn planned(state: &mut AppState, short: String, knobs: KnobSet, plan: Result<Vec<String>, JobError>) {
     if state.mode != Mode::Planning(short.clone()) {
         return; // given up with Esc while it was being planned
     }

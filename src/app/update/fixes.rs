@@ -1,5 +1,6 @@
 //! The fix menu, applying a fix from the board, bulk fixes and what a finished fix records.
 
+use crate::app::JobError;
 use crate::app::{
     Action, AppState, BulkPicker, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest,
     Focus, Level, LogKey, LogView, Mode, Prompt, PromptPurpose, RunRequest,
@@ -69,7 +70,7 @@ pub fn message(state: &mut AppState, msg: FixMsg) -> Vec<Effect> {
     }
 }
 
-fn got_offers(state: &mut AppState, short: &str, variant: Variant, offers: Result<Vec<FixOffer>, String>) {
+fn got_offers(state: &mut AppState, short: &str, variant: Variant, offers: Result<Vec<FixOffer>, JobError>) {
     if let Mode::Fix(menu) = &mut state.mode
         && menu.short == short
         && menu.variant == variant

@@ -1,5 +1,6 @@
 //! The images view (`I`): our fixed images with what they fix; delete one after a confirm.
 
+use crate::app::JobError;
 use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, Level, Mode};
 use crate::docker::TaggedImage;
 use crate::triage::Change;
@@ -10,7 +11,7 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::ListImages]
 }
 
-pub fn listed(state: &mut AppState, listed: Result<Vec<TaggedImage>, String>) -> Vec<Effect> {
+pub fn listed(state: &mut AppState, listed: Result<Vec<TaggedImage>, JobError>) -> Vec<Effect> {
     match listed {
         Ok(mut images) => {
             images.sort_by(|a, b| b.created_unix.cmp(&a.created_unix).then_with(|| a.tag.cmp(&b.tag)));

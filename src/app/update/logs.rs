@@ -258,7 +258,7 @@ fn next_level(level: Option<logs::Level>) -> Option<logs::Level> {
 pub fn search(state: &mut AppState, query: &str) {
     let Some(view) = state.focused_log_mut() else { return };
     if let Err(note) = view.set_search(query) {
-        state.notify(Level::Warn, note);
+        state.notify(Level::Warn, note.to_string());
     }
     if !query.is_empty() {
         state.logs.last_query = query.to_string();

@@ -19,6 +19,7 @@ mod runs_view;
 mod triage;
 
 use super::{Action, AppState, ConfirmAction, Effect, Focus, Key, KeyCode, KeyMode, Level, Msg};
+use crate::app::JobError;
 use prompt::Edit;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
@@ -85,7 +86,7 @@ fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     }
 }
 
-fn saved(state: &mut AppState, result: Result<(), String>) -> Vec<Effect> {
+fn saved(state: &mut AppState, result: Result<(), JobError>) -> Vec<Effect> {
     match result {
         Ok(()) => state.session.unsaved = false,
         Err(why) => state.notify(Level::Error, format!("NOT SAVED: {why}")),
@@ -167,7 +168,7 @@ fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
     let (action, words) = match super::commands::resolve(line) {
         Ok(found) => found,
         Err(why) => {
-            state.notify(Level::Warn, why);
+            state.notify(Level::Warn, why.to_string());
             return Vec::new();
         }
     };

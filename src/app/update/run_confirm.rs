@@ -1,6 +1,7 @@
 //! The run confirm: what each planned run will do, where it goes (`o`: the `[[hosts]]` host) and
 //! how many benchmark runs it makes against one server start (`+`).
 
+use crate::app::JobError;
 use crate::app::{AppState, Confirm, ConfirmAction, Level, Mode};
 use crate::dataset::Variant;
 
@@ -8,7 +9,7 @@ use crate::dataset::Variant;
 pub(super) fn planned(
     state: &mut AppState,
     short: String,
-    plans: Vec<(Variant, Result<Vec<String>, String>)>,
+    plans: Vec<(Variant, Result<Vec<String>, JobError>)>,
 ) {
     if state.mode != Mode::Planning(short.clone()) {
         return; // given up with Esc while it was being planned

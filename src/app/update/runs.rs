@@ -1,6 +1,7 @@
 //! Runs from the board: choosing and queueing them, starting queued runs when a slot is free and
 //! Docker is connected, cancelling, and what the job service reports.
 
+use crate::app::JobError;
 use crate::app::{
     Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, KeyMode, Level, Mode, RunMsg,
     RunRequest, RunView,
@@ -232,7 +233,7 @@ fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Optio
     vec![Effect::WriteResult { run_id: run_id.to_string(), gpu: state.gpu.ledger.get(run_id).cloned() }]
 }
 
-fn recorded(state: &mut AppState, run_id: &str, source: Result<String, String>) {
+fn recorded(state: &mut AppState, run_id: &str, source: Result<String, JobError>) {
     let Some(run) = state.runs.get(run_id) else { return };
     let (short, variant) = (run.short().to_string(), run.variant());
     match source {

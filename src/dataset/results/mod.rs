@@ -128,9 +128,26 @@ impl ResultSet {
     }
 }
 
-/// Read one result file; `Err` is the warning text.
-pub fn read_file(path: &Path) -> Result<ResultSet, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+/// Why a result file gave no records (the warning names the file).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read: {0}")]
+    Unreadable(#[from] std::io::Error),
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("empty file")]
+    Empty,
+    #[error("unknown shape: the top-level JSON value is not an object")]
+    NotAnObject,
+    #[error("{0} without a commit hash")]
+    NoCommit(&'static str),
+    #[error("unknown shape (keys: {0})")]
+    UnknownShape(String),
+}
+
+/// Read one result file.
+pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
+    let text = std::fs::read_to_string(path)?;
     let (value, trailing) = first_json_value(&text)?;
     let mut set = shapes::interpret(path, &value)?;
     if trailing {
@@ -141,13 +158,9 @@ pub fn read_file(path: &Path) -> Result<ResultSet, String> {
 }
 
 /// The first JSON value of `text`, and whether anything but whitespace follows it.
-fn first_json_value(text: &str) -> Result<(Value, bool), String> {
+fn first_json_value(text: &str) -> Result<(Value, bool), ReadError> {
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    let value = match stream.next() {
-        Some(Ok(v)) => v,
-        Some(Err(e)) => return Err(format!("invalid JSON: {e}")),
-        None => return Err("empty file".into()),
-    };
+    let value = stream.next().ok_or(ReadError::Empty)??;
     let trailing = !text[stream.byte_offset()..].trim().is_empty();
     Ok((value, trailing))
 }

@@ -2,13 +2,13 @@
 //! Shapes are told apart by their keys, never by particular file names or folders.
 
 use super::parts::{Obj, Origin, give_unnamed, short_of, stamp, workload_of};
-use super::{ResultSet, Stamp, TextField, modal, role};
+use super::{ReadError, ResultSet, Stamp, TextField, modal, role};
 use crate::dataset::Variant;
 use serde_json::Value;
 use std::path::Path;
 
-pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String> {
-    let obj = value.as_object().ok_or("unknown shape: the top-level JSON value is not an object")?;
+pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, ReadError> {
+    let obj = value.as_object().ok_or(ReadError::NotAnObject)?;
     let (source, agent, harness) = (path.display().to_string(), agent_of(path), harness_of(path));
     let origin = Origin { path, source, agent, harness };
     let at = stamp(obj, &["timestamp", "generated_at"]);
@@ -16,7 +16,7 @@ pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String>
         (obj.get("instance"), obj.get("result"))
     {
         let short =
-            short_of(result).or_else(|| short_of(instance)).ok_or("Modal result without a commit hash")?;
+            short_of(result).or_else(|| short_of(instance)).ok_or(ReadError::NoCommit("Modal result"))?;
         let mut set = modal::records(&origin, &short, result, at);
         let described = workload_of(instance, None);
         set.records.iter_mut().for_each(|r| r.outcome.workload.fill_from(&described));
@@ -24,7 +24,7 @@ pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String>
     }
     match obj.get("results") {
         Some(Value::Object(roles)) => {
-            let short = short_of(obj).ok_or("3-way rerun without a commit hash")?;
+            let short = short_of(obj).ok_or(ReadError::NoCommit("3-way rerun"))?;
             return Ok(role::per_role_objects(&origin, &short, roles, at));
         }
         Some(Value::Array(entries)) => return Ok(modal::progress_log(&origin, entries, at)),
@@ -34,27 +34,27 @@ pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, String>
 }
 
 /// Shapes that have no wrapper: told apart by the keys at the top level.
-fn by_keys(origin: &Origin, obj: &Obj, at: Option<Stamp>) -> Result<ResultSet, String> {
+fn by_keys(origin: &Origin, obj: &Obj, at: Option<Stamp>) -> Result<ResultSet, ReadError> {
     let name = origin.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let hash = || short_of(obj).or_else(|| short_from_name(name));
     if Variant::ALL.iter().any(|v| obj.get(v.name()).is_some_and(Value::is_object)) {
-        let short = hash().ok_or("3-way result without a commit hash")?;
+        let short = hash().ok_or(ReadError::NoCommit("3-way result"))?;
         return Ok(role::per_role_objects(origin, &short, obj, at));
     }
     if modal::is_bare_result(obj) {
-        let short = hash().ok_or("Modal-style result without a commit hash")?;
+        let short = hash().ok_or(ReadError::NoCommit("Modal-style result"))?;
         return Ok(with_beside(modal::records(origin, &short, obj, at), origin.path));
     }
     if let Some(variant) = role_from_file_name(name) {
-        let short = hash().ok_or("per-role result without a commit hash")?;
+        let short = hash().ok_or(ReadError::NoCommit("per-role result"))?;
         return Ok(role::one(origin, &short, variant, obj, at));
     }
     if name.ends_with("_result.json") && obj.contains_key("status") {
-        let short = hash().ok_or("flat result without a commit hash")?;
+        let short = hash().ok_or(ReadError::NoCommit("flat result"))?;
         return Ok(role::docker_check(origin, &short, obj, at));
     }
     let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
-    Err(format!("unknown shape (keys: {})", keys.join(", ")))
+    Err(ReadError::UnknownShape(keys.join(", ")))
 }
 
 /// The agent a folder `omniperf_results_3way_<agent>` names, unless `<agent>` is the project

@@ -31,7 +31,7 @@ fn read_files(paths: &[PathBuf]) -> ResultSet {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
-            Err(message) => set.warnings.push(LoadWarning { path: path.clone(), message }),
+            Err(why) => set.warnings.push(LoadWarning { path: path.clone(), message: why.to_string() }),
         }
     }
     set

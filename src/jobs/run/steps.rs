@@ -276,7 +276,7 @@ async fn apply_patch(
     let body = std::fs::read(patch)
         .map_err(|e| Failure::new(FailureKind::ToolError, format!("{}: {e}", patch.display())))?;
     let diff = String::from_utf8_lossy(&body);
-    crate::runs::patch_hunks(&diff).map_err(|why| Failure::new(FailureKind::PatchFail, why))?;
+    crate::runs::patch_hunks(&diff).map_err(|why| Failure::new(FailureKind::PatchFail, why.to_string()))?;
     let needs_rebuild = crate::runs::patch_touches_native(&diff);
     let tar = crate::docker::tar_of(&[("agent.patch", &body, 0o644)])
         .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))?;

@@ -3,8 +3,8 @@
 //! this machine's build history and handed back for the triage history. A stopped build records
 //! nothing.
 
-use super::JobService;
-use crate::app::{BuildMsg, Level, LogKey, Msg};
+use super::{JobService, ServiceError};
+use crate::app::{BuildMsg, JobError, Level, LogKey, Msg};
 use crate::builds::{BuildWatch, FailureKind, KnobSet, Machine};
 use crate::jobs::build::{BuildEvent, BuildJob, BuildReport};
 use crate::jobs::build_job::{BuildSettings, machine_of};
@@ -12,7 +12,7 @@ use crate::jobs::lines::LinePath;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A build's job and the confirm's lines, or why it cannot be built.
-type Planned = Result<(BuildJob, Vec<String>), String>;
+type Planned = Result<(BuildJob, Vec<String>), ServiceError>;
 
 impl JobService {
     /// What a spawned task needs to make the job (the service itself stays on the loop).
@@ -21,7 +21,7 @@ impl JobService {
         let settings = BuildSettings::new(&s.build, &s.config, &s.images, &s.workspace);
         let commits = self.commits.clone();
         move |short, knobs, machine| {
-            let commit = commits.get(short).ok_or_else(|| format!("{short} is not in the dataset"))?;
+            let commit = commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
             let job = settings.job(commit, knobs, machine)?;
             let lines = settings.describe(&job, knobs, machine);
             Ok((job, lines))
@@ -33,7 +33,7 @@ impl JobService {
         let (engine, tx, planner) = (self.engine(), self.tx.clone(), self.planner());
         tokio::spawn(async move {
             let machine = machine_of(engine.as_ref()).await;
-            let plan = planner(&short, &knobs, machine).map(|(_, lines)| lines);
+            let plan = planner(&short, &knobs, machine).map(|(_, lines)| lines).map_err(JobError::from);
             let _ = tx.send(Msg::Build(BuildMsg::Planned { short, knobs, plan }));
         });
     }
@@ -63,7 +63,7 @@ impl JobService {
         tokio::spawn(async move {
             let job = match planner(&short, &knobs, machine_of(Some(&engine)).await) {
                 Ok((job, _)) => job,
-                Err(why) => return not_run(&tx, short, &why),
+                Err(why) => return not_run(&tx, short, &why.to_string()),
             };
             let spool = crate::jobs::build_job::log_path(&job);
             let mut lines = match LinePath::create(&spool, setup.redactor.clone(), setup.classifier.clone()) {

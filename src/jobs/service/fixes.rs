@@ -1,8 +1,8 @@
 //! The job service's fix jobs: probing a variant's image for applicable recipes, and applying one
 //! (one at a time), its output taking the line path into the log pane and its outcome reported.
 
-use super::JobService;
-use crate::app::{FixDone, FixMsg, FixRequest, Level, Msg};
+use super::{JobService, ServiceError};
+use crate::app::{FixDone, FixMsg, FixRequest, JobError, Level, Msg};
 use crate::dataset::Variant;
 use crate::jobs::fix::{FixError, FixJob, FixReport};
 use crate::jobs::lines::LinePath;
@@ -28,8 +28,8 @@ impl JobService {
         image: Option<String>,
         evidence: Option<String>,
         commit: bool,
-    ) -> Result<FixJob, String> {
-        let c = self.commits.get(short).ok_or_else(|| format!("{short} is not in the dataset"))?;
+    ) -> Result<FixJob, ServiceError> {
+        let c = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
         let image = match image {
             Some(image) => image,
             None => self.plan("fix", short, variant)?.image,
@@ -46,13 +46,13 @@ impl JobService {
         let reply = move |offers| drop(tx.send(Msg::Fix(FixMsg::Offers { short, variant, offers })));
         let (job, engine) = match (job, self.engine()) {
             (Ok(job), Some(engine)) => (job, engine),
-            (Err(why), _) => return reply(Err(why)),
-            (_, None) => return reply(Err("Docker is not connected".into())),
+            (Err(why), _) => return reply(Err(JobError::from(why))),
+            (_, None) => return reply(Err(JobError::from(ServiceError::NoDocker))),
         };
         let setup = self.setup.clone();
         tokio::spawn(async move {
             let offers = crate::jobs::fix::offers(&engine, &job, &setup.recipes, &[category]).await;
-            reply(offers.map_err(|e| e.to_string()));
+            reply(offers.map_err(JobError::from));
         });
     }
 
@@ -67,7 +67,7 @@ impl JobService {
             self.fix_job(&req.short, req.variant, req.image.clone(), req.evidence.clone(), req.commit_image);
         let (job, engine) = match (job, self.engine()) {
             (Ok(job), Some(engine)) => (job, engine),
-            (Err(why), _) => return notice(why),
+            (Err(why), _) => return notice(why.to_string()),
             (_, None) => return notice("Docker is not connected".into()),
         };
         let spool = job.log_path(&req.recipe);

@@ -2,8 +2,8 @@
 //! local one of fixes that were not committed, and the baseline repository builds commit to) and
 //! removing one.
 
-use super::JobService;
-use crate::app::{Level, Msg};
+use super::{JobService, ServiceError};
+use crate::app::{JobError, Level, Msg};
 
 impl JobService {
     /// The fixed-image repositories, and the baseline template's (where builds commit).
@@ -31,8 +31,8 @@ impl JobService {
         let (engine, tx, repos) = (self.engine(), self.tx.clone(), self.our_repos());
         tokio::spawn(async move {
             let listed = match engine {
-                Some(engine) => engine.images_in(&repos).await.map_err(|e| e.to_string()),
-                None => Err("Docker is not connected".to_string()),
+                Some(engine) => engine.images_in(&repos).await.map_err(JobError::from),
+                None => Err(JobError::from(ServiceError::NoDocker)),
             };
             let _ = tx.send(Msg::Images(listed));
         });
@@ -63,7 +63,7 @@ impl JobService {
                 Err(e) => (Level::Error, format!("cannot remove image {tag}: {e}")),
             };
             let _ = tx.send(Msg::Notice(level, text));
-            let _ = tx.send(Msg::Images(engine.images_in(&repos).await.map_err(|e| e.to_string())));
+            let _ = tx.send(Msg::Images(engine.images_in(&repos).await.map_err(JobError::from)));
         });
     }
 }
@@ -73,10 +73,10 @@ async fn push(
     registry: &crate::config::RegistryConfig,
     tag: &str,
     tx: &tokio::sync::mpsc::UnboundedSender<Msg>,
-) -> Result<String, String> {
+) -> Result<String, ServiceError> {
     let (remote, login) = crate::docker::registry::target(registry, tag)?;
     let progress = crate::docker::registry::on_layer(|done| {
         let _ = tx.send(Msg::Notice(Level::Info, format!("pushing {tag}: {done} layer(s) done")));
     });
-    engine.push(tag, &remote, login, progress).await.map_err(|e| e.to_string())
+    Ok(engine.push(tag, &remote, login, progress).await?)
 }

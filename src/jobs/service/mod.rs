@@ -12,7 +12,7 @@ mod runner;
 mod slurm_runs;
 
 use super::run::Start;
-use crate::app::{Level, LogKey, LogMsg, Msg, RunMsg, RunRequest};
+use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg, RunRequest};
 use crate::classify::Classifier;
 use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
@@ -71,6 +71,25 @@ pub struct JobSetup {
     pub view: crate::runs::ViewFlags,
 }
 
+/// Why the job service cannot do what the board asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("{0} is not in the dataset")]
+    NotInDataset(String),
+    #[error("Docker is not connected")]
+    NoDocker,
+    #[error(transparent)]
+    Plan(#[from] crate::runs::PlanError),
+    #[error(transparent)]
+    Build(#[from] crate::jobs::build_job::BuildJobError),
+    #[error(transparent)]
+    Docker(#[from] crate::docker::DockerError),
+    #[error(transparent)]
+    Registry(#[from] crate::docker::registry::NoRegistry),
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Removal(Vec<crate::docker::DockerError>),
+}
+
 impl JobService {
     pub fn new(
         setup: JobSetup,
@@ -93,7 +112,7 @@ impl JobService {
     pub fn follow_job(&mut self, run_id: &str, short: &str, variant: Variant, job_id: u64) {
         let plan = match self.plan(run_id, short, variant) {
             Ok(plan) => plan,
-            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
         };
         let (cancel, _) = self.switches(run_id);
         slurm_runs::follow_again((self.setup.clone(), self.tx.clone()), plan, job_id, cancel);
@@ -114,14 +133,14 @@ impl JobService {
         self.engine.read().ok().and_then(|e| e.clone())
     }
 
-    fn plan(&self, run_id: &str, short: &str, variant: Variant) -> Result<RunPlan, String> {
-        let commit = self.commits.get(short).ok_or_else(|| format!("{short} is not in the dataset"))?;
+    fn plan(&self, run_id: &str, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
+        let commit = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
         let s = &self.setup;
-        plan(commit, variant, &s.config, &s.images, &s.workspace, run_id).map_err(|e| e.to_string())
+        Ok(plan(commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
     }
 
     /// The plan a run will have: the same for the confirm and the executor.
-    fn planned(&self, run_id: &str, request: &RunRequest) -> Result<RunPlan, String> {
+    fn planned(&self, run_id: &str, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let mut plan = self.plan(run_id, &request.short, request.variant)?;
         plan.repeat = request.repeat.unwrap_or(plan.repeat);
         Ok(match &request.image {
@@ -135,10 +154,8 @@ impl JobService {
         let planned: Vec<_> = requests.iter().map(|r| (r.variant, self.planned("preview", r))).collect();
         let ok: Vec<&RunPlan> = planned.iter().filter_map(|(_, p)| p.as_ref().ok()).collect();
         let check = crate::runs::one_workload(&ok);
-        let mut plans: Vec<_> = planned
-            .iter()
-            .map(|(v, p)| (*v, p.as_ref().map(RunPlan::describe).map_err(Clone::clone)))
-            .collect();
+        let mut plans: Vec<_> =
+            planned.into_iter().map(|(v, p)| (v, p.map(|p| p.describe()).map_err(JobError::from))).collect();
         if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
             last.push(format!("  {check}"));
         }
@@ -149,7 +166,7 @@ impl JobService {
     pub fn start(&mut self, run_id: &str, request: RunRequest) {
         let plan = match self.planned(run_id, &request) {
             Ok(plan) => plan,
-            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
         };
         log::info!("run {run_id}: {} {} in {}", request.short, request.variant.name(), plan.image);
         if self.setup.slurm.board {
@@ -176,7 +193,7 @@ impl JobService {
         }
         match (self.plan(run_id, short, variant), self.engine()) {
             (Ok(plan), Some(engine)) => self.launch(engine, plan, start),
-            (Err(why), _) => self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+            (Err(why), _) => self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
             (_, None) => {
                 self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"))
             }
@@ -186,7 +203,7 @@ impl JobService {
     fn resume_on(&mut self, run_id: &str, short: &str, variant: Variant, start: Start, host: &str) {
         let plan = match self.plan(run_id, short, variant) {
             Ok(plan) => plan,
-            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why)),
+            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
         };
         let Some(config) = self.setup.hosts.iter().find(|h| h.name == host).cloned() else {
             let why = format!("host {host} is no longer in [[hosts]]");

@@ -2,8 +2,8 @@
 //! fits), carrying it out with its events forwarded, writing its result file, and removing a
 //! container from whichever engine has it.
 
-use super::JobSetup;
-use crate::app::{Msg, RunMsg};
+use super::{JobSetup, ServiceError};
+use crate::app::{JobError, Msg, RunMsg};
 use crate::dataset::{Outcome, RunStatus};
 use crate::docker::Engine;
 use crate::jobs::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
@@ -13,16 +13,16 @@ use std::sync::Arc;
 use tokio::sync::{mpsc::UnboundedSender, oneshot, watch};
 
 /// Remove container `id` from whichever engine has it; an error when none had it and one failed.
-pub(super) async fn remove_anywhere(engines: &[Engine], id: &str) -> Result<(), String> {
+pub(super) async fn remove_anywhere(engines: &[Engine], id: &str) -> Result<(), ServiceError> {
     let mut errors = Vec::new();
     for engine in engines {
         match engine.remove_found(id).await {
             Ok(true) => return Ok(()),
             Ok(false) => {}
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(e),
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+    if errors.is_empty() { Ok(()) } else { Err(ServiceError::Removal(errors)) }
 }
 
 /// Every 10 s a new try at placing the run; `None` when it was cancelled first.
@@ -45,7 +45,7 @@ pub(super) async fn place(
         match crate::jobs::fleet::engine_for(placement).await {
             Ok(placed) => return Some(placed),
             Err(why) => {
-                let phase = RunPhase::Placing { why };
+                let phase = RunPhase::Placing { why: why.to_string() };
                 let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
             }
         }
@@ -96,7 +96,7 @@ async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcom
     })
     .await
     .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    let source = written.map(|p| p.display().to_string()).map_err(|e| e.to_string());
+    let source = written.map(|p| p.display().to_string()).map_err(JobError::from);
     let _ = tx.send(Msg::Run(RunMsg::Recorded { run_id: outcome.plan.run_id.clone(), source }));
 }
 
