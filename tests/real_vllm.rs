@@ -132,7 +132,7 @@ fn real_vllm_repeats_three_times_against_one_server_start_with_an_interval() {
 }
 
 #[test]
-#[cfg_attr(not(has_tmux), ignore = "needs tmux, mmdebstrap and a Docker engine")]
+#[cfg_attr(not(all(has_tmux, has_mmdebstrap)), ignore = "needs tmux, mmdebstrap and a Docker engine")]
 fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
     let s = real_setup(256, "");
     let ws = s.root.join("ws");

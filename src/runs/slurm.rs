@@ -73,7 +73,8 @@ impl ViewFlags {
     }
 }
 
-/// One shell word whatever `value` holds (`'`, `$()`, backticks, newlines): single-quoted.
+/// One shell word whatever `value` holds (`'`, `$()`, backticks, newlines): single-quoted unless
+/// it is only letters, digits and `-_=/,.+` (shell-escape's rule).
 pub fn quoted(value: &str) -> String {
     shell_escape::unix::escape(value.into()).into_owned()
 }

@@ -4,7 +4,7 @@
 //! hash checked. The tests unpack it into a git checkout as the "parent" the tool archives.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use super::real::{base, lock_images};
+use super::real::{base, lock_image};
 use perftriage::docker::{Engine, tar_of};
 use std::path::Path;
 use std::process::Command;
@@ -32,10 +32,10 @@ fn dockerfile(base: &str) -> String {
 
 /// `perftriage-real/build:<hash>`, built when its recipe changed.
 pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
-    let held = lock_images();
-    let base = base(rt, engine, &held)?;
+    let base = base(rt, engine)?;
     let docker = dockerfile(&base);
     let tag = format!("perftriage-real/build:{}", super::real::hash_of(&[docker.as_bytes()]));
+    let _held = lock_image(&tag);
     if rt.block_on(engine.has_image(&tag)) {
         return Some(tag);
     }

@@ -40,21 +40,25 @@ fn missing_component(why: &str) -> ! {
     panic!("the real tier needs {why}: without it it fails, never passes")
 }
 
-/// Held while real-tier images are looked for and built: test processes that need one image
-/// (nextest runs each test in its own) wait for it instead of building it twice.
+/// Held while one real-tier image is looked for and built: test processes that need that image
+/// (nextest runs each test in its own) wait for it instead of building it twice, and tests that
+/// need other images build theirs meanwhile (a lock for all made them wait for every build).
 pub struct ImagesLock(std::fs::File);
 
-pub fn lock_images() -> ImagesLock {
-    let path = std::env::temp_dir().join("perftriage-real-images.lock");
+/// The lock of the image `tag`.
+pub fn lock_image(tag: &str) -> ImagesLock {
+    let name: String =
+        tag.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let path = std::env::temp_dir().join(format!("perftriage-real-{name}.lock"));
     let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).unwrap();
     file.lock().unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
     ImagesLock(file)
 }
 
-/// The Debian base, made once: `perftriage-real/debian:bookworm-<hash>`. The lock held proves
-/// no other test builds it now.
-pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine, _held: &ImagesLock) -> Option<String> {
+/// The Debian base, made once: `perftriage-real/debian:bookworm-<hash>`.
+pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
     let tag = format!("perftriage-real/debian:{BASE_SUITE}-{}", hash_of(&[BASE_PACKAGES.as_bytes()]));
+    let _held = lock_image(&tag);
     if rt.block_on(engine.has_image(&tag)) {
         return Some(tag);
     }
@@ -102,6 +106,7 @@ fn stack_dockerfile(base: &str, first: Option<&str>) -> String {
 fn stack(rt: &tokio::runtime::Runtime, engine: &Engine, base: &str, first: Option<&str>) -> String {
     let docker = stack_dockerfile(base, first);
     let tag = format!("perftriage-real/stack:{}", hash_of(&[docker.as_bytes()]));
+    let _held = lock_image(&tag);
     if !rt.block_on(engine.has_image(&tag)) {
         let ca = std::fs::read(CA).unwrap();
         let context = tar_of(&[("Dockerfile", docker.as_bytes(), 0o644), ("ca.crt", &ca, 0o644)]).unwrap();
@@ -146,8 +151,7 @@ fn api_server(imports: &str) -> String {
 
 /// The scenario's image, built when its recipe changed: `perftriage-real/vllm:<name>-<hash>`.
 pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Option<String> {
-    let held = lock_images();
-    let base = base(rt, engine, &held)?;
+    let base = base(rt, engine)?;
     let stack = stack(rt, engine, &base, s.pip.first().copied());
     let mock = std::fs::read(mock_binary()).unwrap();
     let docker = dockerfile(&stack, s);
@@ -158,6 +162,7 @@ pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Opt
         s.name,
         hash_of(&[docker.as_bytes(), unpack.as_bytes(), server.as_bytes(), INIT.as_bytes(), &mock])
     );
+    let _held = lock_image(&tag);
     if rt.block_on(engine.has_image(&tag)) {
         return Some(tag);
     }
@@ -216,8 +221,7 @@ fn vllm_cpu_dockerfile(stack: &str) -> String {
 
 /// `perftriage-real/vllm-cpu:<hash>`, built when its recipe changed.
 pub fn vllm_cpu_image(rt: &tokio::runtime::Runtime, engine: &Engine) -> String {
-    let held = lock_images();
-    let base = base(rt, engine, &held).expect("the Debian base");
+    let base = base(rt, engine).expect("the Debian base");
     let stack = stack(rt, engine, &base, Some(VLLM_TORCH));
     let asset = |name: &str| {
         let path = format!("{}/tests/real_vllm/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -226,6 +230,7 @@ pub fn vllm_cpu_image(rt: &tokio::runtime::Runtime, engine: &Engine) -> String {
     let (deps, model) = (asset("install_deps.py"), asset("make_model.py"));
     let docker = vllm_cpu_dockerfile(&stack);
     let tag = format!("perftriage-real/vllm-cpu:{}", hash_of(&[docker.as_bytes(), &deps, &model]));
+    let _held = lock_image(&tag);
     if !rt.block_on(engine.has_image(&tag)) {
         let context = tar_of(&[
             ("Dockerfile", docker.as_bytes(), 0o644),
