@@ -57,3 +57,12 @@ fn a_healthy_engine_start_and_benchmark_classify_as_nothing() {
     assert_eq!(c.classify(&fixture("serve_ok.log")).map(|v| v.category), None);
     assert_eq!(c.classify(&fixture("bench_serve_ok.txt")).map(|v| v.category), None);
 }
+
+#[test]
+fn a_dev_shm_too_small_for_the_engine_is_named_and_says_how_to_fix_it() {
+    let c = Classifier::embedded().unwrap();
+    let v = c.classify(&fixture("serve_shm_too_small.log")).unwrap();
+    assert_eq!(v.category, "shm_too_small");
+    assert!(v.evidence.contains("160 MiB required, 64 MiB free"), "{}", v.evidence);
+    assert!(v.explain.contains("shm_gb"), "{}", v.explain);
+}
