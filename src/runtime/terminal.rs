@@ -16,11 +16,13 @@ pub fn enter() -> std::io::Result<Term> {
         hook(info);
     }));
     enable_raw_mode()?;
+    LEFT.store(false, std::sync::atomic::Ordering::SeqCst);
     execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
     Terminal::new(CrosstermBackend::new(stdout()))
 }
 
-/// Set once the terminal is given back: the panic hook and the way out restore it once.
+/// Set once the terminal is given back (cleared when it is taken): the panic hook and the way
+/// out restore it once.
 static LEFT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Give the terminal back: mouse, alternate screen, cursor (shown before and after leaving the
