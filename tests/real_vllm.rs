@@ -38,15 +38,6 @@ fn docker_logs(id: &str) -> std::process::Output {
     std::process::Command::new("docker").args(["logs", id]).output().unwrap()
 }
 
-/// Polls `done` every half second for at most `secs`.
-fn wait_until(what: &str, secs: u64, done: impl Fn() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while !done() {
-        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(std::time::Duration::from_millis(500));
-    }
-}
-
 fn number(r: &serde_json::Value, field: &str) -> f64 {
     r["metrics"][field].as_f64().unwrap_or_else(|| panic!("{field} in {r:#}"))
 }
@@ -149,11 +140,11 @@ fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
         let id = ours();
         !id.is_empty() && common::engine::text(&docker_logs(&id)).contains("Initializing a V1 LLM engine")
     };
-    wait_until("the engine starting", 300, engine_starting);
+    common::wait_until("the engine never started", 300, engine_starting, || board.screen());
     board.keys("x");
     board.until("the cancel confirm", 30, |t| t.contains(&format!("Cancel {}", s.short)));
     board.keys("y");
-    wait_until("the container removed", 60, || ours().is_empty());
+    common::wait_until("the container outlived x", 60, || ours().is_empty(), || board.screen());
     board.until("the variant as it was", 30, |t| row_has(t, &s.short, "· not run     · not run"));
     assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
 }

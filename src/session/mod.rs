@@ -27,9 +27,8 @@ pub struct Options {
 
 pub struct Context {
     pub config: Config,
-    /// The config file read (`None`: built-in defaults).
-    pub config_file: Option<PathBuf>,
-    /// The flags that shaped this view, for a Slurm payload to run with.
+    /// The flags that shaped this view (the config file read among them), for a Slurm payload
+    /// to run with.
     pub view: crate::runs::ViewFlags,
     pub keymap: KeyMap,
     pub entries: Vec<Entry>,
@@ -89,7 +88,6 @@ impl Context {
         let view = crate::runs::ViewFlags::new(path.as_deref(), options.dataset.as_deref(), &options.results);
         Ok(Context {
             config,
-            config_file: path,
             view,
             keymap,
             entries,

@@ -2,10 +2,9 @@
 //! failed build suggested), the confirm shows its steps, yes opens its log in the pane and starts
 //! it; status and the outcome come back from the job service and go into the triage history.
 
-use crate::app::JobError;
 use crate::app::{
-    AppState, BUILD_LOG, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, Level, LogKey, LogView,
-    Mode,
+    AppState, BUILD_LOG, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, JobError, Level, LogKey,
+    LogView, Mode,
 };
 use crate::app::{Prompt, PromptPurpose};
 use crate::builds::KnobSet;

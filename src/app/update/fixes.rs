@@ -1,9 +1,8 @@
 //! The fix menu, applying a fix from the board, bulk fixes and what a finished fix records.
 
-use crate::app::JobError;
 use crate::app::{
     Action, AppState, BulkPicker, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest,
-    Focus, Level, LogKey, LogView, Mode, Prompt, PromptPurpose, RunRequest,
+    Focus, JobError, Level, LogKey, LogView, Mode, Prompt, PromptPurpose, RunRequest,
 };
 use crate::dataset::{RunStatus, Variant};
 use crate::fixes::FixOffer;

@@ -1,7 +1,6 @@
 //! The images view (`I`): our fixed images with what they fix; delete one after a confirm.
 
-use crate::app::JobError;
-use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, Level, Mode};
+use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, JobError, Level, Mode};
 use crate::docker::TaggedImage;
 use crate::triage::Change;
 

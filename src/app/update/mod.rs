@@ -18,8 +18,7 @@ mod runs;
 mod runs_view;
 mod triage;
 
-use super::{Action, AppState, ConfirmAction, Effect, Focus, Key, KeyCode, KeyMode, Level, Msg};
-use crate::app::JobError;
+use super::{Action, AppState, ConfirmAction, Effect, Focus, JobError, Key, KeyCode, KeyMode, Level, Msg};
 use prompt::Edit;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {

@@ -1,8 +1,7 @@
 //! The run confirm: what each planned run will do, where it goes (`o`: the `[[hosts]]` host) and
 //! how many benchmark runs it makes against one server start (`+`).
 
-use crate::app::JobError;
-use crate::app::{AppState, Confirm, ConfirmAction, Level, Mode};
+use crate::app::{AppState, Confirm, ConfirmAction, JobError, Level, Mode};
 use crate::dataset::Variant;
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.

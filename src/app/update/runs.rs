@@ -1,10 +1,9 @@
 //! Runs from the board: choosing and queueing them, starting queued runs when a slot is free and
 //! Docker is connected, cancelling, and what the job service reports.
 
-use crate::app::JobError;
 use crate::app::{
-    Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, KeyMode, Level, Mode, RunMsg,
-    RunRequest, RunView,
+    Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, JobError, KeyMode, Level,
+    Mode, RunMsg, RunRequest, RunView,
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
