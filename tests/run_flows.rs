@@ -297,13 +297,8 @@ fn quitting_with_live_runs_asks_and_stops_them_before_quitting_or_leaves_them() 
 
 /// The dialog's last row of buttons, drawn at `width` columns.
 fn confirm_buttons(s: &AppState, width: u16) -> String {
-    let theme = perftriage::ui::Theme::load("default").unwrap();
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 40)).unwrap();
-    term.draw(|f| perftriage::ui::view(f, s, &theme)).unwrap();
-    let buffer = term.backend().buffer();
-    let mut rows =
-        (0..40).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>());
-    rows.rfind(|r| r.contains("] Cancel")).unwrap_or_default()
+    let screen = common::screen_of(s, width, 40);
+    screen.lines().rfind(|r| r.contains("] Cancel")).unwrap_or_default().to_string()
 }
 
 #[test]
