@@ -281,7 +281,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         gpu_replay: cli.gpu_replay,
         verbose: cli.verbose,
     };
-    let ctx = Context::load(&options)?;
+    // The board reads the result files while it draws; every other command needs them first.
+    let ctx = match cli.command {
+        None => Context::without_results(&options)?,
+        Some(_) => Context::load(&options)?,
+    };
     match cli.command {
         Some(Command::Status { json, agent }) => headless::status(&ctx, json, agent.as_deref()),
         Some(Command::Report { format, agent }) => headless::report(&ctx, format, agent.as_deref()),

@@ -79,6 +79,13 @@ pub enum Msg {
     },
     /// Something the runtime has to say (a saved file, a failed read).
     Notice(Level, String),
+    /// How far reading the result files has got (the board draws the dataset meanwhile).
+    Reading(crate::dataset::Progress),
+    /// The result files are read: the commits joined with them, and what could not be read.
+    ResultsRead {
+        entries: Vec<crate::dataset::Entry>,
+        warnings: Vec<String>,
+    },
 }
 
 /// What the job service reports of a baseline build.

@@ -2,11 +2,12 @@
 //! Result files override the recorded upstream outcome; among files, the record with the newest
 //! time of its own wins (one without a time never beats a dated one), per variant and per agent.
 
-use super::results::{ResultRecord, ResultSet, Stamp};
+use super::measured::MeasuredSet;
+use super::results::{Digested, ResultRecord, Stamp};
 use super::{Commit, Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantState {
@@ -22,8 +23,9 @@ pub struct VariantState {
     pub warnings: Vec<Warning>,
 }
 
-/// A record a newer one replaced, kept so the detail pane can say what was overridden.
-#[derive(Debug, Clone, PartialEq)]
+/// A record a newer one replaced, kept so the detail pane can say what was overridden: a small
+/// reference (its file names the rest), never the record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Overridden {
     pub variant: Variant,
     pub agent: Option<String>,
@@ -66,9 +68,10 @@ pub struct Entry {
     pub agents: BTreeMap<Option<String>, VariantState>,
     /// Records a newer one replaced, oldest first.
     pub overridden: Vec<Overridden>,
-    /// Every successful record read for each variant (agents' included), in reading order: where
-    /// the newest do not measure one workload, an older comparable pair may.
-    pub measured: Vec<(Variant, VariantState)>,
+    /// The newest successful record of each kind (variant, workload, metrics) — agents'
+    /// included — for the older-pair search: where the newest records do not measure one
+    /// workload, an older comparable pair may.
+    pub measured: MeasuredSet,
 }
 
 impl Entry {
@@ -92,7 +95,8 @@ impl Entry {
             state
         };
         let variants = Variant::ALL.map(state);
-        let (notes, agents, overridden, measured) = (Vec::new(), BTreeMap::new(), Vec::new(), Vec::new());
+        let (notes, agents, overridden, measured) =
+            (Vec::new(), BTreeMap::new(), Vec::new(), MeasuredSet::default());
         Entry { commit, variants, hint, notes, agents, overridden, measured }
     }
 
@@ -103,6 +107,12 @@ impl Entry {
     /// Take a record read from a result file: it replaces the variant's outcome unless a newer
     /// one is held; a record that cannot stand for its variant becomes a note.
     pub fn apply(&mut self, record: ResultRecord, classifier: &Classifier) {
+        self.take(record.digest(classifier));
+    }
+
+    /// `apply` for a record already classified (on a reading thread).
+    pub fn take(&mut self, digested: Digested) {
+        let Digested { record, verdict, warnings } = digested;
         if let Some(why) = &record.not_comparable {
             let at = record.at.map(|t| format!(" at {t}")).unwrap_or_default();
             let source = record.outcome.source.as_deref().unwrap_or("?");
@@ -110,9 +120,6 @@ impl Entry {
                 .push(format!("{}{at}, not comparable ({why}): {source}", record.outcome.status.word()));
             return;
         }
-        let failed = record.outcome.status != RunStatus::Success;
-        let verdict = failed.then(|| record.classify(classifier)).flatten();
-        let warnings = record.warnings(classifier);
         let state = VariantState {
             outcome: record.outcome,
             verdict,
@@ -121,8 +128,9 @@ impl Entry {
             loaded: true,
             warnings,
         };
-        if !failed {
-            self.measured.push((record.variant, state.clone()));
+        if !state.failed() {
+            let candidates = self.commit.kind().primary_candidates();
+            self.measured.remember(record.variant, &state, candidates);
         }
         if record.variant == Variant::Agent {
             // Agents do not override each other: each keeps its newest, the slot shows the newest of all.
@@ -131,9 +139,15 @@ impl Entry {
             self.agents.insert(newest.agent.clone(), newest);
             return self.select_agent(None);
         }
-        let held = self.variants[record.variant as usize].clone();
-        let held = held.loaded.then_some(held);
+        let slot = std::mem::replace(&mut self.variants[record.variant as usize], VariantState::empty());
+        let held = slot.loaded.then_some(slot);
         self.variants[record.variant as usize] = self.newer(record.variant, held, state);
+    }
+
+    /// Once every record is in: each overridden record listed once.
+    pub fn settle(&mut self) {
+        let mut seen = HashSet::new();
+        self.overridden.retain(|o| seen.insert(o.clone()));
     }
 
     /// The newer of two states (the second on a tie: files are read in order); the other is
@@ -148,9 +162,7 @@ impl Entry {
             status: drop.outcome.status,
             source: drop.outcome.source.clone(),
         };
-        if !self.overridden.contains(&gone) {
-            self.overridden.push(gone);
-        }
+        self.overridden.push(gone);
         keep
     }
 
@@ -161,14 +173,7 @@ impl Entry {
             None => self.agents.values().max_by(|a, b| a.at.cmp(&b.at)).cloned(),
             Some(name) => self.agents.get(&Some(name.to_string())).cloned(),
         };
-        let fallback = || VariantState {
-            outcome: Outcome::not_run(),
-            verdict: None,
-            at: None,
-            agent: agent.map(str::to_string),
-            loaded: false,
-            warnings: Vec::new(),
-        };
+        let fallback = || VariantState { agent: agent.map(str::to_string), ..VariantState::empty() };
         if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
             self.variants[Variant::Agent as usize] = state;
         }
@@ -245,6 +250,18 @@ impl Entry {
 }
 
 impl VariantState {
+    /// A slot with nothing in it: not run, from no file.
+    fn empty() -> VariantState {
+        VariantState {
+            outcome: Outcome::not_run(),
+            verdict: None,
+            at: None,
+            agent: None,
+            loaded: false,
+            warnings: Vec::new(),
+        }
+    }
+
     fn failed(&self) -> bool {
         self.outcome.status != RunStatus::Success
     }
@@ -253,29 +270,4 @@ impl VariantState {
 /// Every agent with a result for some commit, by name.
 pub fn agent_names(entries: &[Entry]) -> std::collections::BTreeSet<&String> {
     entries.iter().flat_map(|e| e.agents.keys().flatten()).collect()
-}
-
-/// Join commits with result files. Records for unknown commits become warnings.
-pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -> (Vec<Entry>, Vec<String>) {
-    let mut entries: Vec<Entry> = commits.into_iter().map(|c| Entry::new(c, classifier)).collect();
-    let index: std::collections::HashMap<String, usize> =
-        entries.iter().enumerate().map(|(i, e)| (e.commit.short.clone(), i)).collect();
-    let mut warnings: Vec<String> = results.warnings.iter().map(ToString::to_string).collect();
-    for record in results.records {
-        match index.get(&record.short) {
-            Some(&i) => entries[i].apply(record, classifier),
-            None => warnings.push(format!(
-                "{}: commit {} is not in the dataset",
-                record.outcome.source.as_deref().unwrap_or("?"),
-                record.short
-            )),
-        }
-    }
-    for (short, note) in results.notes {
-        match index.get(&short) {
-            Some(&i) => entries[i].notes.push(note),
-            None => warnings.push(format!("{note}: commit {short} is not in the dataset")),
-        }
-    }
-    (entries, warnings)
 }

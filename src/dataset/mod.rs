@@ -4,16 +4,20 @@
 mod commit;
 mod entry;
 mod images;
+mod join;
 mod kind;
 mod load;
+mod measured;
 pub mod results;
 mod workload;
 
 pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
-pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names, join};
+pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names};
 pub use images::ImageTemplates;
+pub use join::{Joiner, Progress, join, load as load_results};
 pub use kind::BenchKind;
 pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};
+pub use measured::{Measured, MeasuredSet};
 pub use workload::{Difference, PARTS as WORKLOAD_PARTS, Workload};
 
 /// A single path component that names something inside its folder: not empty, not `.` or `..`,

@@ -91,7 +91,7 @@ pub struct Difference {
     pub one_sided: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Workload {
     parts: BTreeMap<String, String>,

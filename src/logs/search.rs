@@ -87,29 +87,61 @@ impl SpoolSearch {
 
     /// Hits among the whole lines of `block`, the first numbered `first`.
     pub fn block_hits(&self, block: &[u8], first: usize) -> Vec<Hit> {
-        let mut starts = if std::str::from_utf8(block).is_ok() {
-            let mut starts: Vec<usize> =
-                self.raw.find_iter(block).map(|m| line_start(block, m.start())).collect();
-            let mut scratch = Vec::new();
-            let changed = changed_lines(block).into_iter();
-            starts.extend(changed.filter(|&s| self.may_match_changed(line_at(block, s), &mut scratch)));
-            starts
-        } else {
+        let mut starts = match std::str::from_utf8(block) {
+            Ok(_) => self.candidate_lines(block),
             // Invalid UTF-8 somewhere: every line is decoded.
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1)).collect()
+            Err(_) => {
+                let every = std::iter::once(0).chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1));
+                every.map(|s| (s, true)).collect()
+            }
         };
         starts.sort_unstable();
-        starts.dedup();
+        starts.dedup_by_key(|(start, _)| *start);
         let (mut hits, mut line, mut counted) = (Vec::new(), first, 0);
-        for start in starts.into_iter().filter(|s| *s < block.len()) {
+        for (start, decode) in starts.into_iter().filter(|(s, _)| *s < block.len()) {
             line += bytecount::count(&block[counted..start], b'\n');
             counted = start;
             let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i + 1);
-            if let Some(ranges) = self.exact_ranges(&block[start..end]) {
+            let ranges =
+                if decode { self.exact_ranges(&block[start..end]) } else { self.plain_ranges(block, start) };
+            if let Some(ranges) = ranges {
                 hits.push((line, ranges));
             }
         }
         hits
+    }
+
+    /// The lines of a valid UTF-8 block that may match, each with whether the decoder changes
+    /// it: the raw regex's lines (one match a line is enough: the search goes on at its end), and
+    /// the lines the decoder changes whose text may match. A line whose raw bytes are its text
+    /// needs no decoding.
+    fn candidate_lines(&self, block: &[u8]) -> Vec<(usize, bool)> {
+        let changed = changed_lines(block);
+        let mut scratch = Vec::new();
+        let mut starts: Vec<(usize, bool)> = changed
+            .iter()
+            .filter(|&&s| self.may_match_changed(line_at(block, s), &mut scratch))
+            .map(|&s| (s, true))
+            .collect();
+        let mut at = 0;
+        while let Some(m) = self.raw.find_at(block, at) {
+            let start = line_start(block, m.start());
+            if changed.binary_search(&start).is_err() {
+                starts.push((start, false));
+            }
+            at = memchr::memchr(b'\n', &block[m.start()..]).map_or(block.len(), |i| m.start() + i + 1);
+            if at >= block.len() {
+                break;
+            }
+        }
+        starts
+    }
+
+    /// The matches in a line that decodes to its own bytes (valid UTF-8, nothing the decoder changes).
+    fn plain_ranges(&self, block: &[u8], start: usize) -> Option<Vec<(usize, usize)>> {
+        let text = std::str::from_utf8(line_at(block, start)).ok()?;
+        let ranges: Vec<_> = self.exact.find_iter(text).map(|m| (m.start(), m.end())).collect();
+        (!ranges.is_empty()).then_some(ranges)
     }
 
     /// Whether a line the decoder changes may match: when its only changes are colours, tabs and

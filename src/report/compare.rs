@@ -3,9 +3,10 @@
 //! Where the newest records of a pair differ, the newest pair of older records that agree is
 //! used instead, and named.
 
-use crate::dataset::{Entry, RunStatus, Variant, VariantState, Workload};
+use crate::dataset::{Entry, Measured, RunStatus, Variant, VariantState, Workload};
 use crate::metrics::{Interval, Verdict, improvement_pct, interval, verdict};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// The board's tie band, in percent.
 pub const TIE_BAND_PCT: f64 = 2.0;
@@ -99,10 +100,12 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
     let mut out =
         Pair { name, pct: None, measured, comparable, reasons, unverified, older: None, interval: None };
     match values {
-        Some(_) if out.comparable => (out.pct, out.interval) = delta(metric, reference, candidate),
+        Some(_) if out.comparable => {
+            (out.pct, out.interval) = delta(metric, Side::of(reference, metric), Side::of(candidate, metric));
+        }
         Some(_) => {
             if let Some((a, b)) = older_pair(entry, metric, r, c) {
-                (out.pct, out.interval) = delta(metric, a, b);
+                (out.pct, out.interval) = delta(metric, Side::kept(a, metric), Side::kept(b, metric));
                 out.older = Some(format!("older records: {} and {}", described(r, a), described(c, b)));
                 out.comparable = true;
             }
@@ -112,16 +115,28 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
     out
 }
 
-/// The delta of two states on `metric`, and its interval where both repeated (the delta is then
+/// What a delta needs of one side: its value of the metric and its repeats' values.
+struct Side<'a> {
+    value: Option<f64>,
+    samples: &'a [f64],
+}
+
+impl<'a> Side<'a> {
+    fn of(state: &'a VariantState, metric: &str) -> Side<'a> {
+        let samples = state.outcome.samples.get(metric).map_or(&[][..], Vec::as_slice);
+        Side { value: value_of(state, metric), samples }
+    }
+
+    fn kept(measured: &'a Measured, metric: &str) -> Side<'a> {
+        Side { value: measured.value(metric), samples: measured.samples(metric) }
+    }
+}
+
+/// The delta of two sides on `metric`, and its interval where both repeated (the delta is then
 /// the interval's, from the means).
-fn delta(
-    metric: &str,
-    reference: &VariantState,
-    candidate: &VariantState,
-) -> (Option<f64>, Option<Interval>) {
-    let samples = |s: &VariantState| s.outcome.samples.get(metric).cloned().unwrap_or_default();
-    let spread = interval(metric, &samples(reference), &samples(candidate));
-    let single = || improvement_pct(metric, value_of(reference, metric)?, value_of(candidate, metric)?);
+fn delta(metric: &str, reference: Side, candidate: Side) -> (Option<f64>, Option<Interval>) {
+    let spread = interval(metric, reference.samples, candidate.samples);
+    let single = || improvement_pct(metric, reference.value?, candidate.value?);
     (spread.map(|i| i.pct).or_else(single), spread)
 }
 
@@ -139,18 +154,24 @@ pub fn reasons(r: Variant, a: &Workload, c: Variant, b: &Workload) -> (Vec<Strin
 
 /// The newest pair of successful records of `r` and `c` with the metric and one workload (as the
 /// newest pair is judged: parts one record of a shared harness does not say are not held against it).
+/// Records of two harnesses never agree (the harness is a part both name), so only pairs within
+/// one harness are tried: the search grows with the records, not their square.
 fn older_pair<'e>(
     entry: &'e Entry,
     metric: &str,
     r: Variant,
     c: Variant,
-) -> Option<(&'e VariantState, &'e VariantState)> {
-    let of =
-        |v: Variant| entry.measured.iter().filter(move |(w, s)| *w == v && value_of(s, metric).is_some());
-    let mut best: Option<(&VariantState, &VariantState)> = None;
-    for (_, a) in of(r) {
-        let agrees = |b: &VariantState| reasons(r, &a.outcome.workload, c, &b.outcome.workload).0.is_empty();
-        for (_, b) in of(c).filter(|(_, b)| agrees(b)) {
+) -> Option<(&'e Measured, &'e Measured)> {
+    let of = |v: Variant| entry.measured.iter().filter(move |m| m.variant == v && m.value(metric).is_some());
+    let mut by_harness: HashMap<u64, Vec<(&Measured, Workload)>> = HashMap::new();
+    for b in of(c) {
+        by_harness.entry(b.harness).or_default().push((b, b.workload()));
+    }
+    let mut best: Option<(&Measured, &Measured)> = None;
+    for a in of(r) {
+        let Some(group) = by_harness.get(&a.harness) else { continue };
+        let workload = a.workload();
+        for (b, _) in group.iter().filter(|(_, w)| reasons(r, &workload, c, w).0.is_empty()) {
             if best.is_none_or(|(x, y)| a.at.max(b.at) > x.at.max(y.at)) {
                 best = Some((a, b));
             }
@@ -159,7 +180,7 @@ fn older_pair<'e>(
     best
 }
 
-fn described(v: Variant, state: &VariantState) -> String {
-    let at = state.at.map(|t| format!(" at {t}")).unwrap_or_default();
-    format!("{} from {}{at}", v.name(), state.outcome.source.as_deref().unwrap_or("?"))
+fn described(v: Variant, kept: &Measured) -> String {
+    let at = kept.at.map(|t| format!(" at {t}")).unwrap_or_default();
+    format!("{} from {}{at}", v.name(), kept.source.as_deref().unwrap_or("?"))
 }

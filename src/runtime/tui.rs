@@ -60,7 +60,9 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     for m in &workspace.report.messages {
         log::warn!("{m}");
     }
+    let reader = ctx.results_reader();
     let mut state = initial_state(&mut ctx, &workspace, &recipes);
+    state.board.loading = Some(crate::dataset::Progress::default());
     if let Err(why) = log_file {
         state.session.warnings.push(why.to_string());
     }
@@ -77,6 +79,7 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
     let size = term.size()?;
     state.session.size = (size.width, size.height);
     let (tx, rx) = mpsc::unbounded_channel();
+    spawn_results(reader, tx.clone());
     let saver = Saver::spawn(workspace.store, tx.clone());
     events::spawn(tx.clone());
     let gpu_interval = Arc::new(AtomicU64::new(1000));
@@ -92,6 +95,21 @@ pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::Pa
         eprintln!("perftriage: the board's sort, view and filter were not kept: {e}");
     }
     result
+}
+
+/// Read the result files on threads of their own: the board draws the dataset meanwhile, hears
+/// how far the reading has got a few times a second, and takes the joined commits at the end.
+fn spawn_results(reader: crate::session::ResultsReader, tx: mpsc::UnboundedSender<Msg>) {
+    std::thread::spawn(move || {
+        let mut said = std::time::Instant::now();
+        let (entries, warnings) = reader.read(&mut |progress| {
+            if said.elapsed() >= std::time::Duration::from_millis(200) {
+                said = std::time::Instant::now();
+                let _ = tx.send(Msg::Reading(progress));
+            }
+        });
+        let _ = tx.send(Msg::ResultsRead { entries, warnings });
+    });
 }
 
 /// The effect executor and the job service it drives (built inside the runtime: it spawns tasks).

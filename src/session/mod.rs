@@ -3,7 +3,7 @@
 use crate::app::KeyMap;
 use crate::classify::Classifier;
 use crate::config::Config;
-use crate::dataset::{self, Entry, ImageTemplates, results};
+use crate::dataset::{self, Entry, ImageTemplates};
 use crate::triage::{LoadReport, StoreError, TriageBook, TriageStore};
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
@@ -33,10 +33,25 @@ pub struct Context {
     pub keymap: KeyMap,
     pub entries: Vec<Entry>,
     pub warnings: Vec<String>,
+    /// Where result files are read: the config's, the command line's and our own runs'.
+    pub result_dirs: Vec<PathBuf>,
     pub images: ImageTemplates,
     pub workspace: PathBuf,
     pub classifier: Classifier,
     pub verbose: bool,
+}
+
+/// The dataset's commits, the folders of result files and the rules: a load of its own.
+pub struct ResultsReader {
+    commits: Vec<dataset::Commit>,
+    dirs: Vec<PathBuf>,
+    classifier: Classifier,
+}
+
+impl ResultsReader {
+    pub fn read(self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
+        dataset::load_results(self.commits, &self.dirs, &self.classifier, progress)
+    }
 }
 
 /// The workspace's triage store and book, writable or not.
@@ -66,7 +81,18 @@ pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap>
 }
 
 impl Context {
+    /// Everything, result files read and joined.
     pub fn load(options: &Options) -> Result<Context> {
+        let mut ctx = Context::without_results(options)?;
+        let (entries, warnings) = ctx.read_results(&mut |_| {});
+        ctx.entries = entries;
+        ctx.warnings.extend(warnings);
+        Ok(ctx)
+    }
+
+    /// Everything but the result files: the dataset's commits as it records them. The board
+    /// draws this at once and reads the files while it runs (`read_results`).
+    pub fn without_results(options: &Options) -> Result<Context> {
         let (config, path) = Config::load(options.config.as_deref())?;
         let keymap = keymap(&config, path.as_deref())?;
         let classifier = Classifier::embedded().context("built-in classifier rules")?;
@@ -80,8 +106,8 @@ impl Context {
             .or_else(|| config.workspace.clone())
             .or_else(crate::config::default_workspace)
             .context("no workspace directory: pass --workspace DIR")?;
-        let set = results::read_dirs(&result_dirs(&config, options, &workspace));
-        let (entries, mut warnings) = dataset::join(loaded.commits, set, &classifier);
+        let result_dirs = result_dirs(&config, options, &workspace);
+        let (entries, mut warnings) = dataset::join(loaded.commits, Default::default(), &classifier);
         warnings.splice(0..0, loaded.warnings);
         warnings.extend(keymap.warnings.iter().cloned());
         let images = config.images.clone();
@@ -92,11 +118,26 @@ impl Context {
             keymap,
             entries,
             warnings,
+            result_dirs,
             images,
             workspace,
             classifier,
             verbose: options.verbose,
         })
+    }
+
+    /// Read and join the result files onto the dataset's commits; `progress` hears as they are read.
+    pub fn read_results(&self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
+        self.results_reader().read(progress)
+    }
+
+    /// What reading the result files needs, to take to another thread.
+    pub fn results_reader(&self) -> ResultsReader {
+        ResultsReader {
+            commits: self.entries.iter().map(|e| e.commit.clone()).collect(),
+            dirs: self.result_dirs.clone(),
+            classifier: self.classifier.clone(),
+        }
     }
 
     /// The embedded recipe book, or the config's `recipes` file on top of it.

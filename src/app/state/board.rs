@@ -87,6 +87,8 @@ pub struct BoardState {
     pub agent: Option<String>,
     /// Whether any result names its agent (the board then shows an Agent column).
     pub agents_named: bool,
+    /// While the result files are being read: how far it has got.
+    pub loading: Option<crate::dataset::Progress>,
 }
 
 impl BoardState {
@@ -113,6 +115,7 @@ impl BoardState {
             picked: BTreeSet::new(),
             agent: None,
             agents_named,
+            loading: None,
         };
         board.resort();
         board
@@ -181,7 +184,9 @@ impl BoardState {
     pub fn restore(&mut self, prefs: BoardPrefs) {
         (self.sort, self.sort_reverse, self.view) = (prefs.sort, prefs.sort_reverse, prefs.view);
         self.query = Query::parse(&prefs.filter);
-        if let Some(agent) = prefs.agent.filter(|a| self.known_agents().contains(a)) {
+        // While the results are read no agent is known yet: the choice waits for them.
+        let known = |a: &String| self.loading.is_some() || self.known_agents().contains(a);
+        if let Some(agent) = prefs.agent.filter(known) {
             self.agent = Some(agent);
             self.entries.iter_mut().for_each(|e| e.select_agent(self.agent.as_deref()));
             self.rebuild_rows();
@@ -191,6 +196,30 @@ impl BoardState {
         if let Some(pos) = wanted.and_then(|i| self.visible.iter().position(|&v| v == i)) {
             self.selected = pos;
         }
+    }
+
+    /// The result files are read: their entries replace the dataset's, but for variants a run of
+    /// this board finished meanwhile (newer than anything read). An agent chosen before that no
+    /// result names is let go.
+    pub fn results_loaded(&mut self, mut entries: Vec<Entry>) {
+        self.loading = None;
+        self.agents_named = entries.iter().any(|e| e.agents.keys().any(Option::is_some));
+        let known = crate::dataset::agent_names(&entries).into_iter().any(|a| Some(a) == self.agent.as_ref());
+        if !known {
+            self.agent = None;
+        }
+        for (new, old) in entries.iter_mut().zip(&self.entries) {
+            new.select_agent(self.agent.as_deref());
+            for v in Variant::ALL {
+                let ran = old.variant(v);
+                if ran.loaded && ran.at > new.variant(v).at {
+                    new.variants[v as usize] = ran.clone();
+                }
+            }
+        }
+        self.entries = entries;
+        self.rebuild_rows();
+        self.resort();
     }
 
     /// The commit variants whose recorded fixed image is `tag`, with their fixes:

@@ -69,7 +69,30 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state.notify(level, text);
             Vec::new()
         }
+        Msg::Reading(progress) => {
+            state.board.loading = Some(progress);
+            Vec::new()
+        }
+        Msg::ResultsRead { entries, warnings } => results_read(state, entries, warnings),
     }
+}
+
+/// The result files are in: the board shows them, and says how many could not be read.
+fn results_read(
+    state: &mut AppState,
+    entries: Vec<crate::dataset::Entry>,
+    warnings: Vec<String>,
+) -> Vec<Effect> {
+    state.board.results_loaded(entries);
+    for w in &warnings {
+        state.session.log(Level::Warn, w.clone());
+    }
+    // A start-up message (the store's, a read-only board) stays.
+    if let Some(first) = warnings.first().filter(|_| state.session.message.is_none()) {
+        state.notify(Level::Warn, format!("{} warning(s); first: {first}", warnings.len()));
+    }
+    state.session.warnings.extend(warnings);
+    Vec::new()
 }
 
 fn tick(state: &mut AppState, now: String) -> Vec<Effect> {

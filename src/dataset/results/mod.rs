@@ -10,7 +10,7 @@ mod stamp;
 mod walk;
 
 pub use stamp::Stamp;
-pub use walk::read_dirs;
+pub use walk::{Found, find, read_dirs, stream};
 
 use super::{Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};
@@ -38,6 +38,17 @@ pub struct ResultRecord {
     pub own_category: Option<(String, String)>,
 }
 
+/// A record whose text was classified and then dropped: what a reading thread hands the join, so
+/// no record's text outlives its file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digested {
+    pub record: ResultRecord,
+    /// The failure's classification (none for a success).
+    pub verdict: Option<Verdict>,
+    /// What rules matched in a record that measured.
+    pub warnings: Vec<Warning>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextField {
     pub field: String,
@@ -45,6 +56,19 @@ pub struct TextField {
 }
 
 impl ResultRecord {
+    /// Classify the record's text and drop it. A record that cannot stand for its variant is
+    /// not classified: it only becomes a note.
+    pub fn digest(mut self, classifier: &Classifier) -> Digested {
+        let (mut verdict, mut warnings) = (None, Vec::new());
+        if self.not_comparable.is_none() {
+            let failed = self.outcome.status != RunStatus::Success;
+            verdict = failed.then(|| self.classify(classifier)).flatten();
+            warnings = self.warnings(classifier);
+        }
+        self.texts = Vec::new();
+        Digested { record: self, verdict, warnings }
+    }
+
     /// All of the record's text, field after field.
     pub fn text(&self) -> String {
         self.texts.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n")

@@ -1,28 +1,89 @@
-//! Finding and reading every result file below some folders, on all cores.
+//! Finding every result file below some folders, and reading them on all cores a chunk at a
+//! time, handed on in file order as they come: a reader never holds more than a few chunks.
 
 use super::{LoadWarning, ResultSet, read_file};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Read every `*.json` under the given directories (recursively), on all cores.
-pub fn read_dirs(dirs: &[PathBuf]) -> ResultSet {
-    let mut set = ResultSet::default();
+/// Files a reading thread takes at a time.
+const CHUNK: usize = 256;
+
+/// The result files below some folders, sorted, and what could not be listed.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub files: Vec<PathBuf>,
+    pub warnings: Vec<LoadWarning>,
+}
+
+/// Every `*.json` under the given directories (recursively), sorted.
+pub fn find(dirs: &[PathBuf]) -> Found {
     let mut walk = Walk::default();
     for dir in dirs {
         walk.folder(dir);
     }
-    set.warnings.append(&mut walk.warnings);
-    let mut files = walk.files;
-    files.sort();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
-    let chunk = files.len().div_ceil(workers).max(1);
-    let parts: Vec<ResultSet> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files.chunks(chunk).map(|part| scope.spawn(move || read_files(part))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-    });
-    for part in parts {
-        set.absorb(part);
-    }
+    walk.files.sort();
+    Found { files: walk.files, warnings: walk.warnings }
+}
+
+/// Read every `*.json` under the given directories into one set, in file order.
+pub fn read_dirs(dirs: &[PathBuf]) -> ResultSet {
+    let found = find(dirs);
+    let mut set = ResultSet { warnings: found.warnings, ..ResultSet::default() };
+    stream(&found.files, &|part| part, &mut |part, _| set.absorb(part));
     set
+}
+
+/// Read `files` on all cores, `CHUNK` at a time; each chunk's set goes through `digest` on its
+/// reading thread, then to `on_part` on this one, in file order, with the number of files read
+/// so far. A chunk whose reading panicked gives a warning per file instead.
+pub fn stream<T: Send>(
+    files: &[PathBuf],
+    digest: &(dyn Fn(ResultSet) -> T + Sync),
+    on_part: &mut dyn FnMut(T, usize),
+) {
+    let chunks: Vec<&[PathBuf]> = files.chunks(CHUNK).collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(chunks.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 2);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (tx, next, chunks) = (tx.clone(), &next, &chunks);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(part) = chunks.get(index) else { break };
+                    if tx.send((index, digest(read_chunk(part)))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        in_order(rx, files.len(), on_part);
+    });
+}
+
+/// Hand chunks on in their order, holding those that came early.
+fn in_order<T>(rx: std::sync::mpsc::Receiver<(usize, T)>, total: usize, on_part: &mut dyn FnMut(T, usize)) {
+    let mut early = BTreeMap::new();
+    let mut due = 0;
+    for (index, part) in rx {
+        early.insert(index, part);
+        while let Some(part) = early.remove(&due) {
+            due += 1;
+            on_part(part, (due * CHUNK).min(total));
+        }
+    }
+}
+
+/// One chunk's files; a panic while reading them (a bug of ours) is a warning per file.
+fn read_chunk(paths: &[PathBuf]) -> ResultSet {
+    std::panic::catch_unwind(|| read_files(paths)).unwrap_or_else(|_| ResultSet {
+        warnings: paths.iter().map(|p| warning(p, "reading it failed (a bug: please report it)")).collect(),
+        files_read: paths.len(),
+        ..ResultSet::default()
+    })
 }
 
 fn read_files(paths: &[PathBuf]) -> ResultSet {
@@ -31,15 +92,20 @@ fn read_files(paths: &[PathBuf]) -> ResultSet {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
-            Err(why) => set.warnings.push(LoadWarning { path: path.clone(), message: why.to_string() }),
+            Err(why) => set.warnings.push(warning(path, &why.to_string())),
         }
     }
     set
 }
 
+fn warning(path: &Path, message: &str) -> LoadWarning {
+    LoadWarning { path: path.to_path_buf(), message: message.to_string() }
+}
+
 /// Every `*.json` below some folders. Links are followed, but each folder and file (by device and
 /// inode) is visited once, so a link cycle ends; an entry that cannot be read is a warning naming
-/// it, and the walk goes on with the rest.
+/// it, and the walk goes on with the rest. A plain file is known by its directory entry: no call
+/// per file beyond listing its folder.
 #[derive(Default)]
 struct Walk {
     files: Vec<PathBuf>,
@@ -49,25 +115,45 @@ struct Walk {
 
 impl Walk {
     fn folder(&mut self, dir: &Path) {
-        if !self.first_visit(dir) {
-            return;
-        }
+        use std::os::unix::fs::MetadataExt;
+        let device = match std::fs::metadata(dir) {
+            Ok(meta) if self.seen.insert((meta.dev(), meta.ino())) => meta.dev(),
+            Ok(_) => return,
+            Err(e) => return self.warn(dir, format!("cannot read directory: {e}")),
+        };
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
             Err(e) => return self.warn(dir, format!("cannot read directory: {e}")),
         };
         for entry in entries {
             match entry {
-                Ok(entry) => self.entry(&entry.path()),
+                Ok(entry) => self.entry(&entry, device),
                 Err(e) => self.warn(dir, format!("cannot list an entry: {e}")),
             }
         }
     }
 
-    fn entry(&mut self, path: &Path) {
+    fn entry(&mut self, entry: &std::fs::DirEntry, device: u64) {
+        use std::os::unix::fs::DirEntryExt;
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => self.folder(&path),
+            Ok(kind) if kind.is_file() => {
+                if is_json(&path) && self.seen.insert((device, entry.ino())) {
+                    self.files.push(path);
+                }
+            }
+            Ok(_) => self.linked(&path),
+            Err(e) => self.warn(&path, format!("cannot read: {e}")),
+        }
+    }
+
+    /// A link (or anything else): what it leads to.
+    fn linked(&mut self, path: &Path) {
+        use std::os::unix::fs::MetadataExt;
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => self.folder(path),
-            Ok(_) if path.extension().is_some_and(|e| e == "json") && self.first_visit(path) => {
+            Ok(meta) if meta.is_file() && is_json(path) && self.seen.insert((meta.dev(), meta.ino())) => {
                 self.files.push(path.to_path_buf());
             }
             Ok(_) => {}
@@ -75,12 +161,28 @@ impl Walk {
         }
     }
 
-    fn first_visit(&mut self, path: &Path) -> bool {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).map(|m| self.seen.insert((m.dev(), m.ino()))).unwrap_or(true)
-    }
-
     fn warn(&mut self, path: &Path, message: String) {
         self.warnings.push(LoadWarning { path: path.to_path_buf(), message });
+    }
+}
+
+fn is_json(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_that_come_early_wait_for_their_turn() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(8);
+        for index in [2, 0, 3, 1] {
+            tx.send((index, index)).unwrap();
+        }
+        drop(tx);
+        let mut got = Vec::new();
+        in_order(rx, 4 * CHUNK - 10, &mut |part, read| got.push((part, read)));
+        assert_eq!(got, [(0, CHUNK), (1, 2 * CHUNK), (2, 3 * CHUNK), (3, 4 * CHUNK - 10)]);
     }
 }

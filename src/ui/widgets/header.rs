@@ -14,9 +14,20 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         let style = if *view == state.board.view { theme.tab_active } else { theme.text };
         spans.push(Span::styled(label, style));
     }
+    spans.extend(loading_span(state, theme));
     spans.extend(board_spans(state, theme));
     spans.extend(runtime_spans(state, theme));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// While the result files are read: how many of how many, and how fast.
+fn loading_span(state: &AppState, theme: &Theme) -> Option<Span<'static>> {
+    let p = state.board.loading?;
+    let text = match p.total {
+        0 => "  finding result files…".to_string(),
+        total => format!("  reading results {}/{total} ({:.0} files/s)…", p.read, p.files_per_second()),
+    };
+    Some(Span::styled(text, theme.warn))
 }
 
 /// Sort, agent and filter (naming a filter field that does not exist).

@@ -1,0 +1,114 @@
+//! Commits joined with result records as the records are read: each record is classified on its
+//! reading thread and applied here in file order, so time and memory grow with the records, not
+//! their square, and no record's text is held once it is classified.
+
+use super::results::{self, Digested, LoadWarning, ResultSet};
+use super::{Commit, Entry};
+use crate::classify::Classifier;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// How far a load has got: files read of those found, and for how long.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Progress {
+    pub read: usize,
+    pub total: usize,
+    pub seconds: f64,
+}
+
+impl Progress {
+    pub fn files_per_second(&self) -> f64 {
+        if self.seconds > 0.0 { self.read as f64 / self.seconds } else { 0.0 }
+    }
+}
+
+/// A chunk of result files, its records classified.
+pub struct Part {
+    records: Vec<Digested>,
+    notes: Vec<(String, String)>,
+    warnings: Vec<LoadWarning>,
+}
+
+impl Part {
+    fn digest(set: ResultSet, classifier: &Classifier) -> Part {
+        let records = set.records.into_iter().map(|r| r.digest(classifier)).collect();
+        Part { records, notes: set.notes, warnings: set.warnings }
+    }
+}
+
+/// The entries being joined, and what they have to say.
+pub struct Joiner {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    /// Files that could not be read or listed, in file order.
+    unreadable: Vec<String>,
+    /// Records and notes of commits the dataset does not have.
+    unknown: Vec<String>,
+    unknown_notes: Vec<String>,
+}
+
+impl Joiner {
+    pub fn new(commits: Vec<Commit>, classifier: &Classifier) -> Joiner {
+        let entries: Vec<Entry> = commits.into_iter().map(|c| Entry::new(c, classifier)).collect();
+        let index = entries.iter().enumerate().map(|(i, e)| (e.commit.short.clone(), i)).collect();
+        Joiner { entries, index, unreadable: Vec::new(), unknown: Vec::new(), unknown_notes: Vec::new() }
+    }
+
+    pub fn take(&mut self, part: Part) {
+        self.unreadable.extend(part.warnings.iter().map(ToString::to_string));
+        for digested in part.records {
+            match self.index.get(&digested.record.short) {
+                Some(&i) => self.entries[i].take(digested),
+                None => self.unknown.push(format!(
+                    "{}: commit {} is not in the dataset",
+                    digested.record.outcome.source.as_deref().unwrap_or("?"),
+                    digested.record.short
+                )),
+            }
+        }
+        for (short, note) in part.notes {
+            match self.index.get(&short) {
+                Some(&i) => self.entries[i].notes.push(note),
+                None => self.unknown_notes.push(format!("{note}: commit {short} is not in the dataset")),
+            }
+        }
+    }
+
+    /// The entries, and the warnings: unreadable files first, then records of unknown commits.
+    pub fn finish(mut self) -> (Vec<Entry>, Vec<String>) {
+        self.entries.iter_mut().for_each(Entry::settle);
+        let mut warnings = self.unreadable;
+        warnings.append(&mut self.unknown);
+        warnings.append(&mut self.unknown_notes);
+        (self.entries, warnings)
+    }
+}
+
+/// Join commits with result files already read. Records for unknown commits become warnings.
+pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -> (Vec<Entry>, Vec<String>) {
+    let mut joiner = Joiner::new(commits, classifier);
+    joiner.take(Part::digest(results, classifier));
+    joiner.finish()
+}
+
+/// Find, read and join the result files below `dirs` in one pass, on all cores; `progress` hears
+/// once the files are found and after each chunk.
+pub fn load(
+    commits: Vec<Commit>,
+    dirs: &[PathBuf],
+    classifier: &Classifier,
+    progress: &mut dyn FnMut(Progress),
+) -> (Vec<Entry>, Vec<String>) {
+    let started = std::time::Instant::now();
+    let found = results::find(dirs);
+    let mut joiner = Joiner::new(commits, classifier);
+    joiner.unreadable.extend(found.warnings.iter().map(ToString::to_string));
+    let total = found.files.len();
+    let at = |read| Progress { read, total, seconds: started.elapsed().as_secs_f64() };
+    progress(at(0));
+    results::stream(&found.files, &|set| Part::digest(set, classifier), &mut |part, read| {
+        joiner.take(part);
+        progress(at(read));
+    });
+    joiner.finish()
+}

@@ -1,0 +1,167 @@
+//! Months of re-runs of one commit: loading keeps the newest successful record of each kind
+//! (variant, workload, metrics) and a small reference to every record a newer one replaced, ties
+//! between equally dated records go to the last file whatever thread read it, and reading as a
+//! stream gives what reading everything first gives.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use perftriage::app::{Msg, update};
+use perftriage::classify::Classifier;
+use perftriage::dataset::{self, Entry, Progress, RunStatus, Variant, results};
+use perftriage::report::compare;
+use std::path::Path;
+
+const SHORT: &str = "015069b0";
+const FULL: &str = "015069b01741e9ecb9e604c7fe87fbdfc306ebe5";
+
+/// A per-role result file (the run_3way schema) measuring `ttft` with `model`, dated `at`, in
+/// folder `name` (one of 8 hex digits names a commit, not a harness: the files of such folders
+/// share the harness of the folder above).
+fn role_file(dir: &Path, name: &str, role: &str, model: &str, at: &str, ttft: f64) {
+    let record = serde_json::json!({
+        "human_commit": SHORT, "human_commit_full": FULL, "model": model, "status": "success",
+        "error": null, "timestamp": at,
+        "metrics": {"ttft_mean_ms": ttft, "request_throughput_req_s": 10.0},
+    });
+    let path = dir.join(name).join(format!("{SHORT}_{role}_result.json"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, record.to_string()).unwrap();
+}
+
+fn load(dir: &Path) -> Entry {
+    let classifier = Classifier::embedded().unwrap();
+    let commits = dataset::load_embedded().unwrap().commits;
+    let (entries, warnings) = dataset::load_results(commits, &[dir.to_path_buf()], &classifier, &mut |_| {});
+    assert!(warnings.is_empty(), "{warnings:?}");
+    entries.into_iter().find(|e| e.commit.short == SHORT).unwrap()
+}
+
+/// The day `n` days into 2026 (n < 300), as a result file dates it.
+fn day(n: usize) -> String {
+    let (month, day) = (1 + n / 28, 1 + n % 28);
+    format!("2026-{month:02}-{day:02} 12:00:00")
+}
+
+#[test]
+fn a_thousand_re_runs_of_one_workload_keep_one_measured_record_and_the_newest_comparable_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..250 {
+        for role in ["baseline", "human"] {
+            role_file(dir.path(), &format!("{n:08x}"), role, "model-a", &day(n), 100.0 + n as f64);
+        }
+    }
+    // The newest of each measure different models: not comparable, so the newest pair of one
+    // workload (day 249, both at 349 ms: a tie) stands in, named.
+    role_file(dir.path(), "fffffffe", "baseline", "model-b", &day(260), 1.0);
+    role_file(dir.path(), "ffffffff", "human", "model-c", &day(261), 1.0);
+    let entry = load(dir.path());
+    assert_eq!(entry.measured.len(), 4, "one per variant and workload, not one per record");
+    let pair = compare(&entry).unwrap().pair("human_vs_baseline").unwrap().clone();
+    let older = pair.older.as_deref().unwrap_or_else(|| panic!("{pair:?}"));
+    assert!(older.contains(&format!("{:08x}", 249)) && older.contains(&day(249)), "{older}");
+    assert_eq!(pair.pct, Some(0.0), "{pair:?}");
+    assert_eq!(entry.overridden.len(), 2 * 250, "every replaced record, once: {}", entry.overridden.len());
+    assert!(entry.overridden.iter().all(|o| o.status == RunStatus::Success && o.source.is_some()));
+}
+
+#[test]
+fn equally_dated_records_go_to_the_last_file_in_order_whatever_thread_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Enough files for several chunks on every core.
+    for n in 0..1_500 {
+        role_file(dir.path(), &format!("run-{n:04}"), "baseline", "model-a", "2026-01-11 16:35:23", n as f64);
+    }
+    for _ in 0..3 {
+        let entry = load(dir.path());
+        let baseline = entry.variant(Variant::Baseline);
+        assert!(
+            baseline.outcome.source.as_deref().unwrap().contains("run-1499"),
+            "{:?}",
+            baseline.outcome.source
+        );
+        assert_eq!(baseline.outcome.metrics.get("ttft_mean"), Some(&1499.0));
+        assert_eq!(entry.overridden.len(), 1_499);
+    }
+}
+
+#[test]
+fn reading_as_a_stream_joins_what_reading_everything_first_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..600 {
+        let role = ["baseline", "human", "agent"][n % 3];
+        role_file(
+            dir.path(),
+            &format!("run-{n:04}"),
+            role,
+            ["model-a", "model-b"][n % 2],
+            &day(n % 250),
+            n as f64,
+        );
+    }
+    std::fs::write(dir.path().join("broken.json"), "{ not json").unwrap();
+    let classifier = Classifier::embedded().unwrap();
+    let commits = || dataset::load_embedded().unwrap().commits;
+    let at_once = dataset::join(commits(), results::read_dirs(&[dir.path().into()]), &classifier);
+    let mut heard = Vec::new();
+    let streamed =
+        dataset::load_results(commits(), &[dir.path().into()], &classifier, &mut |p| heard.push(p.read));
+    assert_eq!(streamed, at_once);
+    assert_eq!(streamed.1.len(), 1, "the broken file, named: {:?}", streamed.1);
+    assert_eq!(heard.first(), Some(&0));
+    assert_eq!(heard.last(), Some(&601), "every file counted: {heard:?}");
+    assert!(heard.windows(2).all(|w| w[0] < w[1]), "{heard:?}");
+}
+
+#[test]
+fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keeping_its_own_runs() {
+    let mut s = common::state();
+    update(&mut s, Msg::Reading(Progress { read: 12_000, total: 300_000, seconds: 0.5 }));
+    let screen = common::screen_of(&s, 160, 48);
+    assert!(screen.contains("reading results 12000/300000 (24000 files/s)"), "{screen}");
+    assert!(screen.contains("015069b0"), "the dataset's rows are drawn meanwhile:\n{screen}");
+    // A run this board finished while the files were read: newer than any of them.
+    let index = s.board.entry_index(SHORT).unwrap();
+    let slot = &mut s.board.entries[index].variants[Variant::Human as usize];
+    slot.outcome.status = RunStatus::Error;
+    slot.outcome.source = Some("the board's own run".into());
+    (slot.loaded, slot.at) = (true, results::Stamp::parse("2026-11-22 01:00:00"));
+    let dir = tempfile::tempdir().unwrap();
+    for role in ["baseline", "human"] {
+        role_file(dir.path(), "00000001", role, "model-a", "2026-01-11 16:35:23", 100.0);
+    }
+    let classifier = Classifier::embedded().unwrap();
+    let commits = dataset::load_embedded().unwrap().commits;
+    let (entries, _) = dataset::load_results(commits, &[dir.path().into()], &classifier, &mut |_| {});
+    let warnings = vec!["x.json: invalid JSON".to_string()];
+    update(&mut s, Msg::ResultsRead { entries, warnings });
+    let entry = &s.board.entries[index];
+    assert_eq!(entry.variant(Variant::Baseline).outcome.status, RunStatus::Success, "read from the file");
+    assert_eq!(entry.variant(Variant::Human).outcome.source.as_deref(), Some("the board's own run"));
+    let screen = common::screen_of(&s, 160, 48);
+    assert!(!screen.contains("reading results"), "{screen}");
+    assert!(screen.contains("1 warning(s); first: x.json: invalid JSON"), "{screen}");
+}
+
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100,000 small files: the reading takes long enough to be watched.
+    for n in 0..100_000 {
+        let role = ["baseline", "human", "agent"][n % 3];
+        role_file(dir.path(), &format!("{:08x}", n / 3), role, "model-a", "2026-01-11 16:35:23", n as f64);
+    }
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, format!("results = [{:?}]\n", dir.path().display().to_string())).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let board = common::tmux_board::Board::start(&config, ws.path(), "history", 160);
+    let loading = |s: &str| s.contains("finding result files…") || s.contains("reading results ");
+    let first = board.until("the first screen", 30, |s| s.contains("All 96"));
+    assert!(loading(&first), "the board draws before the files are read:\n{first}");
+    assert!(first.contains(SHORT), "the dataset's rows are drawn at once:\n{first}");
+    let counted = board.until("a count of files read", 60, |s| s.contains("reading results ") || !loading(s));
+    assert!(counted.contains("/100000 ("), "how many of how many, and how fast:\n{counted}");
+    let read = board.until("the results", 120, |s| !loading(s));
+    assert!(common::tmux_board::row_has(&read, SHORT, "✓ 99999 ms"), "the newest of each:\n{read}");
+}
