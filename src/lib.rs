@@ -10,6 +10,7 @@
 //! 6. `jobs` — executors (run, fix), the log line path, the board's job service
 //! 7. `cli` (headless commands) and `runtime` (event loop, terminal) — neither imports the other
 
+pub mod agents;
 pub mod app;
 pub mod builds;
 pub mod classify;

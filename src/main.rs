@@ -24,6 +24,10 @@ struct Cli {
     /// Directory of ISO-Bench result files, read recursively (repeatable).
     #[arg(long, global = true)]
     results: Vec<PathBuf>,
+    /// Directory of agent runs (run_summary.json, model_patch.diff, trajectory.json per commit
+    /// folder), read recursively (repeatable).
+    #[arg(long, global = true)]
+    trajectories: Vec<PathBuf>,
     /// Workspace directory for triage state (default: the platform data dir).
     #[arg(long, global = true)]
     workspace: Option<PathBuf>,
@@ -69,6 +73,22 @@ enum Command {
     Metrics {
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A commit's patch: the agent's (its run folder, else `[runs] patches`) or the human's
+    /// (`git diff parent commit` in `[runs] vllm_repo`). Exit 0, 2 no such commit or patch.
+    Patch {
+        short: String,
+        #[arg(long, value_parser = ["human", "agent"])]
+        variant: String,
+        /// Files with their added and removed lines instead of the diff.
+        #[arg(long)]
+        json: bool,
+    },
+    /// How the agent's own run of a commit went: model, status, duration, steps, tool calls.
+    Trajectory {
+        short: String,
         #[arg(long)]
         json: bool,
     },
@@ -276,6 +296,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         config: cli.config,
         dataset: cli.dataset,
         results: cli.results,
+        trajectories: cli.trajectories,
         workspace: cli.workspace,
         theme: cli.theme,
         gpu_replay: cli.gpu_replay,
@@ -320,6 +341,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             perftriage::cli::build::build_cli(&ctx, &short, &changes, plan)
         }
         Some(Command::Hosts { json }) => perftriage::cli::hosts::hosts_cli(&ctx, json),
+        Some(Command::Patch { short, variant, json }) => {
+            perftriage::cli::agents::patch(&ctx, &short, variant_of(&variant), json)
+        }
+        Some(Command::Trajectory { short, json }) => perftriage::cli::agents::trajectory(&ctx, &short, json),
         Some(Command::Slurm(command)) => slurm(&ctx, command),
         Some(Command::Run { short, variant, json, host, repeat }) => {
             let how = perftriage::cli::run::How { json, host: host.as_deref(), repeat };
@@ -371,6 +396,8 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
         | Command::Run { .. }
         | Command::Build { .. }
         | Command::Hosts { .. }
+        | Command::Patch { .. }
+        | Command::Trajectory { .. }
         | Command::Slurm(_)
         | Command::Fix(_)
         | Command::Image(_)

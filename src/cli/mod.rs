@@ -1,6 +1,7 @@
 //! Headless commands: the same truth as the board, for scripts. One file per command; each
 //! returns its exit code (0 ok, 1 runtime error, 2 usage, 3 a run or fix failed).
 
+pub mod agents;
 pub mod build;
 pub mod fix;
 pub mod gpu;

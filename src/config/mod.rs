@@ -21,6 +21,8 @@ pub struct Config {
     pub workspace: Option<PathBuf>,
     pub dataset: Option<PathBuf>,
     pub results: Vec<PathBuf>,
+    /// Agent-run folders (patches, run summaries, trajectories), read recursively.
+    pub trajectories: Vec<PathBuf>,
     pub images: ImageTemplates,
     /// Runs: server template, GPUs, timeouts, vLLM checkout, patches (see `runs::RunConfig`).
     pub runs: crate::runs::RunConfig,

@@ -277,7 +277,7 @@ fn gpus(setting: &str, commit_gpus: u32) -> Result<GpuRequest, PlanError> {
     }
 }
 
-fn find_patch(commit: &Commit, config: &RunConfig) -> Result<PathBuf, PlanError> {
+pub fn find_patch(commit: &Commit, config: &RunConfig) -> Result<PathBuf, PlanError> {
     let dir = config.patches.as_ref().ok_or(PlanError::NoPatchDir)?;
     let mut tried =
         vec![dir.join(format!("{}.patch", commit.short)), dir.join(format!("{}.diff", commit.short))];

@@ -18,6 +18,8 @@ pub struct Options {
     pub config: Option<PathBuf>,
     pub dataset: Option<PathBuf>,
     pub results: Vec<PathBuf>,
+    /// Folders of agent runs (`--trajectories`).
+    pub trajectories: Vec<PathBuf>,
     pub workspace: Option<PathBuf>,
     pub theme: Option<String>,
     pub gpu_replay: Option<PathBuf>,
@@ -35,6 +37,8 @@ pub struct Context {
     pub warnings: Vec<String>,
     /// Where result files are read: the config's, the command line's and our own runs'.
     pub result_dirs: Vec<PathBuf>,
+    /// Where agent-run folders are found: the config's and the command line's.
+    pub trajectory_dirs: Vec<PathBuf>,
     pub images: ImageTemplates,
     pub workspace: PathBuf,
     pub classifier: Classifier,
@@ -107,6 +111,7 @@ impl Context {
             .or_else(crate::config::default_workspace)
             .context("no workspace directory: pass --workspace DIR")?;
         let result_dirs = result_dirs(&config, options, &workspace);
+        let trajectory_dirs = [config.trajectories.clone(), options.trajectories.clone()].concat();
         let (entries, mut warnings) = dataset::join(loaded.commits, Default::default(), &classifier);
         warnings.splice(0..0, loaded.warnings);
         warnings.extend(keymap.warnings.iter().cloned());
@@ -119,6 +124,7 @@ impl Context {
             entries,
             warnings,
             result_dirs,
+            trajectory_dirs,
             images,
             workspace,
             classifier,
@@ -129,6 +135,11 @@ impl Context {
     /// Read and join the result files onto the dataset's commits; `progress` hears as they are read.
     pub fn read_results(&self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
         self.results_reader().read(progress)
+    }
+
+    /// The agent runs below the `--trajectories` folders.
+    pub fn agent_runs(&self) -> crate::agents::AgentRuns {
+        crate::agents::runs::find(&self.trajectory_dirs)
     }
 
     /// What reading the result files needs, to take to another thread.

@@ -29,7 +29,7 @@ best() {
 cat_all() { find "$1" -name '*.json' -print0 | xargs -0 cat; }
 export -f cat_all
 
-printf "%8s %12s %10s %10s %8s %10s\n" files "perftriage" "max RSS" "cat" ratio "records"
+printf "%8s %12s %10s %10s %8s %10s\n" files "perftriage" "max RSS" "cat" ratio "overridden"
 first_n=""; first_t=""
 for n in $SIZES; do
   dir="$WORK/r$n"
