@@ -14,6 +14,7 @@ const COMPONENTS: &[(&str, &[&str])] = &[
     ("has_slurm", &["slurmctld", "slurmd", "sbatch", "munged", "munge"]),
     ("has_tmux", &["tmux"]),
     ("has_archive", &["../shared/isobench/archive"]),
+    ("has_shared_trajectories", &["../shared/isobench/trajectories"]),
 ];
 
 /// The folders of the PATH, and the system ones a root shell has.

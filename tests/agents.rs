@@ -1,0 +1,215 @@
+//! The agent's and the human's patches and the agent's own run: `patch` and `trajectory` on the
+//! fixture runs (copied from the ISO-Bench export), on every run folder of the shared export
+//! (expectations read from its own files, not from our code), and on bad input.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+
+const FIXTURES: &str = "fixtures/trajectories";
+const SHARED: &str = "../shared/isobench/trajectories/trae_gpt5_hf_trajectories/vllm";
+
+fn run(trajectories: &Path, args: &[&str]) -> std::process::Output {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = trajectories.to_str().unwrap();
+    common::cli(ws.path(), &[&["--trajectories", dir], args].concat())
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_run_with_a_trajectory_says_its_model_status_duration_steps_and_tools() {
+    let t = json_of(&run(Path::new(FIXTURES), &["trajectory", "baeded25", "--json"]));
+    assert_eq!(t["agent"], "trae_gpt5");
+    assert_eq!(t["model"], "gpt-5-2025-08-07");
+    assert_eq!(t["status"], "success");
+    assert_eq!(t["duration_s"], 1439.8032908439636);
+    assert_eq!(t["time_to_first_edit_s"], 1091.1666450500488);
+    assert_eq!(t["steps"], 1);
+    assert_eq!(t["llm_calls"], 0);
+    assert!(t["task"][0].as_str().unwrap().starts_with("I've uploaded a python code repository"), "{t}");
+    let plain = run(Path::new(FIXTURES), &["trajectory", "baeded25"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(text.contains("status: success  duration: 1440 s  first edit after: 1091 s"), "{text}");
+}
+
+#[test]
+fn a_run_without_a_trajectory_has_nulls_where_it_recorded_nothing() {
+    let t = json_of(&run(Path::new(FIXTURES), &["trajectory", "dcc6cfb9", "--json"]));
+    assert_eq!((t["status"].as_str(), t["duration_s"].as_f64()), (Some("success"), Some(1044.73446393013)));
+    for field in ["steps", "llm_calls", "tool_calls", "final_message", "task"] {
+        assert!(t[field].is_null(), "{field}: {t}");
+    }
+}
+
+#[test]
+fn the_agents_patch_counts_its_files_and_lines_and_an_empty_one_is_empty() {
+    let p = json_of(&run(Path::new(FIXTURES), &["patch", "baeded25", "--variant", "agent", "--json"]));
+    assert_eq!((p["added"].as_u64(), p["removed"].as_u64()), (Some(4), Some(6)));
+    let files: Vec<(&str, u64, u64)> = p["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["added"].as_u64().unwrap(), f["removed"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("vllm/attention/backends/triton_mla.py", 2, 2),
+            ("vllm/model_executor/layers/quantization/utils/quant_utils.py", 2, 4)
+        ]
+    );
+    assert_eq!(p["touches_compiled"], false);
+    let empty = json_of(&run(Path::new(FIXTURES), &["patch", "e493e485", "--variant", "agent", "--json"]));
+    assert_eq!((empty["added"].as_u64(), empty["files"].as_array().unwrap().len()), (Some(0), 0));
+    let diff = run(Path::new(FIXTURES), &["patch", "baeded25", "--variant", "agent"]);
+    let expected =
+        std::fs::read(Path::new(FIXTURES).join("trae_gpt5/vllm/baeded25/model_patch.diff")).unwrap();
+    assert_eq!(diff.stdout, expected, "the diff as it is");
+}
+
+/// Every run folder of the shared export: counts against its own `patch_stats`, and the
+/// trajectory's fields against its own files.
+#[test]
+#[cfg_attr(not(has_shared_trajectories), ignore = "needs ../shared/isobench/trajectories")]
+fn every_shared_run_folder_reads_as_its_own_files_say() {
+    let folders: Vec<_> = std::fs::read_dir(SHARED).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(folders.len(), 17, "the export's 17 folders");
+    let root = Path::new(SHARED).parent().unwrap();
+    for dir in folders {
+        let short = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let summary = read_json(&dir.join("run_summary.json"));
+        let p = json_of(&run(root, &["patch", &short, "--variant", "agent", "--json"]));
+        let stats = &summary["agent"]["patch_stats"];
+        let expected = |k: &str| stats[k].as_u64().unwrap_or(0);
+        assert_eq!(p["added"].as_u64().unwrap(), expected("lines_added"), "{short}");
+        assert_eq!(p["removed"].as_u64().unwrap(), expected("lines_removed"), "{short}");
+        assert_eq!(p["files"].as_array().unwrap().len() as u64, expected("files_changed"), "{short}");
+        let t = json_of(&run(root, &["trajectory", &short, "--json"]));
+        assert_eq!(t["model"], summary["meta"]["model_full"], "{short}");
+        assert_eq!(t["status"], summary["agent"]["status"], "{short}");
+        assert_eq!(t["duration_s"], summary["agent"]["duration_s"], "{short}");
+        let steps = dir
+            .join("trajectory.json")
+            .is_file()
+            .then(|| read_json(&dir.join("trajectory.json"))["agent_steps"].as_array().unwrap().len() as u64);
+        assert_eq!(t["steps"].as_u64(), steps, "{short}");
+    }
+}
+
+/// A run folder of one commit under a fresh root: `(root, folder)`.
+fn run_folder(summary: &str, patch: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("vllm/baeded25");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("run_summary.json"), summary).unwrap();
+    std::fs::write(dir.join("model_patch.diff"), patch).unwrap();
+    (root, dir)
+}
+
+#[test]
+fn bad_patches_are_refused_in_a_line_that_says_what_and_where() {
+    let summary = r#"{"meta": {"agent": "trae", "model": "gpt-5"}, "commits": {"human": "baeded25699f9f4851843306f27f685c4d4ee7c5"}}"#;
+    for (patch, said) in [
+        ("this is not a diff\nat all\n", "not a unified diff"),
+        (
+            "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n",
+            "line 2: it names `../../etc/passwd`, a path outside the source tree",
+        ),
+    ] {
+        let (root, _) = run_folder(summary, patch);
+        let out = run(root.path(), &["patch", "baeded25", "--variant", "agent", "--json"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said) && err.contains("model_patch.diff"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    let binary = "diff --git a/m.bin b/m.bin\nindex 1..2 100644\nBinary files a/m.bin and b/m.bin differ\n";
+    let (root, _) = run_folder(summary, binary);
+    let p = json_of(&run(root.path(), &["patch", "baeded25", "--variant", "agent", "--json"]));
+    assert_eq!(p["files"][0]["binary"], true, "{p}");
+}
+
+#[test]
+fn a_summary_without_an_agent_section_and_a_broken_trajectory_are_named_and_the_rest_is_kept() {
+    let summary = r#"{"meta": {"agent": "trae", "model": "gpt-5", "model_full": "gpt-5-2025-08-07"}, "commits": {"human": "baeded25699f9f4851843306f27f685c4d4ee7c5"}}"#;
+    let (root, dir) = run_folder(summary, "");
+    std::fs::write(dir.join("trajectory.json"), "{\"agent_steps\": [").unwrap();
+    let t = json_of(&run(root.path(), &["trajectory", "baeded25", "--json"]));
+    assert_eq!(t["model"], "gpt-5-2025-08-07");
+    assert!(t["status"].is_null() && t["steps"].is_null(), "{t}");
+    let problems = t["problems"].to_string();
+    assert!(problems.contains("run_summary.json has no agent section"), "{problems}");
+    assert!(problems.contains("trajectory.json: not a trajectory"), "{problems}");
+}
+
+#[test]
+fn a_fifty_megabyte_trajectory_is_read_for_its_counts() {
+    let summary = r#"{"meta": {"agent": "trae", "model": "gpt-5"}, "commits": {"human": "baeded25699f9f4851843306f27f685c4d4ee7c5"}, "agent": {"status": "error"}}"#;
+    let (root, dir) = run_folder(summary, "");
+    let message = "x".repeat(10_000);
+    let step = |n: usize| {
+        format!(
+            r#"{{"step_number": {n}, "llm_messages": [{{"content": "{message}"}}], "tool_calls": [{{"name": "bash", "arguments": {{"command": "ls {n}"}}}}], "tool_results": [{{"result": "ok {n}"}}]}}"#
+        )
+    };
+    let steps: Vec<String> = (1..=5_000).map(step).collect();
+    let text =
+        format!(r#"{{"model": "gpt-5", "agent_steps": [{}], "final_result": "done"}}"#, steps.join(","));
+    assert!(text.len() > 50_000_000);
+    std::fs::write(dir.join("trajectory.json"), text).unwrap();
+    let t = json_of(&run(root.path(), &["trajectory", "baeded25", "--json"]));
+    assert_eq!(t["steps"], 5_000);
+    assert_eq!(t["tool_calls"]["bash"], 5_000);
+    assert_eq!(t["final_message"], "done");
+}
+
+fn git(repo: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").arg("-C").arg(repo).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn the_humans_patch_is_git_diff_of_the_commit_against_its_parent_in_the_checkout() {
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    git(r, &["init", "-q"]);
+    std::fs::create_dir_all(r.join("csrc")).unwrap();
+    std::fs::write(r.join("a.py"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(r.join("csrc/k.cu"), "int x;\n").unwrap();
+    git(r, &["add", "."]);
+    git(r, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "parent"]);
+    let parent = git(r, &["rev-parse", "HEAD"]);
+    std::fs::write(r.join("a.py"), "one\n2\nthree\nfour\n").unwrap();
+    std::fs::write(r.join("csrc/k.cu"), "int y;\n").unwrap();
+    git(r, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "the PR"]);
+    let full = git(r, &["rev-parse", "HEAD"]);
+    // The embedded row of one commit, with this checkout's hashes.
+    let row = perftriage::dataset::EMBEDDED.lines().next().unwrap();
+    let mut row: Value = serde_json::from_str(row).unwrap();
+    (row["short"], row["full"], row["parent"]) =
+        (full[..8].into(), full.clone().into(), parent.clone().into());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{row}\n")).unwrap();
+    let config = format!("dataset = {:?}\n[runs]\nvllm_repo = {:?}\n", dir.path().join("dataset.jsonl"), r);
+    std::fs::write(dir.path().join("config.toml"), config).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let args = ["--config", config.to_str().unwrap(), "patch", &full[..8], "--variant", "human", "--json"];
+    let p = json_of(&common::cli(ws.path(), &args));
+    assert_eq!((p["added"].as_u64(), p["removed"].as_u64()), (Some(3), Some(2)), "{p}");
+    assert_eq!(p["files"][0]["path"], "a.py");
+    assert_eq!((p["files"][0]["added"].as_u64(), p["files"][0]["removed"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(p["touches_compiled"], true, "csrc/k.cu");
+    assert!(p["source"].as_str().unwrap().ends_with(&format!("diff {parent} {full}")), "{p}");
+}
