@@ -146,8 +146,10 @@ fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keepin
 #[test]
 #[cfg_attr(not(has_tmux), ignore = "needs tmux")]
 fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows_the_results() {
-    let dir = tempfile::tempdir().unwrap();
-    // 100,000 small files: the reading takes long enough to be watched.
+    // 100,000 small files: the reading takes long enough to be watched (seconds), in memory
+    // where there is a tmpfs (on disk, writing and removing them took most of a minute).
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() }.unwrap();
     for n in 0..100_000 {
         let role = ["baseline", "human", "agent"][n % 3];
         role_file(dir.path(), &format!("{:08x}", n / 3), role, "model-a", "2026-01-11 16:35:23", n as f64);
@@ -164,4 +166,22 @@ fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows
     assert!(counted.contains("/100000 ("), "how many of how many, and how fast:\n{counted}");
     let read = board.until("the results", 120, |s| !loading(s));
     assert!(common::tmux_board::row_has(&read, SHORT, "✓ 99999 ms"), "the newest of each:\n{read}");
+}
+
+#[test]
+fn a_record_repeated_in_a_progress_log_is_listed_once_among_the_overridden() {
+    let entry = |at: &str| {
+        serde_json::json!({"commit_hash": FULL, "status": "success", "timestamp": at,
+            "baseline_metrics": {"ttft_mean_ms": 1.0}, "human_metrics": {"ttft_mean_ms": 1.0}})
+    };
+    let older = entry("2026-01-01 10:00:00");
+    let log = serde_json::json!({"results": [older, older, entry("2026-01-02 10:00:00")]});
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("progress.json"), log.to_string()).unwrap();
+    let entry = load(dir.path());
+    let old: Vec<_> = entry.overridden.iter().map(|o| (o.variant, o.at.map(|t| t.to_string()))).collect();
+    let day_one = Some("2026-01-01 10:00:00".to_string());
+    // The agent too: a Modal success without agent metrics is the agent's failure.
+    let each = Variant::ALL.map(|v| (v, day_one.clone()));
+    assert_eq!(old, each, "each once");
 }

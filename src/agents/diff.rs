@@ -90,7 +90,7 @@ impl Reader {
         } else if line.starts_with("@@") {
             self.left = hunk_ranges(line).ok_or_else(|| DiffError::BadHunk { line: n, text: line.into() })?;
         } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
-            self.current_or_new(n)?.binary = true;
+            self.mark_binary(n)?;
         }
         Ok(())
     }
@@ -123,11 +123,15 @@ impl Reader {
         }
     }
 
-    fn current_or_new(&mut self, n: usize) -> Result<&mut FileChange, DiffError> {
+    /// The file being read changes in binary (one named `?` where no header came before).
+    fn mark_binary(&mut self, n: usize) -> Result<(), DiffError> {
         if self.stats.files.is_empty() {
             self.start_file(n, "?")?;
         }
-        Ok(self.stats.files.last_mut().expect("a file was just added"))
+        if let Some(file) = self.stats.files.last_mut() {
+            file.binary = true;
+        }
+        Ok(())
     }
 
     fn finish(mut self, empty: bool) -> Result<DiffStats, DiffError> {

@@ -20,8 +20,11 @@ pub struct Measured {
     /// The record's values of the primary metrics its commit's kind may compare on, and their
     /// repeats' values where it repeated.
     values: Box<[(&'static str, f64)]>,
-    samples: Box<[(&'static str, Box<[f64]>)]>,
+    samples: Box<[Repeats]>,
 }
+
+/// A metric's values, one per repeat.
+type Repeats = (&'static str, Box<[f64]>);
 
 impl Measured {
     fn new(variant: Variant, state: &VariantState, candidates: &[&'static str]) -> Measured {

@@ -116,6 +116,7 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
 }
 
 /// What a delta needs of one side: its value of the metric and its repeats' values.
+#[derive(Clone, Copy)]
 struct Side<'a> {
     value: Option<f64>,
     samples: &'a [f64],
