@@ -212,4 +212,22 @@ fn the_humans_patch_is_git_diff_of_the_commit_against_its_parent_in_the_checkout
     assert_eq!((p["files"][0]["added"].as_u64(), p["files"][0]["removed"].as_u64()), (Some(2), Some(1)));
     assert_eq!(p["touches_compiled"], true, "csrc/k.cu");
     assert!(p["source"].as_str().unwrap().ends_with(&format!("diff {parent} {full}")), "{p}");
+    // The agent changed a.py too, and b.py: the report counts both sides and what they share.
+    let runs = tempfile::tempdir().unwrap();
+    let summary =
+        format!(r#"{{"meta": {{"agent": "trae", "model": "gpt-5"}}, "commits": {{"human": "{full}"}}}}"#);
+    let agent =
+        "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-one\n+1\n--- a/b.py\n+++ b/b.py\n@@ -0,0 +1 @@\n+new\n";
+    std::fs::create_dir_all(runs.path().join(&full[..8])).unwrap();
+    std::fs::write(runs.path().join(&full[..8]).join("run_summary.json"), summary).unwrap();
+    std::fs::write(runs.path().join(&full[..8]).join("model_patch.diff"), agent).unwrap();
+    let with_runs = ["--config", config.to_str().unwrap(), "--trajectories", runs.path().to_str().unwrap()];
+    let report =
+        json_of(&common::cli(ws.path(), &[&with_runs[..], &["report", "--format", "json"]].concat()));
+    let row = &report["patches"][0];
+    assert_eq!((row["human_files"].as_u64(), row["agent_files"].as_u64()), (Some(2), Some(2)), "{row}");
+    assert_eq!(row["shared_files"], 1, "a.py: {row}");
+    let csv = common::cli(ws.path(), &[&with_runs[..], &["report", "--format", "csv"]].concat());
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert!(csv.contains(&format!("patch_files,{},human=2 agent=2 shared=1", &full[..8])), "{csv}");
 }

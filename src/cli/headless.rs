@@ -82,7 +82,9 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
         Err(code) => return Ok(code),
     };
     let book = read_book(ctx);
-    let text = report::render(&report::build(&entries, &book), format);
+    let mut built = report::build(&entries, &book);
+    built.patches = report::patch_rows(&entries, &ctx.agent_runs(), &ctx.config.runs);
+    let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()?;

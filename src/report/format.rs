@@ -61,6 +61,7 @@ fn markdown(r: &Report) -> String {
     );
     comparability_table(&mut out, r);
     agent_table(&mut out, r);
+    patch_table(&mut out, r);
     if !r.modified.is_empty() {
         let _ = writeln!(
             out,
@@ -154,7 +155,32 @@ fn csv(r: &Report) -> String {
     for (short, variant, fixes) in &r.modified {
         push("modified", &format!("{short}/{variant}"), fixes.join(" "));
     }
+    for row in &r.patches {
+        let n = |v: Option<usize>| v.map_or_else(|| "unknown".to_string(), |n| n.to_string());
+        let files = format!(
+            "human={} agent={} shared={}",
+            n(row.human_files),
+            n(row.agent_files),
+            n(row.shared_files)
+        );
+        push("patch_files", &row.commit, files);
+    }
     out
+}
+
+/// Files changed per commit by the human and the agent, and by both.
+fn patch_table(out: &mut String, r: &Report) {
+    if r.patches.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Patches ({})\n", r.patches.len());
+    out.push_str("| commit | human files | agent files | both |\n|---|---:|---:|---:|\n");
+    let n = |v: Option<usize>| v.map_or_else(|| "?".to_string(), |n| n.to_string());
+    for row in &r.patches {
+        let (human, agent, both) = (n(row.human_files), n(row.agent_files), n(row.shared_files));
+        let _ = writeln!(out, "| {} | {human} | {agent} | {both} |", row.commit);
+    }
+    out.push('\n');
 }
 
 fn outcome_rows(_band: &str, o: &Outcomes) -> [(&'static str, usize); 3] {

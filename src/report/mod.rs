@@ -3,10 +3,12 @@
 
 mod compare;
 mod format;
+mod patches;
 mod status;
 
 pub use compare::{Comparison, PAIRS, Pair, TIE_BAND_PCT, compare, reasons};
 pub use format::{ReportFormat, render};
+pub use patches::{PatchRow, patch_rows};
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
 use crate::dataset::{Entry, Variant};
@@ -45,6 +47,8 @@ pub struct Report {
     pub skipped: Vec<String>,
     /// (commit, variant, fixes): numbers measured in a modified environment.
     pub modified: Vec<(String, String, Vec<String>)>,
+    /// Files changed by the human and the agent, and by both, for commits with a patch known.
+    pub patches: Vec<PatchRow>,
 }
 
 /// One pair over all commits that have both of its values.
