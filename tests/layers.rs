@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
         "dataset",
         "triage",
         "report",
+        "agents",
         "fixes",
         "runs",
         "builds",

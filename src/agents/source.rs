@@ -26,8 +26,12 @@ pub enum SourceError {
     NoRepo(String),
     #[error("{0} has no parent commit in the dataset")]
     NoParent(String),
-    #[error(transparent)]
-    Git(#[from] crate::jobs::git::GitError),
+    #[error("`{0}` is not a hex commit id; refusing to pass it to git")]
+    NotACommit(String),
+    #[error("cannot run git in {repo}: {why}")]
+    GitSpawn { repo: String, why: String },
+    #[error("git diff {parent} {commit} in {repo}: {why}")]
+    GitFailed { parent: String, commit: String, repo: String, why: String },
     #[error("{path}: cannot read: {source}")]
     Read { path: String, source: std::io::Error },
     #[error("{path}: {source}")]
@@ -75,19 +79,25 @@ fn read_patch(variant: Variant, source: String, text: String) -> Result<Patch, S
 }
 
 /// `git diff parent commit`, both checked to be commit ids and given after `--end-of-options`.
-fn git_diff(repo: &Path, parent: &str, commit: &str) -> Result<String, crate::jobs::git::GitError> {
-    use crate::jobs::git::{GitError, checked};
-    let (parent, commit) = (checked(parent)?, checked(commit)?);
+fn git_diff(repo: &Path, parent: &str, commit: &str) -> Result<String, SourceError> {
+    let (parent, commit) = (commit_id(parent)?, commit_id(commit)?);
     let shown = || repo.display().to_string();
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(repo)
         .args(["diff", "--no-color", "--no-ext-diff", "--end-of-options", parent, commit])
         .output()
-        .map_err(|e| GitError::Spawn { repo: shown(), why: e.to_string() })?;
+        .map_err(|e| SourceError::GitSpawn { repo: shown(), why: e.to_string() })?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(GitError::Failed { what: format!("diff {parent} {commit}"), repo: shown(), why });
+        let (parent, commit) = (parent.to_string(), commit.to_string());
+        return Err(SourceError::GitFailed { parent, commit, repo: shown(), why });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A commit id as data gives it (7 to 40 lower-case hex digits): nothing git could take for an option.
+fn commit_id(text: &str) -> Result<&str, SourceError> {
+    let hex = text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if (7..=40).contains(&text.len()) && hex { Ok(text) } else { Err(SourceError::NotACommit(text.into())) }
 }

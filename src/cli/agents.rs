@@ -149,3 +149,26 @@ fn task_lines(run: &AgentRun, trajectory: Option<&Trajectory>) -> Option<Vec<Str
     let text = from_file.or_else(|| trajectory?.task.clone())?;
     Some(text.lines().filter(|l| !l.trim().is_empty()).take(TASK_LINES).map(str::to_string).collect())
 }
+
+/// The report's patch rows: a row per commit with at least one patch known.
+pub fn patch_rows(entries: &[crate::dataset::Entry], ctx: &Context) -> Vec<crate::report::PatchRow> {
+    let runs = ctx.agent_runs();
+    let stats = |entry: &crate::dataset::Entry, v: Variant| {
+        agents::patch(&entry.commit, v, &runs, &ctx.config.runs).ok().map(|p| p.stats)
+    };
+    let mut rows = Vec::new();
+    for entry in entries {
+        let (human, agent) = (stats(entry, Variant::Human), stats(entry, Variant::Agent));
+        if human.is_none() && agent.is_none() {
+            continue;
+        }
+        let shared = human.as_ref().zip(agent.as_ref()).map(|(h, a)| h.shared_paths(a).len());
+        rows.push(crate::report::PatchRow {
+            commit: entry.commit.short.clone(),
+            human_files: human.map(|h| h.files.len()),
+            agent_files: agent.map(|a| a.files.len()),
+            shared_files: shared,
+        });
+    }
+    rows
+}

@@ -83,7 +83,7 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
     };
     let book = read_book(ctx);
     let mut built = report::build(&entries, &book);
-    built.patches = report::patch_rows(&entries, &ctx.agent_runs(), &ctx.config.runs);
+    built.patches = super::agents::patch_rows(&entries, ctx);
     let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;

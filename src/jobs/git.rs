@@ -15,7 +15,7 @@ pub enum GitError {
 }
 
 /// A commit id as data may give it: 7 to 40 lower-case hex digits.
-pub fn checked(commit: &str) -> Result<&str, GitError> {
+fn checked(commit: &str) -> Result<&str, GitError> {
     let hex = commit.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     if (7..=40).contains(&commit.len()) && hex {
         Ok(commit)

@@ -8,7 +8,7 @@ mod status;
 
 pub use compare::{Comparison, PAIRS, Pair, TIE_BAND_PCT, compare, reasons};
 pub use format::{ReportFormat, render};
-pub use patches::{PatchRow, patch_rows};
+pub use patches::PatchRow;
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
 use crate::dataset::{Entry, Variant};
