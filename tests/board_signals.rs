@@ -18,7 +18,9 @@ fn tmux(args: &[&str]) -> String {
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60); // a loaded 2-core CI machine is slow to start it
+    // A 2-core CI machine building multi-GB images is slow to start a board: twice the board
+    // did not draw within 60 s there (both times while real-tier images were being built).
+    let deadline = Instant::now() + Duration::from_secs(180);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(100));
