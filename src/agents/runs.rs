@@ -2,6 +2,7 @@
 //! files they hold (`run_summary.json`, `model_patch.diff`), matched to commits by the human
 //! commit their summary names (else the folder's name), several runs of a commit kept by time.
 
+use crate::dataset::short_from_name;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -121,8 +122,8 @@ fn is_run_folder(dir: &Path) -> bool {
 fn read_run(dir: &Path) -> Option<AgentRun> {
     let mut problems = Vec::new();
     let summary = read_summary(dir, &mut problems);
-    let named = summary.commits.as_ref().and_then(|c| c.human.as_deref()).and_then(short_of);
-    let short = named.or_else(|| short_of(dir.file_name()?.to_str()?))?;
+    let named = summary.commits.as_ref().and_then(|c| c.human.as_deref()).and_then(short_from_name);
+    let short = named.or_else(|| short_from_name(dir.file_name()?.to_str()?))?;
     let meta = summary.meta.unwrap_or_default();
     let agent_part = summary.agent.unwrap_or_else(|| {
         problems.push(format!("{}: run_summary.json has no agent section", dir.display()));
@@ -155,12 +156,6 @@ fn read_summary(dir: &Path, problems: &mut Vec<String>) -> Summary {
         problems.push(format!("{}: not a run summary: {e}", path.display()));
         Summary::default()
     })
-}
-
-/// The 8 lower-case hex digits a commit is known by, from a hash or a folder name.
-fn short_of(text: &str) -> Option<String> {
-    let head = text.get(..8)?;
-    head.bytes().all(|b| b.is_ascii_hexdigit()).then(|| head.to_ascii_lowercase())
 }
 
 /// The agent as result folders name it: the agent, then its model without punctuation or a

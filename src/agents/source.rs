@@ -96,8 +96,6 @@ fn git_diff(repo: &Path, parent: &str, commit: &str) -> Result<String, SourceErr
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// A commit id as data gives it (7 to 40 lower-case hex digits): nothing git could take for an option.
 fn commit_id(text: &str) -> Result<&str, SourceError> {
-    let hex = text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if (7..=40).contains(&text.len()) && hex { Ok(text) } else { Err(SourceError::NotACommit(text.into())) }
+    if crate::dataset::is_commit_id(text) { Ok(text) } else { Err(SourceError::NotACommit(text.into())) }
 }

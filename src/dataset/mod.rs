@@ -14,11 +14,25 @@ mod workload;
 pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
 pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names};
 pub use images::ImageTemplates;
-pub use join::{Joiner, Progress, join, load as load_results};
+pub use join::{Progress, join, load as load_results};
 pub use kind::BenchKind;
 pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};
 pub use measured::{Measured, MeasuredSet};
 pub use workload::{Difference, PARTS as WORKLOAD_PARTS, Workload};
+
+/// A commit id as data may give it (7 to 40 lower-case hex digits): nothing git could take for an
+/// option or a path.
+pub fn is_commit_id(text: &str) -> bool {
+    let hex = text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    (7..=40).contains(&text.len()) && hex
+}
+
+/// The short hash a name or a full hash starts with: its first 8 characters, when they are hex
+/// digits (lower-cased).
+pub fn short_from_name(name: &str) -> Option<String> {
+    let head = name.get(..8)?;
+    head.bytes().all(|b| b.is_ascii_hexdigit()).then(|| head.to_ascii_lowercase())
+}
 
 /// A single path component that names something inside its folder: not empty, not `.` or `..`,
 /// no separator, no NUL, not absolute.

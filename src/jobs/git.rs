@@ -16,12 +16,7 @@ pub enum GitError {
 
 /// A commit id as data may give it: 7 to 40 lower-case hex digits.
 fn checked(commit: &str) -> Result<&str, GitError> {
-    let hex = commit.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if (7..=40).contains(&commit.len()) && hex {
-        Ok(commit)
-    } else {
-        Err(GitError::NotACommit(commit.into()))
-    }
+    if crate::dataset::is_commit_id(commit) { Ok(commit) } else { Err(GitError::NotACommit(commit.into())) }
 }
 
 async fn git(repo: &Path, what: &str, args: &[&str]) -> Result<Vec<u8>, GitError> {

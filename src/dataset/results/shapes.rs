@@ -3,7 +3,7 @@
 
 use super::parts::{Obj, Origin, give_unnamed, short_of, stamp, workload_of};
 use super::{ReadError, ResultSet, Stamp, TextField, modal, role};
-use crate::dataset::Variant;
+use crate::dataset::{Variant, short_from_name};
 use serde_json::Value;
 use std::path::Path;
 
@@ -78,11 +78,6 @@ fn harness_of(path: &Path) -> String {
         dirs[from.unwrap_or(dirs.len().saturating_sub(2))..].iter().filter(|d| short_from_name(d).is_none());
     let joined = kept.copied().collect::<Vec<_>>().join("/");
     joined.strip_prefix("omniperf_results_").unwrap_or(&joined).to_string()
-}
-
-fn short_from_name(name: &str) -> Option<String> {
-    let head = name.get(..8)?;
-    head.chars().all(|c| c.is_ascii_hexdigit()).then(|| head.to_ascii_lowercase())
 }
 
 fn role_from_file_name(name: &str) -> Option<Variant> {
