@@ -150,6 +150,17 @@ fn a_summary_without_an_agent_section_and_a_broken_trajectory_are_named_and_the_
     let problems = t["problems"].to_string();
     assert!(problems.contains("run_summary.json has no agent section"), "{problems}");
     assert!(problems.contains("trajectory.json: not a trajectory"), "{problems}");
+    // A folder that names no commit is said on stderr; the run that does is still read.
+    let stray = root.path().join("vllm/not-a-commit");
+    std::fs::create_dir_all(&stray).unwrap();
+    std::fs::write(stray.join("model_patch.diff"), "").unwrap();
+    let out = run(root.path(), &["trajectory", "baeded25", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: ") && err.contains("not-a-commit: an agent run that names no commit"),
+        "{err}"
+    );
+    assert_eq!(json_of(&out)["model"], "gpt-5-2025-08-07");
 }
 
 #[test]
@@ -173,38 +184,16 @@ fn a_fifty_megabyte_trajectory_is_read_for_its_counts() {
     assert_eq!(t["final_message"], "done");
 }
 
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git").arg("-C").arg(repo).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+/// The agent changed a.py too (the human's first line, not its second), and b.py.
+const AGENT_PATCH: &str =
+    "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-one\n+1\n--- a/b.py\n+++ b/b.py\n@@ -0,0 +1 @@\n+new\n";
 
 #[test]
 fn the_humans_patch_is_git_diff_of_the_commit_against_its_parent_in_the_checkout() {
-    let repo = tempfile::tempdir().unwrap();
-    let r = repo.path();
-    git(r, &["init", "-q"]);
-    std::fs::create_dir_all(r.join("csrc")).unwrap();
-    std::fs::write(r.join("a.py"), "one\ntwo\nthree\n").unwrap();
-    std::fs::write(r.join("csrc/k.cu"), "int x;\n").unwrap();
-    git(r, &["add", "."]);
-    git(r, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "parent"]);
-    let parent = git(r, &["rev-parse", "HEAD"]);
-    std::fs::write(r.join("a.py"), "one\n2\nthree\nfour\n").unwrap();
-    std::fs::write(r.join("csrc/k.cu"), "int y;\n").unwrap();
-    git(r, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "the PR"]);
-    let full = git(r, &["rev-parse", "HEAD"]);
-    // The embedded row of one commit, with this checkout's hashes.
-    let row = perftriage::dataset::EMBEDDED.lines().next().unwrap();
-    let mut row: Value = serde_json::from_str(row).unwrap();
-    (row["short"], row["full"], row["parent"]) =
-        (full[..8].into(), full.clone().into(), parent.clone().into());
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("dataset.jsonl"), format!("{row}\n")).unwrap();
-    let config = format!("dataset = {:?}\n[runs]\nvllm_repo = {:?}\n", dir.path().join("dataset.jsonl"), r);
-    std::fs::write(dir.path().join("config.toml"), config).unwrap();
+    let checkout = common::checkout::Checkout::new("");
+    let (full, parent) = (&checkout.full, &checkout.parent);
     let ws = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
+    let config = &checkout.config;
     let args = ["--config", config.to_str().unwrap(), "patch", &full[..8], "--variant", "human", "--json"];
     let p = json_of(&common::cli(ws.path(), &args));
     assert_eq!((p["added"].as_u64(), p["removed"].as_u64()), (Some(3), Some(2)), "{p}");
@@ -214,13 +203,7 @@ fn the_humans_patch_is_git_diff_of_the_commit_against_its_parent_in_the_checkout
     assert!(p["source"].as_str().unwrap().ends_with(&format!("diff {parent} {full}")), "{p}");
     // The agent changed a.py too, and b.py: the report counts both sides and what they share.
     let runs = tempfile::tempdir().unwrap();
-    let summary =
-        format!(r#"{{"meta": {{"agent": "trae", "model": "gpt-5"}}, "commits": {{"human": "{full}"}}}}"#);
-    let agent =
-        "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-one\n+1\n--- a/b.py\n+++ b/b.py\n@@ -0,0 +1 @@\n+new\n";
-    std::fs::create_dir_all(runs.path().join(&full[..8])).unwrap();
-    std::fs::write(runs.path().join(&full[..8]).join("run_summary.json"), summary).unwrap();
-    std::fs::write(runs.path().join(&full[..8]).join("model_patch.diff"), agent).unwrap();
+    checkout.agent_run(runs.path(), AGENT_PATCH);
     let with_runs = ["--config", config.to_str().unwrap(), "--trajectories", runs.path().to_str().unwrap()];
     let report =
         json_of(&common::cli(ws.path(), &[&with_runs[..], &["report", "--format", "json"]].concat()));
@@ -230,4 +213,63 @@ fn the_humans_patch_is_git_diff_of_the_commit_against_its_parent_in_the_checkout
     let csv = common::cli(ws.path(), &[&with_runs[..], &["report", "--format", "csv"]].concat());
     let csv = String::from_utf8_lossy(&csv.stdout);
     assert!(csv.contains(&format!("patch_files,{},human=2 agent=2 shared=1", &full[..8])), "{csv}");
+}
+
+/// The screen below the header (it says whether Docker answers) with the temporary folders'
+/// names (different every run) taken out.
+fn steady(screen: &str, checkout: &common::checkout::Checkout) -> String {
+    let tmp = regex::Regex::new(r"/tmp/\.tmp[A-Za-z0-9]*").unwrap();
+    let below_header = screen.split_once('\n').map_or("", |(_, rest)| rest);
+    let screen = tmp.replace_all(below_header, "/tmp/…").into_owned();
+    screen.replace(&checkout.full, "<full>").replace(&checkout.parent, "<parent>")
+}
+
+/// Whether the pane's first text row (below the header and the pane's border) shows `file`.
+fn on_top(file: &'static str) -> impl Fn(&str) -> bool {
+    move |screen| screen.lines().nth(2).is_some_and(|l| l.contains(file))
+}
+
+/// `d` and `t` on the board in a real terminal at 80x24 (stacked) and 160x48 (side by side):
+/// the two patches with the file both changed marked, Tab to the next file, a search, the
+/// agent run's summary and steps (the export's 9ed82e70 trajectory, cut to 10 steps), and the
+/// detail pane's `patches:` line.
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
+    let runs = tempfile::tempdir().unwrap();
+    let trajectories = format!("trajectories = [{:?}]\n", runs.path());
+    let checkout = common::checkout::Checkout::new(&trajectories);
+    let run = checkout.agent_run(runs.path(), AGENT_PATCH);
+    let fixture = Path::new(FIXTURES).join("trae_gpt5/vllm/9ed82e70");
+    for file in ["trajectory.json", "task.txt"] {
+        std::fs::copy(fixture.join(file), run.join(file)).unwrap();
+    }
+    for (size, name) in [((80, 24), "80x24"), ((160, 48), "160x48")] {
+        let ws = tempfile::tempdir().unwrap();
+        let board = common::tmux_board::Board::start_sized(&checkout.config, ws.path(), name, size);
+        board.until("the board", 60, |s| s.contains(checkout.short()));
+        board.keys("Enter");
+        let detail = "patches  human +3 −2 in 2 files · agent +2 −1 in 2 files (1 shared)";
+        board.until("the patches line", 30, |s| s.contains(detail));
+        board.keys("d");
+        let diff = board.until("the diff", 30, |s| s.contains("▶ a.py  ◆ both") && s.contains("G: end"));
+        insta::assert_snapshot!(format!("patches_{name}"), steady(&diff, &checkout));
+        if size.1 == 24 {
+            // Tab puts the next file's head on top, as far as the pane scrolls; S-Tab goes back.
+            board.keys("Tab");
+            board.until("the first file on top", 10, on_top("▶ a.py"));
+            board.keys("Tab");
+            board.until("the pane moved on", 10, |s| !on_top("▶ a.py")(s) && s.contains("▶ csrc/k.cu"));
+            board.keys("BTab");
+            board.until("the first file again", 10, on_top("▶ a.py"));
+        }
+        board.keys("/");
+        board.keys("int y");
+        board.keys("Enter");
+        board.until("the match", 10, |s| s.contains("/int y (1 lines)"));
+        board.keys("Escape");
+        board.keys("t");
+        let agent = board.until("the agent run", 30, |s| s.contains("steps (10)") && s.contains("G: end"));
+        insta::assert_snapshot!(format!("agent_run_{name}"), steady(&agent, &checkout));
+    }
 }

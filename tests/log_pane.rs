@@ -8,21 +8,13 @@
 
 mod common;
 
-use common::{chars, enter, press, state};
+use common::{chars, decoded, enter, press, state};
 use perftriage::app::{AppState, Effect, Key, KeyCode, LogMsg, Msg, update};
 use perftriage::jobs::logs::Logs;
-use perftriage::logs::{DEFAULT_RING, Decoder, Output, Stream};
+use perftriage::logs::DEFAULT_RING;
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-
-fn decoded(text: &str) -> Vec<perftriage::logs::Line> {
-    let mut d = Decoder::new(Stream::Stdout);
-    let mut out = Output::default();
-    d.feed(text.as_bytes(), &mut out);
-    d.finish(&mut out);
-    out.lines
-}
 
 /// A board with the log of 7c01f706's failing variant open, fed `text`.
 fn open_log(text: &str, ring: usize) -> AppState {

@@ -12,6 +12,9 @@ pub struct FileChange {
     /// A binary change (`Binary files … differ`, `GIT binary patch`): no lines to count.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub binary: bool,
+    /// The diff's lines (0-based, end excluded) from its first hunk or binary line to its last.
+    #[serde(skip)]
+    pub body: std::ops::Range<usize>,
 }
 
 /// What a diff changes, file by file, in the order it names them.
@@ -73,6 +76,7 @@ impl Reader {
     fn line(&mut self, n: usize, line: &str) -> Result<(), DiffError> {
         if self.left != (0, 0) {
             self.hunk_line(line);
+            self.extend_body(n);
             return Ok(());
         }
         if let Some(rest) = line.strip_prefix("diff --git ") {
@@ -89,10 +93,22 @@ impl Reader {
             self.name_file(n, &path)?;
         } else if line.starts_with("@@") {
             self.left = hunk_ranges(line).ok_or_else(|| DiffError::BadHunk { line: n, text: line.into() })?;
+            self.extend_body(n);
         } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
             self.mark_binary(n)?;
+            self.extend_body(n);
         }
         Ok(())
+    }
+
+    /// Line `n` (1-based) belongs to the current file's body.
+    fn extend_body(&mut self, n: usize) {
+        if let Some(file) = self.stats.files.last_mut() {
+            if file.body.is_empty() {
+                file.body.start = n - 1;
+            }
+            file.body.end = n;
+        }
     }
 
     fn hunk_line(&mut self, line: &str) {
@@ -110,7 +126,13 @@ impl Reader {
     /// A new file from its `diff --git` header.
     fn start_file(&mut self, n: usize, path: &str) -> Result<(), DiffError> {
         check_path(n, path)?;
-        self.stats.files.push(FileChange { path: path.to_string(), added: 0, removed: 0, binary: false });
+        self.stats.files.push(FileChange {
+            path: path.to_string(),
+            added: 0,
+            removed: 0,
+            binary: false,
+            body: 0..0,
+        });
         Ok(())
     }
 
@@ -185,6 +207,8 @@ mod tests {
         let stats = parse(diff).unwrap();
         let counts: Vec<_> = stats.files.iter().map(|f| (f.path.as_str(), f.added, f.removed)).collect();
         assert_eq!(counts, [("x.py", 1, 1), ("csrc/k.cu", 2, 1)]);
+        let bodies: Vec<_> = stats.files.iter().map(|f| f.body.clone()).collect();
+        assert_eq!(bodies, [3..8, 11..15], "from each file's first hunk header to its last line");
         assert_eq!((stats.added, stats.removed, stats.touches_compiled), (3, 2, true));
     }
 

@@ -104,7 +104,8 @@ fn summarise(raw: File) -> Trajectory {
     for call in raw.agent_steps.iter().flat_map(|s| s.tool_calls.iter().flatten()) {
         *tool_calls.entry(call.name.clone().unwrap_or_else(|| "?".into())).or_insert(0) += 1;
     }
-    let last_reply = raw.agent_steps.iter().rev().find_map(|s| s.llm_response.as_ref()?.content.clone());
+    let mut replies = raw.agent_steps.iter().rev().filter_map(|s| s.llm_response.as_ref()?.content.as_ref());
+    let last_reply = replies.find(|c| !c.trim().is_empty()).cloned();
     let final_message = raw.final_result.filter(|m| !m.trim().is_empty()).or(last_reply);
     let steps = raw.agent_steps.into_iter().enumerate().map(|(i, s)| step(i, s)).collect();
     Trajectory {
@@ -136,12 +137,14 @@ fn step(index: usize, raw: RawStep) -> Step {
     }
 }
 
-/// A call's input in a line: its command, path or first string argument, else its JSON.
+/// A call's input in a line: its command and path (an editor's `create x.py`), else its
+/// first string argument, else its JSON.
 fn argument_text(arguments: &serde_json::Value) -> String {
-    let named = ["command", "path", "file_path", "query"].iter().find_map(|k| arguments.get(k)?.as_str());
-    match named {
-        Some(text) => text.to_string(),
-        None => arguments.as_str().map_or_else(|| arguments.to_string(), str::to_string),
+    let named = |keys: &[&str]| keys.iter().find_map(|k| arguments.get(k)?.as_str());
+    match (named(&["command", "query"]), named(&["path", "file_path"])) {
+        (Some(command), Some(path)) => format!("{command} {path}"),
+        (Some(text), None) | (None, Some(text)) => text.to_string(),
+        (None, None) => arguments.as_str().map_or_else(|| arguments.to_string(), str::to_string),
     }
 }
 

@@ -16,6 +16,14 @@ pub enum Effect {
         /// Lines the view's ring holds: only the newest this many are decoded and sent.
         ring: usize,
     },
+    /// Make a document (the 3-way diff, the agent run) off the loop and stream it as a log.
+    OpenDocument {
+        key: LogKey,
+        document: Document,
+        ring: usize,
+    },
+    /// Read a commit's two patches for the detail pane's line (answered by `Msg::PatchLine`).
+    PatchLine(String),
     /// Read lines `first..first + count` back from the log's spool.
     ReadLog {
         key: LogKey,
@@ -115,6 +123,15 @@ pub enum Effect {
     MouseCapture(bool),
     /// Put text on the terminal's clipboard (OSC 52).
     Copy(String),
+}
+
+/// What the log pane can show besides logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Document {
+    /// The human's and the agent's patches, laid out so.
+    Patches(crate::agents::document::Layout),
+    /// The agent's own run: its summary and steps.
+    AgentRun,
 }
 
 /// A fix to apply, as the job service needs it.

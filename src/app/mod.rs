@@ -13,7 +13,7 @@ mod state;
 pub mod update;
 
 pub use action::Action;
-pub use effect::{Effect, FixRequest};
+pub use effect::{Document, Effect, FixRequest};
 pub use input::{Key, KeyCode};
 pub use keymap::{KeyError, KeyMap, KeyMode};
 pub use msg::{BuildMsg, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, RunMsg};

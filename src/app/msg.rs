@@ -81,6 +81,11 @@ pub enum Msg {
     Notice(Level, String),
     /// How far reading the result files has got (the board draws the dataset meanwhile).
     Reading(crate::dataset::Progress),
+    /// The detail pane's `patches:` line of a commit, once both patches were read.
+    PatchLine {
+        short: String,
+        line: String,
+    },
     /// The result files are read: the commits joined with them, and what could not be read.
     ResultsRead {
         entries: Vec<crate::dataset::Entry>,

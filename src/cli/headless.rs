@@ -60,7 +60,7 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
         }
     }
     out.finish()?;
-    warn(&ctx.warnings, ctx.verbose);
+    super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -88,7 +88,7 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()?;
-    warn(&ctx.warnings, ctx.verbose);
+    super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -116,14 +116,6 @@ pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {
 
 fn read_book(ctx: &Context) -> crate::triage::TriageBook {
     let workspace = ctx.read_workspace();
-    warn(&workspace.report.messages, true);
+    super::warnings::print(&workspace.report.messages, true);
     workspace.book
-}
-
-/// Warnings on stderr: one line per kind, or every one with `--verbose`.
-fn warn(warnings: &[String], verbose: bool) {
-    let lines = if verbose { warnings.to_vec() } else { super::warnings::summarise(warnings) };
-    for w in &lines {
-        super::out::err(&format!("perftriage: warning: {w}"));
-    }
 }

@@ -4,6 +4,14 @@
 
 use std::collections::BTreeMap;
 
+/// Warnings on stderr: one line per kind, or every one with `--verbose`.
+pub fn print(warnings: &[String], verbose: bool) {
+    let lines = if verbose { warnings.to_vec() } else { summarise(warnings) };
+    for w in &lines {
+        super::out::err(&format!("perftriage: warning: {w}"));
+    }
+}
+
 /// One line per kind, most frequent first: `37× verification run (…): error — … (e.g. <first>)`.
 pub fn summarise(warnings: &[String]) -> Vec<String> {
     let mut kinds: BTreeMap<String, (usize, &String)> = BTreeMap::new();

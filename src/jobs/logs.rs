@@ -39,13 +39,21 @@ impl Logs {
     /// Spool and stream a recorded log: the result file's recorded output, else `text`, to a
     /// view whose ring holds `ring` lines.
     pub fn open(&self, key: LogKey, source: Option<String>, text: String, ring: usize) {
+        let variant = key.variant;
+        let recorded = move || source.and_then(|s| recorded_output(Path::new(&s), variant)).unwrap_or(text);
+        self.open_with(key, ring, recorded);
+    }
+
+    /// Spool and stream the text `make` returns (made on a blocking thread: it may read files
+    /// or run git) to a view whose ring holds `ring` lines.
+    pub fn open_with(&self, key: LogKey, ring: usize, make: impl FnOnce() -> String + Send + 'static) {
         let stamp = crate::session::now_compact();
         let path = self.workspace.join("logs").join(&key.short).join(key.variant.name());
         let path = path.join(format!("{}-{stamp}.log", key.run));
         let (redactor, classifier) = (self.redactor.clone(), self.classifier.clone());
         let (readers, tx) = (self.readers.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            let bytes = source.and_then(|s| recorded_output(Path::new(&s), key.variant)).unwrap_or(text);
+            let bytes = make();
             match LinePath::create(&path, redactor, classifier) {
                 Ok(lines) => stream(&mut lines.keeping(ring), bytes.as_bytes(), &key, &tx, &readers),
                 Err(e) => notice(&tx, Level::Error, format!("cannot create {}: {e}", path.display())),

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod build_job;
+pub mod documents;
 pub mod fix;
 pub mod fleet;
 pub mod git;

@@ -14,6 +14,7 @@ pub struct Io {
     pub gpu_interval: Arc<AtomicU64>,
     pub jobs: JobService,
     pub logs: Logs,
+    pub documents: crate::jobs::documents::Documents,
     pub workspace: std::path::PathBuf,
     pub tx: tokio::sync::mpsc::UnboundedSender<Msg>,
 }
@@ -24,6 +25,11 @@ impl Io {
         match effect {
             Effect::SaveTriage(book) => self.saver.save(book),
             Effect::OpenLog { key, source, text, ring } => self.logs.open(key, source, text, ring),
+            Effect::OpenDocument { key, document, ring } => {
+                let make = self.documents.maker(key.short.clone(), document);
+                self.logs.open_with(key, ring, make);
+            }
+            Effect::PatchLine(short) => self.documents.patch_line(short),
             Effect::ReadLog { key, first, count } => self.logs.read(key, first, count),
             Effect::SaveLog { key } => self.logs.save(&key),
             Effect::ExpandLines { key, lines } => self.logs.expand(key, lines),

@@ -140,7 +140,13 @@ fn executor(
     let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
     let jobs = JobService::new(setup, commits, tx.clone());
     let logs = crate::jobs::logs::Logs::new(&ctx.workspace, classifier, tx.clone());
-    Io { saver, gpu_interval, jobs, logs, workspace: ctx.workspace.clone(), tx }
+    let sources = crate::jobs::documents::Sources {
+        commits: state.board.entries.iter().map(|e| (e.commit.short.clone(), e.commit.clone())).collect(),
+        trajectory_dirs: ctx.trajectory_dirs.clone(),
+        config: ctx.config.runs.clone(),
+    };
+    let documents = crate::jobs::documents::Documents::new(sources, tx.clone());
+    Io { saver, gpu_interval, jobs, logs, documents, workspace: ctx.workspace.clone(), tx }
 }
 
 fn startup_message(state: &AppState, store_messages: &[String], read_only: bool) -> Option<(Level, String)> {

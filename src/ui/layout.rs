@@ -14,8 +14,18 @@ pub struct Areas {
     pub footer: Rect,
 }
 
+/// Where the detail (or log) pane goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    None,
+    /// Beside the board on wide terminals, below it on narrow ones.
+    Beside,
+    /// In the board's place (a document).
+    Whole,
+}
+
 /// `gpu_rows`: height of the GPU pane above the footer (0 hides it).
-pub fn split(area: Rect, detail_open: bool, gpu_rows: u16) -> Areas {
+pub fn split(area: Rect, pane: Pane, gpu_rows: u16) -> Areas {
     let gpu_rows = gpu_rows.min(area.height / 2);
     let [header, body, gpu, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -25,8 +35,10 @@ pub fn split(area: Rect, detail_open: bool, gpu_rows: u16) -> Areas {
     ])
     .areas(area);
     let gpu = (gpu_rows > 0).then_some(gpu);
-    if !detail_open {
-        return Areas { header, board: body, detail: None, gpu, footer };
+    match pane {
+        Pane::None => return Areas { header, board: body, detail: None, gpu, footer },
+        Pane::Whole => return Areas { header, board: Rect::default(), detail: Some(body), gpu, footer },
+        Pane::Beside => {}
     }
     let (direction, split) = if area.width >= SIDE_BY_SIDE_WIDTH {
         (Direction::Horizontal, [Constraint::Percentage(55), Constraint::Percentage(45)])

@@ -18,7 +18,14 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 fn areas(area: Rect, state: &AppState) -> (layout::Areas, u16, u16) {
     let gpu_rows = if state.gpu.visible { widgets::gpu_pane::height(state) } else { 0 };
     let debug_rows = if state.session.debug_pane { widgets::debug_pane::HEIGHT } else { 0 };
-    let split = layout::split(area, state.board.detail_open || state.logs.is_open(), gpu_rows + debug_rows);
+    let pane = if state.logs.document_open() {
+        layout::Pane::Whole
+    } else if state.board.detail_open || state.logs.is_open() {
+        layout::Pane::Beside
+    } else {
+        layout::Pane::None
+    };
+    let split = layout::split(area, pane, gpu_rows + debug_rows);
     (split, gpu_rows, debug_rows)
 }
 
@@ -73,7 +80,9 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
     }
     widgets::header::render(frame, areas.header, state, theme);
-    widgets::board::render(frame, areas.board, state, theme);
+    if !areas.board.is_empty() {
+        widgets::board::render(frame, areas.board, state, theme);
+    }
     if let Some(pane) = areas.detail {
         match (&state.logs.run_pane, &state.logs.recorded) {
             (Some((id, shown)), _) => widgets::run_panes::render(frame, pane, state, id, *shown, theme),

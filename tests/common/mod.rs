@@ -8,6 +8,7 @@
 )]
 
 pub mod build_env;
+pub mod checkout;
 pub mod engine;
 pub mod real;
 pub mod second_daemon;
@@ -43,6 +44,16 @@ pub fn state() -> AppState {
     let mut s = AppState::new(entries(), TriageBook::new(), KeyMap::default());
     update(&mut s, Msg::Tick(NOW.into()));
     s
+}
+
+/// Text decoded as a container's stdout is: lines with their SGR styles.
+pub fn decoded(text: &str) -> Vec<perftriage::logs::Line> {
+    use perftriage::logs::{Decoder, Output, Stream};
+    let mut d = Decoder::new(Stream::Stdout);
+    let mut out = Output::default();
+    d.feed(text.as_bytes(), &mut out);
+    d.finish(&mut out);
+    out.lines
 }
 
 pub fn press(s: &mut AppState, key: Key) -> Vec<perftriage::app::Effect> {

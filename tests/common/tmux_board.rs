@@ -23,6 +23,15 @@ impl Board {
         width: u16,
         env: &[(&str, &Path)],
     ) -> Board {
+        Board::spawn(config, workspace, name, (width, 45), env)
+    }
+
+    /// A board in a terminal of `width` × `height`.
+    pub fn start_sized(config: &Path, workspace: &Path, name: &str, (width, height): (u16, u16)) -> Board {
+        Board::spawn(config, workspace, name, (width, height), &[])
+    }
+
+    fn spawn(config: &Path, workspace: &Path, name: &str, size: (u16, u16), env: &[(&str, &Path)]) -> Board {
         let session = format!("pt-{name}-{}", std::process::id());
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", v.display())).collect();
         let cmd = format!(
@@ -32,9 +41,9 @@ impl Board {
             config.display(),
             workspace.display()
         );
-        let width = width.to_string();
+        let (width, height) = (size.0.to_string(), size.1.to_string());
         Command::new("tmux")
-            .args(["new-session", "-d", "-s", &session, "-x", &width, "-y", "45", &cmd])
+            .args(["new-session", "-d", "-s", &session, "-x", &width, "-y", &height, &cmd])
             .output()
             .expect("tmux (the tests install it through .ci/run)");
         Board { session }

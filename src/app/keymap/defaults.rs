@@ -88,6 +88,8 @@ const BOARD: &[(&str, Action)] = &[
     ("-", Action::GpuSlower),
     ("D", Action::DebugPane),
     ("V", Action::DebugLevel),
+    ("d", Action::PatchView),
+    ("t", Action::AgentRunView),
 ];
 
 const LOG: &[(&str, Action)] = &[
@@ -118,6 +120,8 @@ const LOG: &[(&str, Action)] = &[
     ("w", Action::ToggleWrap),
     ("X", Action::ExpandLines),
     ("W", Action::SaveLog),
+    ("tab", Action::NextSection),
+    ("shift-tab", Action::PrevSection),
 ];
 
 const CHOOSER: &[(&str, Action)] = &[

@@ -89,6 +89,8 @@ pub struct BoardState {
     pub agents_named: bool,
     /// While the result files are being read: how far it has got.
     pub loading: Option<crate::dataset::Progress>,
+    /// The detail pane's `patches:` line per commit; `None` while it is being read.
+    pub patch_lines: std::collections::BTreeMap<String, Option<String>>,
 }
 
 impl BoardState {
@@ -116,6 +118,7 @@ impl BoardState {
             agent: None,
             agents_named,
             loading: None,
+            patch_lines: std::collections::BTreeMap::new(),
         };
         board.resort();
         board

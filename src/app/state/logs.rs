@@ -4,6 +4,10 @@
 use super::logview::LogView;
 use crate::runs::Pane;
 
+/// The `run` of a document's log key: the 3-way diff view and the agent run pane.
+pub const PATCHES: &str = "patches";
+pub const AGENT_RUN: &str = "agent-run";
+
 #[derive(Debug, Clone)]
 pub struct LogsState {
     /// A recorded log (or a fix's output) open in the pane.
@@ -13,6 +17,8 @@ pub struct LogsState {
     /// Decoded lines kept in memory per log.
     pub ring: usize,
     pub last_query: String,
+    /// The document open in `recorded`, as it was laid out.
+    pub document: Option<crate::app::Document>,
 }
 
 impl LogsState {
@@ -22,6 +28,7 @@ impl LogsState {
             run_pane: None,
             ring: crate::logs::DEFAULT_RING,
             last_query: String::new(),
+            document: None,
         }
     }
 
@@ -29,9 +36,15 @@ impl LogsState {
         self.recorded.is_some() || self.run_pane.is_some()
     }
 
+    /// A document is open: it takes the board's place too.
+    pub fn document_open(&self) -> bool {
+        self.recorded.as_ref().is_some_and(|v| [PATCHES, AGENT_RUN].contains(&v.key.run.as_str()))
+    }
+
     pub fn close(&mut self) {
         self.recorded = None;
         self.run_pane = None;
+        self.document = None;
     }
 }
 

@@ -44,6 +44,8 @@ pub struct LogView {
     /// Lines older than the ring, read back from the spool: (first absolute number, lines).
     pub page: Option<(usize, Vec<Line>)>,
     pub finished: bool,
+    /// Lines that head a section (a document's files), for Tab and S-Tab.
+    pub sections: Vec<usize>,
 }
 
 impl LogView {
@@ -61,6 +63,7 @@ impl LogView {
             wrap: false,
             page: None,
             finished: false,
+            sections: Vec::new(),
         }
     }
 
@@ -82,6 +85,9 @@ impl LogView {
             let n = self.ring.total();
             if let Some(search) = &mut self.search {
                 search.record(n, line.text());
+            }
+            if line.text().starts_with(crate::agents::document::SECTION_MARK) {
+                self.sections.push(n);
             }
             self.ring.push(line);
             if !self.follow {

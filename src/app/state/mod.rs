@@ -16,7 +16,7 @@ pub use board::{BoardPrefs, BoardState, View};
 pub use builds::{BUILD_LOG, BuildView, BuildsState};
 pub use fixmenu::FixMenu;
 pub use gpu::{GpuState, Window};
-pub use logs::LogsState;
+pub use logs::{AGENT_RUN, LogsState, PATCHES};
 pub use logview::{LogKey, LogView, MAX_MATCHES, Search};
 pub use popup::{ActionMenu, BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
 pub use runs::{DockerStatus, RunRequest, RunView, RunsState, compact_duration};
@@ -80,7 +80,7 @@ impl AppState {
     /// Text rows of the log pane (it takes the detail pane's place; a run's two panes share it).
     pub fn log_rows(&self) -> usize {
         let (w, h) = self.session.size;
-        let h = if w >= 140 { h } else { h / 2 };
+        let h = if w >= 140 || self.logs.document_open() { h } else { h / 2 };
         let h = if self.logs.run_pane.is_some() { h / 2 } else { h };
         usize::from(h.saturating_sub(4)).max(1)
     }

@@ -172,6 +172,9 @@ fn view_action(view: &mut LogView, action: Action, rows: usize) -> Vec<Effect> {
         Action::ToggleWrap => view.wrap = !view.wrap,
         Action::SaveLog => return vec![Effect::SaveLog { key: view.key.clone() }],
         Action::ExpandLines => return expand(view, rows, current),
+        Action::NextSection | Action::PrevSection => {
+            to_section(view, current, rows, action == Action::NextSection);
+        }
         _ => {}
     }
     fetch_if_needed(view, rows)
@@ -242,6 +245,19 @@ fn to_error(view: &mut LogView, current: usize, rows: usize, forward: bool) {
     };
     if let Some(line) = found {
         show(view, line, rows);
+    }
+}
+
+/// Tab / S-Tab: put the next (previous) section head at the top.
+fn to_section(view: &mut LogView, current: usize, rows: usize, forward: bool) {
+    let next = if forward {
+        view.sections.iter().find(|&&n| n > current)
+    } else {
+        view.sections.iter().rev().find(|&&n| n < current)
+    };
+    if let Some(&line) = next {
+        view.follow = false;
+        view.top = line.min(view.ring.total().saturating_sub(rows));
     }
 }
 

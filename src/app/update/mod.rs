@@ -5,6 +5,7 @@
 mod board;
 mod builds;
 mod confirm;
+mod documents;
 mod fixes;
 mod gpu;
 mod help;
@@ -54,6 +55,10 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         }
         Msg::Resize(w, h) => {
             state.session.size = (w, h);
+            documents::resized(state)
+        }
+        Msg::PatchLine { short, line } => {
+            state.board.patch_lines.insert(short, Some(line));
             Vec::new()
         }
         Msg::Tick(now) => tick(state, now),
@@ -100,12 +105,12 @@ fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     state.session.ticks += 1;
     state.session.expire_message();
     state.refresh_live_cells();
+    let mut effects = documents::ask_patch_line(state);
     // A read-only board asks for the lock every other second.
     if state.session.read_only && state.session.ticks.is_multiple_of(2) {
-        vec![Effect::TryTakeOver]
-    } else {
-        Vec::new()
+        effects.push(Effect::TryTakeOver);
     }
+    effects
 }
 
 fn saved(state: &mut AppState, result: Result<(), JobError>) -> Vec<Effect> {
@@ -262,6 +267,10 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
             gpu::act(state, action)
         }
         Action::DebugPane | Action::DebugLevel => help::debug(state, action),
+        Action::PatchView | Action::AgentRunView => documents::open(state, action),
+        // Tab in a log without sections is the board's, as before.
+        Action::NextSection if !has_sections(state) => board::navigate(state, Action::NextView),
+        Action::PrevSection if !has_sections(state) => board::navigate(state, Action::PrevView),
         _ if KeyMode::Log.offers(action) => logs::act(state, action),
         Action::Pick => board::pick(state),
         _ => board::navigate(state, action),
@@ -269,6 +278,10 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
 }
 
 /// Board → log pane → (a run's other pane) → board.
+fn has_sections(state: &mut AppState) -> bool {
+    state.focused_log_mut().is_some_and(|v| !v.sections.is_empty())
+}
+
 fn cycle_focus(state: &mut AppState) -> Vec<Effect> {
     if !state.logs.is_open() {
         state.notify(Level::Info, "only the board is open: L opens the log pane");

@@ -72,6 +72,9 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
         let v: Vec<String> = c.vllm_versions.iter().map(|(k, v)| format!("{} {v}", k.letter())).collect();
         out.push(field("vLLM", v.join("   "), theme));
     }
+    if let Some(Some(patches)) = state.board.patch_lines.get(&c.short) {
+        out.push(field("patches", patches.clone(), theme));
+    }
     out.extend(command_lines(entry, theme));
     out.extend(image_lines(entry, &state.session.images, theme));
     out.push(section("Variants", theme));
