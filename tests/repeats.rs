@@ -49,3 +49,30 @@ fn three_variants_repeated_three_times_are_one_workload_with_an_interval() {
         assert!(low <= pct && pct <= high && (pct - pair["pct"].as_f64().unwrap()).abs() < 1e-9, "{pair:#}");
     }
 }
+
+/// A run whose benchmark served every request but generated no token says success on its own;
+/// the validity gate makes it an `invalid_measurement`, kept so in its result file and read back.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_run_that_generated_no_tokens_is_an_invalid_measurement_not_a_success() {
+    let Some(_engine) = ready() else { return };
+    let command = "vllm bench serve --model facebook/opt-125m --dataset-name random --random-input-len 8 \
+                   --random-output-len 0 --num-prompts 4";
+    let s = setup("perftriage-test/vllm:ok", command, "");
+    let out = perftriage(&s, &["run", &s.short, "--variant", "human"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("gate no_generated_tokens"), "{said}");
+    let r = result(&s, "human");
+    assert_eq!(r["perftriage"]["classification"]["category"], "invalid_measurement", "{r:#}");
+    let results = s.root.join("ws/results");
+    let out = perftriage(&s, &["--results", results.to_str().unwrap(), "status", "--json"]);
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let human = &record["variants"]["human"];
+    assert_eq!(
+        (human["status"].as_str(), human["category"].as_str()),
+        (Some("fail"), Some("invalid_measurement"))
+    );
+    assert_eq!(human["gate"], "no_generated_tokens", "{human:#}");
+    assert!(human["evidence"].as_str().unwrap().starts_with("Total generated tokens:"), "{human:#}");
+}

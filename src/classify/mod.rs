@@ -38,6 +38,13 @@ pub struct Verdict {
     pub context: Vec<String>,
 }
 
+impl Verdict {
+    /// The validity gate an `invalid_measurement` failed (its `gate:<name>` tag).
+    pub fn gate(&self) -> Option<&str> {
+        self.tags.iter().find_map(|t| t.strip_prefix("gate:"))
+    }
+}
+
 /// A line a rule matched in a variant that succeeded and measured: shown beside it, never its
 /// category.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! One metric vocabulary for every upstream spelling: canonical names, units, direction,
 //! and direction-aware comparison. Pure; knows nothing of files or screens.
 
+pub mod gates;
 pub mod parse;
 mod spread;
 mod vocabulary;

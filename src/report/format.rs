@@ -62,6 +62,7 @@ fn markdown(r: &Report) -> String {
     comparability_table(&mut out, r);
     agent_table(&mut out, r);
     patch_table(&mut out, r);
+    invalid_table(&mut out, r);
     if !r.modified.is_empty() {
         let _ = writeln!(
             out,
@@ -165,6 +166,9 @@ fn csv(r: &Report) -> String {
         );
         push("patch_files", &row.commit, files);
     }
+    for (short, variant, gate) in &r.invalid_measurements {
+        push("invalid_measurement", &format!("{short}/{variant}"), gate.clone());
+    }
     out
 }
 
@@ -179,6 +183,18 @@ fn patch_table(out: &mut String, r: &Report) {
     for row in &r.patches {
         let (human, agent, both) = (n(row.human_files), n(row.agent_files), n(row.shared_files));
         let _ = writeln!(out, "| {} | {human} | {agent} | {both} |", row.commit);
+    }
+    out.push('\n');
+}
+
+fn invalid_table(out: &mut String, r: &Report) {
+    if r.invalid_measurements.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Invalid measurements ({})\n", r.invalid_measurements.len());
+    out.push_str("Results that say success but failed a validity gate: in no comparison.\n\n| commit | variant | gate |\n|---|---|---|\n");
+    for (commit, variant, gate) in &r.invalid_measurements {
+        let _ = writeln!(out, "| {commit} | {variant} | {gate} |");
     }
     out.push('\n');
 }

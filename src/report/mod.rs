@@ -49,6 +49,8 @@ pub struct Report {
     pub modified: Vec<(String, String, Vec<String>)>,
     /// Files changed by the human and the agent, and by both, for commits with a patch known.
     pub patches: Vec<PatchRow>,
+    /// (commit, variant, gate): results that said success but failed a validity gate.
+    pub invalid_measurements: Vec<(String, String, String)>,
 }
 
 /// One pair over all commits that have both of its values.
@@ -136,6 +138,9 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
             let fixes = &entry.variant(v).outcome.fixes;
             if !fixes.is_empty() {
                 r.modified.push((c.short.clone(), v.name().into(), fixes.clone()));
+            }
+            if let Some(gate) = entry.variant(v).verdict.as_ref().and_then(|x| x.gate()) {
+                r.invalid_measurements.push((c.short.clone(), v.name().into(), gate.into()));
             }
             let word = entry.variant(v).outcome.status.word();
             *r.by_variant.entry(v.name().into()).or_default().entry(word.into()).or_default() += 1;

@@ -23,6 +23,9 @@ pub struct VariantRecord {
     pub error: Option<String>,
     pub category: Option<String>,
     pub evidence: Option<String>,
+    /// The validity gate an `invalid_measurement` failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
     /// Lines a rule matched in a variant that succeeded and measured: never its category.
     pub warnings: Vec<crate::classify::Warning>,
     pub image: Option<String>,
@@ -107,6 +110,7 @@ fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> Variant
         error: outcome.error.clone(),
         category: state.verdict.as_ref().map(|x| x.category.clone()),
         evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
+        gate: state.verdict.as_ref().and_then(|x| x.gate()).map(str::to_string),
         warnings: state.warnings.clone(),
         image: images.image_for(&entry.commit, v),
         metrics: outcome.metrics.clone(),

@@ -36,6 +36,8 @@ pub struct ResultRecord {
     /// The classification a run of ours recorded (category, evidence): it stands where the text
     /// it kept no longer shows the failure (a failed pull leaves no output).
     pub own_category: Option<(String, String)>,
+    /// The validity gate a record that said "success" failed: it is an `invalid_measurement`.
+    pub invalid: Option<crate::metrics::gates::GateFailure>,
 }
 
 /// A record whose text was classified and then dropped: what a reading thread hands the join, so
@@ -82,6 +84,9 @@ impl ResultRecord {
     /// Classify all of the record's text; the verdict names the field its evidence came from,
     /// with the line number inside that field. A record that measured has none.
     pub fn classify(&self, classifier: &Classifier) -> Option<Verdict> {
+        if let Some(failure) = &self.invalid {
+            return failure.verdict(classifier);
+        }
         if self.measured() {
             return None;
         }
@@ -119,6 +124,19 @@ impl ResultRecord {
             }
         }
         out
+    }
+}
+
+/// Put a record that says "success" through the validity gates: failing one makes it an error.
+fn gate(record: &mut ResultRecord) {
+    if record.outcome.status != RunStatus::Success {
+        return;
+    }
+    let limits = crate::metrics::gates::Limits::default();
+    if let Some(failure) = crate::metrics::gates::check(&record.text(), &record.outcome.metrics, &limits) {
+        record.outcome.status = RunStatus::Error;
+        record.outcome.error = Some(failure.to_string());
+        record.invalid = Some(failure);
     }
 }
 
@@ -174,6 +192,7 @@ pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
     let text = std::fs::read_to_string(path)?;
     let (value, trailing) = first_json_value(&text)?;
     let mut set = shapes::interpret(path, &value)?;
+    set.records.iter_mut().for_each(gate);
     if trailing {
         let message = "trailing data after the first JSON value was ignored".to_string();
         set.warnings.push(LoadWarning { path: path.to_path_buf(), message });

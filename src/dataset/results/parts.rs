@@ -30,6 +30,7 @@ impl Origin<'_> {
             texts: Vec::new(),
             not_comparable: None,
             own_category: None,
+            invalid: None,
         }
     }
 

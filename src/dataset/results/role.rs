@@ -74,6 +74,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     record.texts = fields(obj, TEXT_FIELDS, "");
     record.texts.retain(|t| owner_of(&t.field).is_none_or(|owner| owner == variant));
     record.own_category = own_category(obj);
+    record.invalid = own_gate(obj);
     record.outcome.workload = origin.workload(obj, raw.as_deref());
     record
 }
@@ -105,6 +106,16 @@ fn own_category(obj: &Obj) -> Option<(String, String)> {
     let category = c.get("category")?.as_str()?.to_string();
     let evidence = c.get("evidence").and_then(Value::as_str).unwrap_or_default().to_string();
     Some((category, evidence))
+}
+
+/// The validity gate a run of ours failed, as its classification's `gate:` tag recorded it.
+fn own_gate(obj: &Obj) -> Option<crate::metrics::gates::GateFailure> {
+    let c = obj.get("perftriage")?.get("classification")?;
+    let tags = c.get("tags")?.as_array()?;
+    let gate = tags.iter().find_map(|t| t.as_str()?.strip_prefix("gate:"))?;
+    let gate = crate::metrics::gates::Gate::from_name(gate)?;
+    let evidence = c.get("evidence").and_then(Value::as_str).unwrap_or_default().to_string();
+    Some(crate::metrics::gates::GateFailure { gate, evidence })
 }
 
 /// A flat Docker result: the human image run once, often on a stand-in model. On the benchmark's

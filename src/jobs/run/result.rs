@@ -4,6 +4,7 @@
 use crate::classify::{Classifier, Verdict};
 use crate::dataset::RunStatus;
 use crate::logs::Redactor;
+use crate::metrics::gates::{self, GateFailure};
 use crate::metrics::{Metrics, parse};
 use crate::runs::{Failure, FailureKind, RunPlan};
 use serde_json::{Value, json};
@@ -89,6 +90,9 @@ impl RunOutcome {
         self.raw_tail = tail(&format!("{server}\n{bench}"), 10_000);
         match repeats(bench, &self.repeat_starts) {
             Ok(parsed) if self.bench_exit.unwrap_or(0) == 0 => {
+                if let Some((n, failure)) = first_invalid(bench, &self.repeat_starts, &parsed) {
+                    return self.invalid(n, &failure, classifier, started);
+                }
                 self.status = RunStatus::Success;
                 self.metrics = means(&parsed);
                 if parsed.len() > 1 {
@@ -118,16 +122,43 @@ impl RunOutcome {
     }
 }
 
-/// Each repeat's metrics, the benchmark's text cut where each began; the first repeat that
-/// gives none fails them all (its index and why).
-fn repeats(bench: &str, starts: &[usize]) -> Result<Vec<Metrics>, (usize, parse::NoMetrics)> {
+impl RunOutcome {
+    /// A repeat measured nothing (it failed validity gate): the run is an `invalid_measurement`.
+    fn invalid(
+        mut self,
+        n: usize,
+        failure: &GateFailure,
+        classifier: &Classifier,
+        started: Instant,
+    ) -> RunOutcome {
+        self.verdict = failure.verdict(classifier);
+        let repeat = if self.repeat_starts.len() > 1 { format!("repeat {}: ", n + 1) } else { String::new() };
+        let kind = FailureKind::from_name("invalid_measurement");
+        self.failed(Failure::new(kind, format!("{repeat}{failure}")), started)
+    }
+}
+
+/// The benchmark's text cut where each repeat began.
+fn parts<'a>(bench: &'a str, starts: &[usize]) -> Vec<&'a str> {
     let mut cuts: Vec<usize> = starts.iter().map(|&s| s.min(bench.len())).collect();
     if cuts.is_empty() {
         cuts.push(0);
     }
     let ends = cuts.iter().skip(1).copied().chain([bench.len()]);
-    let parts = cuts.iter().zip(ends).map(|(&a, b)| bench.get(a..b).unwrap_or(""));
-    parts.enumerate().map(|(n, part)| parse::parse(part).map(|p| p.metrics).map_err(|e| (n, e))).collect()
+    cuts.iter().zip(ends).map(|(&a, b)| bench.get(a..b).unwrap_or("")).collect()
+}
+
+/// Each repeat's metrics; the first repeat that gives none fails them all (its index and why).
+fn repeats(bench: &str, starts: &[usize]) -> Result<Vec<Metrics>, (usize, parse::NoMetrics)> {
+    let parts = parts(bench, starts).into_iter().enumerate();
+    parts.map(|(n, part)| parse::parse(part).map(|p| p.metrics).map_err(|e| (n, e))).collect()
+}
+
+/// The first repeat that fails a validity gate, and the gate.
+fn first_invalid(bench: &str, starts: &[usize], parsed: &[Metrics]) -> Option<(usize, GateFailure)> {
+    let limits = gates::Limits::default();
+    let each = parts(bench, starts).into_iter().zip(parsed).enumerate();
+    each.into_iter().find_map(|(n, (text, metrics))| Some((n, gates::check(text, metrics, &limits)?)))
 }
 
 /// Per metric, the mean over the repeats that measured it.

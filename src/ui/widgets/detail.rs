@@ -152,7 +152,8 @@ fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Them
         (Some(verdict), _) => {
             let place = verdict.field.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
             let (category, disposition) = (&verdict.category, verdict.disposition.name());
-            let head = format!("    {category} ({disposition}) {place}line {}: ", verdict.line);
+            let line = if verdict.line > 0 { format!("line {}: ", verdict.line) } else { String::new() };
+            let head = format!("    {category} ({disposition}) {place}{line}");
             out.push(Line::from(vec![
                 Span::styled(head, theme.fixable),
                 Span::styled(verdict.evidence.clone(), theme.text),

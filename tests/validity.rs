@@ -1,0 +1,188 @@
+//! Validity gates on real result files: copies of a real ISO-Bench success (99abb8b6's human
+//! result) changed to measure nothing are `invalid_measurement` failures naming the gate and the
+//! line, never a success and never in a delta; and over the whole public archive no record that
+//! fails a gate is in any comparison.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+
+const REAL: &str = "fixtures/results/isobench/claude_code/results/99abb8b6_human_result.json";
+
+/// The real file with its benchmark output changed by `edit`, in a folder of its own.
+fn changed(edit: impl Fn(&mut Value)) -> tempfile::TempDir {
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(REAL).unwrap()).unwrap();
+    edit(&mut value);
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("omniperf_results_3way_claude_code/results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::write(results.join("99abb8b6_human_result.json"), value.to_string()).unwrap();
+    dir
+}
+
+fn raw_replaced(from: &'static str, to: &'static str) -> impl Fn(&mut Value) {
+    move |v: &mut Value| {
+        let raw = v["raw_output"].as_str().unwrap();
+        assert!(raw.contains(from), "the real output has `{from}`");
+        v["raw_output"] = raw.replace(from, to).into();
+    }
+}
+
+fn classified(dir: &Path) -> Value {
+    let file = dir.join("omniperf_results_3way_claude_code/results/99abb8b6_human_result.json");
+    let ws = tempfile::tempdir().unwrap();
+    let out = common::cli(ws.path(), &["classify", "--json", file.to_str().unwrap()]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn status_of(dir: &Path) -> Value {
+    let ws = tempfile::tempdir().unwrap();
+    let out = common::cli(ws.path(), &["--results", dir.to_str().unwrap(), "status", "--json"]);
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.contains("\"99abb8b6\""))
+        .unwrap()
+        .to_string();
+    serde_json::from_str(&line).unwrap()
+}
+
+#[test]
+fn the_real_success_passes_every_gate() {
+    let dir = changed(|_| {});
+    assert_eq!(classified(dir.path())["category"], Value::Null);
+    assert_eq!(status_of(dir.path())["variants"]["human"]["status"], "ok");
+}
+
+/// A change to the real file.
+type Edit = Box<dyn Fn(&mut Value)>;
+
+#[test]
+fn a_success_that_measured_nothing_is_an_invalid_measurement_naming_its_gate_and_line() {
+    let cases: [(Edit, &str, &str); 4] = [
+        (
+            Box::new(|v: &mut Value| {
+                raw_replaced(
+                    "Total generated tokens:                  6400",
+                    "Total generated tokens:                  0",
+                )(v);
+                raw_replaced(
+                    "Output token throughput (tok/s):         3170.30",
+                    "Output token throughput (tok/s):         0.00",
+                )(v);
+            }),
+            "no_generated_tokens",
+            "Total generated tokens:                  0",
+        ),
+        (
+            Box::new(raw_replaced(
+                "Successful requests:                     100",
+                "Successful requests:                     0",
+            )),
+            "no_successful_requests",
+            "Successful requests:                     0",
+        ),
+        (
+            Box::new(raw_replaced(
+                "Successful requests:                     100",
+                "Failed requests:                         100",
+            )),
+            "failed_requests",
+            "Failed requests:                         100",
+        ),
+        (
+            Box::new(|v: &mut Value| {
+                v["raw_output"] = "BENCHMARK_DONE".into();
+                v["metrics"] = "{}".into();
+            }),
+            "no_metrics",
+            "metrics: {}",
+        ),
+    ];
+    for (edit, gate, line) in cases {
+        let dir = changed(edit);
+        let c = classified(dir.path());
+        assert_eq!(
+            (c["category"].as_str(), c["disposition"].as_str()),
+            (Some("invalid_measurement"), Some("needs_look")),
+            "{gate}: {c:#}"
+        );
+        assert_eq!(c["evidence"], line, "{gate}: {c:#}");
+        assert_eq!(c["field"], format!("gate {gate}"), "{c:#}");
+        let record = status_of(dir.path());
+        let human = &record["variants"]["human"];
+        assert_eq!(
+            (human["status"].as_str(), human["gate"].as_str()),
+            (Some("fail"), Some(gate)),
+            "{human:#}"
+        );
+        let pairs = record["comparison"]["pairs"].as_array().unwrap();
+        for pair in pairs.iter().filter(|p| p["name"].as_str().unwrap().contains("human")) {
+            assert_eq!(pair["pct"], Value::Null, "no delta from an invalid measurement: {pair:#}");
+        }
+        let ws = tempfile::tempdir().unwrap();
+        let report = common::cli(
+            ws.path(),
+            &["--results", dir.path().to_str().unwrap(), "report", "--format", "json"],
+        );
+        let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+        assert_eq!(
+            report["invalid_measurements"],
+            serde_json::json!([["99abb8b6", "human", gate]]),
+            "{gate}"
+        );
+    }
+}
+
+/// Over the whole archive: every record that fails a gate is a failure (the January SGLang
+/// files that say success with empty metrics), and no comparison uses one.
+#[test]
+#[cfg_attr(not(has_archive), ignore = "needs the ISO-Bench archive at ../shared/isobench/archive")]
+fn no_invalid_measurement_of_the_archive_is_in_any_delta() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = common::cli(ws.path(), &["--results", "../shared/isobench/archive", "status", "--json"]);
+    let mut checked = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        for (name, variant) in record["variants"].as_object().unwrap() {
+            if variant["category"] != "invalid_measurement" {
+                continue;
+            }
+            checked += 1;
+            assert_eq!(variant["status"], "fail");
+            for pair in record["comparison"]["pairs"].as_array().into_iter().flatten() {
+                if pair["name"].as_str().unwrap().contains(name.as_str()) {
+                    assert_eq!(pair["pct"], Value::Null, "{pair:#}");
+                }
+            }
+        }
+    }
+    let files: Vec<_> = walk("../shared/isobench/archive");
+    let classified = common::cli(
+        ws.path(),
+        &[&["classify", "--json"][..], &files.iter().map(String::as_str).collect::<Vec<_>>()].concat(),
+    );
+    let invalid = String::from_utf8_lossy(&classified.stdout)
+        .lines()
+        .filter(|l| l.contains("\"category\":\"invalid_measurement\""))
+        .count();
+    eprintln!("archive: {invalid} records fail a gate; {checked} of them decide a dataset commit's variant");
+    assert!(invalid > 0, "the SGLang files that say success with no metrics");
+}
+
+fn walk(dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}
