@@ -44,6 +44,9 @@ fn three_variants_repeated_three_times_are_one_workload_with_an_interval() {
         assert_eq!(pair["comparable"], true, "{pair:#}");
         let i = &pair["interval"];
         assert_eq!(i["runs"], serde_json::json!([3, 3]), "{pair:#}");
+        assert_eq!(pair["method"], "95 % CI over 3+3 runs", "{pair:#}");
+        let p = i["mann_whitney_p"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "a rank test's p beside the interval: {pair:#}");
         let (low, pct, high) =
             (i["low"].as_f64().unwrap(), i["pct"].as_f64().unwrap(), i["high"].as_f64().unwrap());
         assert!(low <= pct && pct <= high && (pct - pair["pct"].as_f64().unwrap()).abs() < 1e-9, "{pair:#}");

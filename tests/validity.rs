@@ -52,7 +52,13 @@ fn status_of(dir: &Path) -> Value {
 fn the_real_success_passes_every_gate() {
     let dir = changed(|_| {});
     assert_eq!(classified(dir.path())["category"], Value::Null);
-    assert_eq!(status_of(dir.path())["variants"]["human"]["status"], "ok");
+    let record = status_of(dir.path());
+    assert_eq!(record["variants"]["human"]["status"], "ok");
+    // A verdict from single runs says so.
+    let pairs = record["comparison"]["pairs"].as_array().unwrap();
+    let measured: Vec<&Value> = pairs.iter().filter(|p| !p["pct"].is_null()).collect();
+    assert!(!measured.is_empty(), "{record:#}");
+    assert!(measured.iter().all(|p| p["method"] == "single runs: ±2 % band"), "{measured:#?}");
 }
 
 /// A change to the real file.

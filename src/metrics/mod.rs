@@ -3,6 +3,7 @@
 
 pub mod gates;
 pub mod parse;
+pub mod rank;
 mod spread;
 mod vocabulary;
 

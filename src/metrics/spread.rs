@@ -19,6 +19,8 @@ pub struct Interval {
     pub high: f64,
     /// Repeats behind the reference and the candidate.
     pub runs: (usize, usize),
+    /// The Mann–Whitney U test's two-sided p-value on the same samples (ranks only).
+    pub mann_whitney_p: Option<f64>,
 }
 
 impl Interval {
@@ -72,7 +74,8 @@ pub fn interval(metric: &str, reference: &[f64], candidate: &[f64]) -> Option<In
     };
     let scale = |d: f64| sign * d / mr.abs() * 100.0;
     let (a, b) = (scale(mc - mr - t * se), scale(mc - mr + t * se));
-    Some(Interval { pct: scale(mc - mr), low: a.min(b), high: a.max(b), runs: (nr, nc) })
+    let mann_whitney_p = super::rank::mann_whitney_p(reference, candidate);
+    Some(Interval { pct: scale(mc - mr), low: a.min(b), high: a.max(b), runs: (nr, nc), mann_whitney_p })
 }
 
 #[cfg(test)]

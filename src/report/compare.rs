@@ -38,6 +38,9 @@ pub struct Pair {
     /// The delta's 95 % confidence interval, where both sides repeated their benchmark.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
+    /// How the verdict is reached: `95 % CI over 5+5 runs`, or `single runs: ±2 % band`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
 }
 
 impl Pair {
@@ -97,8 +100,17 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
     let values = value_of(reference, metric).zip(value_of(candidate, metric));
     let (reasons, unverified) = reasons(r, &reference.outcome.workload, c, &candidate.outcome.workload);
     let (measured, comparable) = (values.is_some(), reasons.is_empty());
-    let mut out =
-        Pair { name, pct: None, measured, comparable, reasons, unverified, older: None, interval: None };
+    let mut out = Pair {
+        name,
+        pct: None,
+        measured,
+        comparable,
+        reasons,
+        unverified,
+        older: None,
+        interval: None,
+        method: None,
+    };
     match values {
         Some(_) if out.comparable => {
             (out.pct, out.interval) = delta(metric, Side::of(reference, metric), Side::of(candidate, metric));
@@ -112,7 +124,16 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
         }
         None => {}
     }
+    out.method = out.pct.map(|_| method(out.interval.as_ref()));
     out
+}
+
+/// What a verdict rests on.
+fn method(interval: Option<&Interval>) -> String {
+    match interval {
+        Some(i) => format!("95 % CI over {}+{} runs", i.runs.0, i.runs.1),
+        None => format!("single runs: ±{TIE_BAND_PCT} % band"),
+    }
 }
 
 /// What a delta needs of one side: its value of the metric and its repeats' values.

@@ -35,7 +35,8 @@ fn delta_span<'a>(label: &str, pair: &Pair, theme: &Theme) -> Span<'a> {
             let (style, word) = super::pair_style(pair, theme);
             let older = if pair.older.is_some() { " (older records)" } else { "" };
             let spread = pair.interval.map_or(String::new(), |i| {
-                format!(" [{:+.1}, {:+.1}] over {}+{} runs", i.low, i.high, i.runs.0, i.runs.1)
+                let p = i.mann_whitney_p.map_or(String::new(), |p| format!(", U p={p:.3}"));
+                format!(" [{:+.1}, {:+.1}] over {}+{} runs{p}", i.low, i.high, i.runs.0, i.runs.1)
             });
             Span::styled(format!("{label} {p:+.1}%{spread} {word}{older}   "), style)
         }
