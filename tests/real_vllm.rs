@@ -48,51 +48,7 @@ fn log_of(r: &serde_json::Value, pane: &str) -> String {
 
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
-fn real_vllm_serves_the_tiny_model_and_its_benchmark_gives_metrics() {
-    let s = real_setup(256, "");
-    let out = run(&s, "human");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let r = result(&s, "human");
-    assert_eq!(r["status"], "success", "{r:#}");
-    let benchmark = log_of(&r, "benchmark");
-    // The numbers recorded are the ones the real benchmark printed (run_3way's names).
-    for (field, label) in [
-        ("request_throughput_req_s", "Request throughput (req/s):"),
-        ("output_token_throughput_tok_s", "Output token throughput (tok/s):"),
-        ("ttft_mean_ms", "Mean TTFT (ms):"),
-        ("tpot_mean_ms", "Mean TPOT (ms):"),
-        ("itl_p99_ms", "P99 ITL (ms):"),
-    ] {
-        let printed = benchmark.lines().find_map(|l| l.strip_prefix(label)).map(str::trim);
-        let printed: f64 =
-            printed.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{label}:\n{benchmark}"));
-        assert!(printed > 0.0 && number(&r, field) == printed, "{field}: {printed} printed: {r:#}");
-    }
-    let server = log_of(&r, "server");
-    for said in ["Initializing a V1 LLM engine (v0.32.0)", "Route: /health", "GET /health HTTP/1.1\" 200"] {
-        assert!(server.contains(said), "the real server said `{said}`:\n{server}");
-    }
-    for said in
-        ["Successful requests:                     20", "Total generated tokens:                  320"]
-    {
-        assert!(benchmark.contains(said), "the real benchmark said `{said}`:\n{benchmark}");
-    }
-    let ready = r["perftriage"]["timings"]["ready_after_s"].as_f64().unwrap();
-    eprintln!("real vLLM: ready after {ready:.1} s; {:#}", r["metrics"]);
-    let record =
-        perftriage(&s, &["--results", s.root.join("ws/results").to_str().unwrap(), "status", "--json"]);
-    let record: serde_json::Value = serde_json::from_slice(&record.stdout).unwrap();
-    let human = &record["variants"]["human"];
-    assert_eq!(human["status"], "ok", "read back: {record:#}");
-    assert_eq!(
-        human["metrics"]["output_throughput"], r["metrics"]["output_token_throughput_tok_s"],
-        "{record:#}"
-    );
-}
-
-#[test]
-#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
-fn real_vllm_repeats_three_times_against_one_server_start_with_an_interval() {
+fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchmarks_own_with_an_interval() {
     let s = real_setup(256, "repeat = 3\n");
     // Both variants at once (two engines on the 2 cores: about the time of one after the other,
     // half the wall time).
@@ -105,21 +61,70 @@ fn real_vllm_repeats_three_times_against_one_server_start_with_an_interval() {
         assert_eq!(out.status.code(), Some(0), "{variant}: {}", text(&out));
         assert!(text(&out).contains("benchmark run 3 of 3 on the same server"), "{}", text(&out));
         let r = result(&s, variant);
-        let samples = r["perftriage"]["repeats"]["samples"]["output_throughput"].as_array().unwrap();
-        assert_eq!(samples.len(), 3, "{r:#}");
-        let starts = log_of(&r, "server").matches("Initializing a V1 LLM engine").count();
-        assert_eq!(starts, 1, "one server start for the three");
+        assert_eq!(r["status"], "success", "{r:#}");
+        let server = log_of(&r, "server");
+        assert_eq!(
+            server.matches("Initializing a V1 LLM engine").count(),
+            1,
+            "one server start for the three"
+        );
+        for said in ["Initializing a V1 LLM engine (v0.32.0)", "Route: /health", "GET /health HTTP/1.1\" 200"]
+        {
+            assert!(server.contains(said), "the real server said `{said}`:\n{server}");
+        }
+        the_samples_are_what_the_benchmark_printed(&r);
     }
     let results = s.root.join("ws/results");
     let out = perftriage(&s, &["--results", results.to_str().unwrap(), "status", "--json"]);
     let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let human = &record["variants"]["human"];
+    assert_eq!(human["status"], "ok", "read back: {record:#}");
+    let r = result(&s, "human");
+    assert_eq!(
+        human["metrics"]["output_throughput"], r["metrics"]["output_token_throughput_tok_s"],
+        "{record:#}"
+    );
     let pairs = record["comparison"]["pairs"].as_array().unwrap();
     let pair = pairs.iter().find(|p| p["name"] == "human_vs_baseline").expect("human against baseline");
     let i = &pair["interval"];
     assert_eq!(i["runs"], serde_json::json!([3, 3]), "{pair:#}");
     let (low, high) = (i["low"].as_f64().unwrap(), i["high"].as_f64().unwrap());
     assert!(low < high, "{pair:#}");
-    eprintln!("real vLLM repeats: {pair:#}");
+    eprintln!(
+        "real vLLM: ready after {:.1} s; repeats: {pair:#}",
+        r["perftriage"]["timings"]["ready_after_s"]
+    );
+}
+
+/// Each repeat's recorded values are the ones its real benchmark block printed (run_3way's
+/// names), in order; each block served 20 requests and generated 320 tokens.
+fn the_samples_are_what_the_benchmark_printed(r: &serde_json::Value) {
+    let benchmark = log_of(r, "benchmark");
+    for (metric, label) in [
+        ("request_throughput", "Request throughput (req/s):"),
+        ("output_throughput", "Output token throughput (tok/s):"),
+        ("ttft_mean", "Mean TTFT (ms):"),
+        ("tpot_mean", "Mean TPOT (ms):"),
+        ("itl_p99", "P99 ITL (ms):"),
+    ] {
+        let printed: Vec<f64> = benchmark
+            .lines()
+            .filter_map(|l| l.strip_prefix(label))
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        let samples: Vec<f64> = r["perftriage"]["repeats"]["samples"][metric]
+            .as_array()
+            .unwrap_or_else(|| panic!("{metric} samples: {r:#}"))
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(samples, printed, "{metric}: the three blocks' `{label}`");
+        assert!(printed.iter().all(|v| *v > 0.0), "{metric}: {printed:?}");
+    }
+    let served = benchmark.matches("Successful requests:                     20").count();
+    let generated = benchmark.matches("Total generated tokens:                  320").count();
+    assert_eq!((served, generated), (3, 3), "the real benchmark's own lines:\n{benchmark}");
+    assert!(number(r, "output_token_throughput_tok_s") > 0.0);
 }
 
 #[test]
