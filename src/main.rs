@@ -104,8 +104,10 @@ enum Command {
         host: Option<String>,
         /// Run the benchmark N times against one server start: the result holds the means and
         /// each run's values, and 3-way deltas get a 95 % confidence interval (default `[runs] repeat`).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
-        repeat: Option<u32>,
+        /// `auto[:MAX]`: 3 runs, then more (up to MAX, default 10) while the interval against the
+        /// pair's recorded samples crosses ±2 % or ±5 %; a warm-up run (`[runs] warmup`) first.
+        #[arg(long)]
+        repeat: Option<perftriage::runs::Repeat>,
     },
     /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
     /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.

@@ -79,3 +79,51 @@ fn a_run_that_generated_no_tokens_is_an_invalid_measurement_not_a_success() {
     assert_eq!(human["gate"], "no_generated_tokens", "{human:#}");
     assert!(human["evidence"].as_str().unwrap().starts_with("Total generated tokens:"), "{human:#}");
 }
+
+/// The agent's patch sets how the mock serves: `mock_token_us` between tokens, `mock_noise_pct`
+/// of noise on each request (see tests/mockvllm/src/server.rs).
+fn agent_patch(knobs: &str) -> String {
+    format!(
+        "--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1,2 @@\n-__version__ = '0.9.2.dev0+mock'\n\
+         +__version__ = '0.9.2.dev0+agent'\n+{knobs}\n"
+    )
+}
+
+fn repeats_of(s: &common::engine::Setup, variant: &str) -> Value {
+    result(s, variant)["perftriage"]["repeats"].clone()
+}
+
+/// `--repeat auto:6` against the baseline's three recorded runs: an agent three times slower
+/// per token is clear at 3 runs; one whose every request is off by up to ±60 % is still
+/// unresolved at 6 and says so. A warm-up run comes first and is not counted.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noisy_tie() {
+    let Some(_engine) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let out = perftriage(&s, &["run", &s.short, "--variant", "baseline", "--repeat", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let patch = s.root.join("patches").join(format!("{}.patch", s.short));
+    for (knobs, stopped, n) in [
+        ("mock_token_us = 3000", "clear at 3 runs", 3_usize),
+        ("mock_noise_pct = 60", "unresolved after 6 runs", 6),
+    ] {
+        std::fs::write(&patch, agent_patch(knobs)).unwrap();
+        let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{said}");
+        assert!(said.contains("warm-up run 1 of 1 (not counted)"), "{said}");
+        assert!(said.contains(&format!("repeat auto: {stopped}")), "{knobs}: {said}");
+        let repeats = repeats_of(&s, "agent");
+        assert_eq!(repeats["auto"]["stopped"], stopped, "{repeats:#}");
+        assert_eq!(
+            (repeats["n"].as_u64(), repeats["warmup"].as_u64()),
+            (Some(n as u64), Some(1)),
+            "{repeats:#}"
+        );
+        assert_eq!(repeats["samples"]["tpot_mean"].as_array().unwrap().len(), n, "the warm-up not counted");
+    }
+    let bad = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:2"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    assert!(text(&bad).contains("`auto:2`"), "{}", text(&bad));
+}

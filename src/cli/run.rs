@@ -4,7 +4,7 @@
 use crate::dataset::{RunStatus, Variant};
 use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
 use crate::logs::Redactor;
-use crate::runs::{Pane, RunPlan, plan};
+use crate::runs::{AutoRepeat, Pane, Repeat, RunPlan, plan};
 use crate::session::Context;
 use anyhow::Result;
 use std::io::Write;
@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 pub struct How<'a> {
     pub json: bool,
     pub host: Option<&'a str>,
-    pub repeat: Option<u32>,
+    pub repeat: Option<Repeat>,
 }
 
 pub fn run(ctx: &Context, short: &str, variant: Variant, how: &How) -> Result<ExitCode> {
@@ -25,8 +25,26 @@ pub fn run(ctx: &Context, short: &str, variant: Variant, how: &How) -> Result<Ex
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
         plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
     }
-    plan.repeat = how.repeat.unwrap_or(plan.repeat);
+    match how.repeat {
+        Some(Repeat::Times(n)) => plan.repeat = n,
+        Some(Repeat::Auto { max }) => {
+            plan.repeat = crate::runs::auto::AUTO_MIN;
+            plan.warmup = ctx.config.runs.warmup;
+            plan.auto = Some(auto_question(entry, variant, max));
+        }
+        None => {}
+    }
     super::runtime()?.block_on(run_plan(ctx, plan, how.json, how.host))
+}
+
+/// What an `auto` run of `variant` is measured against: its pair partner's newest recorded
+/// samples of the commit's primary metric.
+fn auto_question(entry: &crate::dataset::Entry, variant: Variant, max: u32) -> AutoRepeat {
+    let partner = AutoRepeat::partner_of(variant);
+    let first = entry.commit.kind().primary_candidates().first().copied().unwrap_or("tpot_mean");
+    let metric = entry.primary_metric().unwrap_or(first).to_string();
+    let against = entry.variant(partner).outcome.samples.get(&metric).cloned().unwrap_or_default();
+    AutoRepeat { max, metric, partner, against }
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.

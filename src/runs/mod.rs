@@ -2,8 +2,10 @@
 //! the benchmark command rewritten for the container, labels), and the phases it goes through.
 //! Pure: the runtime carries plans out against Docker.
 
+pub mod auto;
 mod container;
 mod describe;
+pub use auto::{AutoRepeat, Next, Repeat};
 pub use describe::one_workload;
 mod failure;
 mod phase;

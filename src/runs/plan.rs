@@ -37,6 +37,8 @@ pub struct RunConfig {
     /// Times the benchmark runs against one server start (`--repeat`); more than one gives
     /// each variant a mean with a 95 % confidence interval.
     pub repeat: u32,
+    /// Benchmark runs before the counted ones of a `--repeat auto` run (recorded, not counted).
+    pub warmup: u32,
 }
 
 impl RunConfig {
@@ -76,6 +78,7 @@ impl Default for RunConfig {
             pull_estimate_gb: 22.0,
             disk_reserve_gb: 5.0,
             repeat: 1,
+            warmup: 1,
         }
     }
 }
@@ -105,8 +108,12 @@ pub struct RunPlan {
     pub fixes: Vec<String>,
     /// Free disk a pull of the image needs (estimate and reserve).
     pub pull_needs_bytes: u64,
-    /// Benchmark runs against the one server start.
+    /// Benchmark runs against the one server start (with `auto`: the fewest).
     pub repeat: u32,
+    /// `--repeat auto`: more runs while the pair's interval crosses a verdict boundary.
+    pub auto: Option<super::AutoRepeat>,
+    /// Benchmark runs before the counted ones, recorded but not counted.
+    pub warmup: u32,
     /// What the run measures: the same for all three variants of a commit by construction
     /// (nothing in it depends on the variant), recorded in its result.
     pub workload: Workload,
@@ -181,6 +188,8 @@ pub fn plan(
         fixes: Vec::new(),
         pull_needs_bytes: config.pull_needs_bytes(),
         repeat: config.repeat.max(1),
+        auto: None,
+        warmup: 0,
         workload,
     })
 }

@@ -42,6 +42,8 @@ pub struct RunOutcome {
     pub samples: std::collections::BTreeMap<String, Vec<f64>>,
     /// Where in the benchmark pane's text each repeat began.
     pub repeat_starts: Vec<usize>,
+    /// Why an `auto` run stopped adding runs (`clear at 3 runs`, `unresolved after 6 runs`).
+    pub auto_stop: Option<String>,
 }
 
 impl RunOutcome {
@@ -64,6 +66,7 @@ impl RunOutcome {
             raw_tail: String::new(),
             samples: std::collections::BTreeMap::new(),
             repeat_starts: Vec::new(),
+            auto_stop: None,
         }
     }
 
@@ -152,6 +155,12 @@ fn parts<'a>(bench: &'a str, starts: &[usize]) -> Vec<&'a str> {
 fn repeats(bench: &str, starts: &[usize]) -> Result<Vec<Metrics>, (usize, parse::NoMetrics)> {
     let parts = parts(bench, starts).into_iter().enumerate();
     parts.map(|(n, part)| parse::parse(part).map(|p| p.metrics).map_err(|e| (n, e))).collect()
+}
+
+/// Each counted run's value of `metric` so far (a run that printed none is left out).
+pub(super) fn samples_so_far(bench: &str, starts: &[usize], metric: &str) -> Vec<f64> {
+    let parsed = parts(bench, starts).into_iter().filter_map(|part| parse::parse(part).ok());
+    parsed.filter_map(|p| p.metrics.get(metric).copied()).collect()
 }
 
 /// The first repeat that fails a validity gate, and the gate.
@@ -249,8 +258,18 @@ fn ours(outcome: &RunOutcome, redactor: &Redactor, now: &str, gpu: Option<&Value
         "timings": { "ready_after_s": outcome.ready_after_s, "duration_s": outcome.duration_s, "finished_at": now },
         "classification": classification(outcome, redactor),
         "workload": plan.workload,
-        "repeats": { "n": plan.repeat, "samples": outcome.samples },
+        "repeats": repeats_record(outcome),
     })
+}
+
+/// `perftriage.repeats`: how many runs counted, their values, and for `auto` why it stopped.
+fn repeats_record(outcome: &RunOutcome) -> Value {
+    let plan = &outcome.plan;
+    let n = outcome.repeat_starts.len().max(1);
+    let auto = plan.auto.as_ref().map(|a| {
+        json!({ "max": a.max, "metric": a.metric, "against": a.partner.name(), "stopped": outcome.auto_stop })
+    });
+    json!({ "n": n, "samples": outcome.samples, "warmup": plan.auto.as_ref().map(|_| plan.warmup), "auto": auto })
 }
 
 fn classification(outcome: &RunOutcome, redactor: &Redactor) -> Value {

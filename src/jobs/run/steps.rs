@@ -121,19 +121,53 @@ async fn benchmarks(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     outcome.repeat_starts.clear();
-    for n in 1..=plan.repeat {
-        if plan.repeat > 1 {
-            let say =
-                format!("=== perftriage: benchmark run {n} of {} on the same server ===\n", plan.repeat);
+    let warmups = if plan.auto.is_some() { plan.warmup } else { 0 };
+    for n in 1..=warmups {
+        let say = format!("=== perftriage: warm-up run {n} of {} (not counted) ===\n", plan.warmup);
+        panes.bench.push(env, Stream::Stdout, say.as_bytes());
+        outcome.bench_exit = benchmark(plan, env, id, tx.clone(), rx, panes).await?;
+        if outcome.bench_exit.unwrap_or(0) != 0 {
+            return Ok(());
+        }
+    }
+    for n in 1.. {
+        if plan.repeat > 1 || plan.auto.is_some() {
+            let say = format!("=== perftriage: benchmark run {n} of {} on the same server ===\n", of(plan));
             panes.bench.push(env, Stream::Stdout, say.as_bytes());
         }
         outcome.repeat_starts.push(panes.bench.text.len());
         outcome.bench_exit = benchmark(plan, env, id, tx.clone(), rx, panes).await?;
-        if outcome.bench_exit.unwrap_or(0) != 0 {
+        if outcome.bench_exit.unwrap_or(0) != 0 || enough(plan, n, &panes.bench.text, outcome) {
             break;
         }
     }
+    if let Some(why) = &outcome.auto_stop {
+        let say = format!("=== perftriage: repeat auto: {why} ===\n");
+        panes.bench.push(env, Stream::Stdout, say.as_bytes());
+    }
     Ok(())
+}
+
+/// `3`, or `auto (3 to 10)`.
+fn of(plan: &RunPlan) -> String {
+    match &plan.auto {
+        Some(auto) => format!("auto ({} to {})", plan.repeat, auto.max),
+        None => plan.repeat.to_string(),
+    }
+}
+
+/// Whether run `n` was the last: the planned number, or for `auto` an answer or the budget (the
+/// reason goes in the outcome, and on the benchmark pane).
+fn enough(plan: &RunPlan, n: u32, bench: &str, outcome: &mut super::RunOutcome) -> bool {
+    let Some(auto) = &plan.auto else { return n >= plan.repeat };
+    let samples = super::result::samples_so_far(bench, &outcome.repeat_starts, &auto.metric);
+    match auto.next(&samples) {
+        crate::runs::Next::Again => false,
+        crate::runs::Next::Stop(why) => {
+            outcome.auto_stop = Some(why);
+            true
+        }
+    }
 }
 
 /// Run the benchmark in the container while both panes keep streaming; its exit code.

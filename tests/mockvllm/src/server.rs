@@ -132,7 +132,26 @@ fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &str) -> std:
     )
 }
 
-/// Server-sent events, one token a millisecond, then `[DONE]`; the connection closes the body.
+/// A number set in the image's `vllm/__init__.py` as `<name> = <number>` (so an agent's patch
+/// can change how the mock performs).
+fn knob(name: &str) -> Option<f64> {
+    let init = std::fs::read_to_string(format!("{VLLM_DIR}/__init__.py")).ok()?;
+    let value = init.lines().find_map(|l| l.strip_prefix(name)?.trim_start().strip_prefix('='));
+    value?.trim().parse().ok()
+}
+
+/// The pause between tokens: `mock_token_us` (default 1 ms), each request off by up to
+/// ± `mock_noise_pct` percent (from the clock's nanoseconds: no seed to manage).
+fn token_pause() -> Duration {
+    let micros = knob("mock_token_us").unwrap_or(1000.0);
+    let noise = knob("mock_noise_pct").unwrap_or(0.0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let spread = f64::from(nanos % 2001) / 1000.0 - 1.0;
+    Duration::from_secs_f64((micros * (1.0 + spread * noise / 100.0)).max(0.0) / 1e6)
+}
+
+/// Server-sent events, a token every `token_pause`, then `[DONE]`; the connection closes the body.
 fn completions(stream: &mut TcpStream, body: &str) -> std::io::Result<()> {
     let tokens = body
         .split("\"max_tokens\":")
@@ -142,10 +161,11 @@ fn completions(stream: &mut TcpStream, body: &str) -> std::io::Result<()> {
         .unwrap_or(16)
         .min(256);
     write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")?;
+    let pause = token_pause();
     for i in 0..tokens {
         write!(stream, "data: {{\"choices\":[{{\"index\":0,\"text\":\" tok{i}\"}}]}}\n\n")?;
         stream.flush()?;
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(pause);
     }
     write!(stream, "data: [DONE]\n\n")
 }

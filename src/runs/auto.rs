@@ -1,0 +1,140 @@
+//! `--repeat auto[:MAX]`: after the minimum runs against one server start, keep adding runs
+//! while the pair's 95 % interval still crosses a verdict boundary (±2 % and ±5 %), up to MAX;
+//! the other side of the pair is its newest recorded samples. Warm-up runs come first and do
+//! not count.
+
+use crate::dataset::Variant;
+use crate::metrics::{Interval, interval};
+
+/// The runs `auto` starts with: the fewest an interval is worth having over.
+pub const AUTO_MIN: u32 = 3;
+/// `auto` without a MAX.
+pub const AUTO_MAX: u32 = 10;
+/// Where a verdict changes: a 95 % interval containing one of these is not yet an answer.
+pub const BOUNDARIES: [f64; 4] = [-5.0, -2.0, 2.0, 5.0];
+
+/// What `--repeat` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    Times(u32),
+    Auto { max: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("--repeat `{0}`: give a number of runs from 1 to 100, `auto` or `auto:MAX` (MAX from 3 to 100)")]
+pub struct RepeatError(String);
+
+impl std::str::FromStr for Repeat {
+    type Err = RepeatError;
+
+    fn from_str(text: &str) -> Result<Repeat, RepeatError> {
+        let bad = || RepeatError(text.to_string());
+        let in_range = |n: u32, low: u32| (low..=100).contains(&n).then_some(n);
+        match text.strip_prefix("auto") {
+            Some("") => Ok(Repeat::Auto { max: AUTO_MAX }),
+            Some(rest) => {
+                let max =
+                    rest.strip_prefix(':').and_then(|m| m.parse().ok()).and_then(|m| in_range(m, AUTO_MIN));
+                max.map(|max| Repeat::Auto { max }).ok_or_else(bad)
+            }
+            None => text.parse().ok().and_then(|n| in_range(n, 1)).map(Repeat::Times).ok_or_else(bad),
+        }
+    }
+}
+
+/// An `auto` run's question: its variant against `partner`'s recorded samples of `metric`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoRepeat {
+    pub max: u32,
+    pub metric: String,
+    pub partner: Variant,
+    /// The partner's newest recorded samples (fewer than two: nothing to compare against).
+    pub against: Vec<f64>,
+}
+
+/// Whether to run again after the runs so far gave `samples`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    Again,
+    /// Stop, and why: `clear at 3 runs`, `unresolved after 6 runs`, …
+    Stop(String),
+}
+
+impl AutoRepeat {
+    /// The partner for a variant: the baseline for the human and the agent, the human for it.
+    pub fn partner_of(variant: Variant) -> Variant {
+        if variant == Variant::Baseline { Variant::Human } else { Variant::Baseline }
+    }
+
+    /// After `samples` (this run's, in order): again, or stop with the reason.
+    pub fn next(&self, samples: &[f64]) -> Next {
+        let n = samples.len();
+        if n < AUTO_MIN as usize {
+            return Next::Again;
+        }
+        let Some(spread) = interval(&self.metric, &self.against, samples) else {
+            let why = format!("no {} samples of {} to compare", self.partner.name(), self.metric);
+            return Next::Stop(format!("{why}: {n} runs"));
+        };
+        if clear(&spread) {
+            Next::Stop(format!("clear at {n} runs"))
+        } else if n >= self.max as usize {
+            Next::Stop(format!("unresolved after {n} runs"))
+        } else {
+            Next::Again
+        }
+    }
+}
+
+/// The interval lies inside one verdict band: it contains no boundary.
+pub fn clear(spread: &Interval) -> bool {
+    !BOUNDARIES.iter().any(|b| spread.low <= *b && *b <= spread.high)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(against: &[f64]) -> AutoRepeat {
+        let (metric, partner) = ("output_throughput".to_string(), Variant::Baseline);
+        AutoRepeat { max: 6, metric, partner, against: against.to_vec() }
+    }
+
+    #[test]
+    fn repeat_reads_numbers_auto_and_auto_with_a_max_and_names_a_typo() {
+        assert_eq!("5".parse(), Ok(Repeat::Times(5)));
+        assert_eq!("auto".parse(), Ok(Repeat::Auto { max: AUTO_MAX }));
+        assert_eq!("auto:6".parse(), Ok(Repeat::Auto { max: 6 }));
+        for bad in ["0", "101", "auto:2", "auto6", "aut", "auto:x"] {
+            let e = bad.parse::<Repeat>().unwrap_err().to_string();
+            assert!(e.contains(&format!("`{bad}`")), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_clear_difference_stops_at_three_and_a_noisy_tie_runs_to_the_max() {
+        let q = question(&[100.0, 101.0, 99.0]);
+        assert_eq!(q.next(&[150.0, 151.0]), Next::Again, "fewer than three");
+        assert_eq!(q.next(&[150.0, 151.0, 149.0]), Next::Stop("clear at 3 runs".into()));
+        let noisy = [95.0, 106.0, 99.0, 104.0, 97.0];
+        assert_eq!(q.next(&noisy[..3]), Next::Again);
+        assert_eq!(
+            q.next(&[noisy.as_slice(), &[101.0]].concat()),
+            Next::Stop("unresolved after 6 runs".into())
+        );
+    }
+
+    #[test]
+    fn without_the_partners_samples_it_stops_at_three_and_says_why() {
+        let q = question(&[100.0]);
+        let Next::Stop(why) = q.next(&[1.0, 2.0, 3.0]) else { panic!() };
+        assert_eq!(why, "no baseline samples of output_throughput to compare: 3 runs");
+    }
+
+    #[test]
+    fn an_interval_is_clear_only_inside_one_band() {
+        let at = |low, high| Interval { pct: 0.0, low, high, runs: (3, 3), mann_whitney_p: None };
+        assert!(clear(&at(-1.5, 1.5)) && clear(&at(2.5, 4.0)) && clear(&at(6.0, 9.0)));
+        assert!(!clear(&at(1.0, 3.0)) && !clear(&at(-6.0, -4.0)) && !clear(&at(-1.0, 10.0)));
+    }
+}
