@@ -104,40 +104,40 @@ impl Default for Limits {
 const THROUGHPUTS: &[&str] =
     &["request_throughput", "output_throughput", "total_throughput", "input_throughput", "throughput"];
 
-/// The first gate a successful measurement fails: `text` is its benchmark output (the last
-/// value of each labelled line counts), `metrics` its numbers.
-pub fn check(text: &str, metrics: &Metrics, limits: &Limits) -> Option<GateFailure> {
+/// The first gate a successful measurement fails: `texts` hold its benchmark output, in order
+/// (the last value of each labelled line counts), `metrics` its numbers.
+pub fn check(texts: &[&str], metrics: &Metrics, limits: &Limits) -> Option<GateFailure> {
     let fail = |gate, evidence: &str| Some(GateFailure { gate, evidence: evidence.trim().to_string() });
     if metrics.is_empty() {
         return fail(Gate::NoMetrics, "metrics: {}");
     }
-    let successful = last_value(text, "Successful requests:");
+    let successful = last_value(texts, "Successful requests:");
     if let Some((n, line)) = successful
         && n <= 0.0
     {
         return fail(Gate::NoSuccessfulRequests, line);
     }
-    if let Some((failed, line)) = last_value(text, "Failed requests:") {
+    if let Some((failed, line)) = last_value(texts, "Failed requests:") {
         let sent = failed + successful.map_or(0.0, |(n, _)| n);
         if failed > 0.0 && failed / sent > limits.max_failed_share.min(1.0 - f64::EPSILON) {
             return fail(Gate::FailedRequests, line);
         }
     }
-    if let Some((0.0, line)) = last_value(text, "Total generated tokens:") {
+    if let Some((0.0, line)) = last_value(texts, "Total generated tokens:") {
         return fail(Gate::NoGeneratedTokens, line);
     }
-    metric_gates(text, metrics).map(|(gate, evidence)| GateFailure { gate, evidence })
+    metric_gates(texts, metrics).map(|(gate, evidence)| GateFailure { gate, evidence })
 }
 
 /// The gates read from the numbers themselves.
-fn metric_gates(text: &str, metrics: &Metrics) -> Option<(Gate, String)> {
+fn metric_gates(texts: &[&str], metrics: &Metrics) -> Option<(Gate, String)> {
     let shown = |name: &str, v: f64| format!("{name} = {v}");
     if let Some((name, v)) =
         THROUGHPUTS.iter().find_map(|n| Some((*n, *metrics.get(*n)?)).filter(|(_, v)| *v <= 0.0))
     {
         return Some((Gate::ZeroThroughput, shown(name, v)));
     }
-    if let Some((0.0, line)) = last_value(text, "Benchmark duration (s):") {
+    if let Some((0.0, line)) = last_value(texts, "Benchmark duration (s):") {
         return Some((Gate::ZeroDuration, line.trim().to_string()));
     }
     if let Some(&v) = metrics.get("elapsed_time").filter(|v| **v <= 0.0) {
@@ -147,8 +147,13 @@ fn metric_gates(text: &str, metrics: &Metrics) -> Option<(Gate, String)> {
     latency.filter(|v| !v.is_finite() || *v <= 0.0).map(|v| (Gate::NoLatency, shown("latency_avg", v)))
 }
 
-/// The number after the last line that starts with `label`, and that line.
-fn last_value<'a>(text: &'a str, label: &str) -> Option<(f64, &'a str)> {
+/// The number after the last line of `texts` that starts with `label`, and that line (each
+/// text is searched where it lies: no copy of them joined).
+fn last_value<'a>(texts: &[&'a str], label: &str) -> Option<(f64, &'a str)> {
+    texts.iter().rev().find_map(|text| last_in(text, label))
+}
+
+fn last_in<'a>(text: &'a str, label: &str) -> Option<(f64, &'a str)> {
     let mut end = text.len();
     while let Some(at) = text[..end].rfind(label) {
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -177,13 +182,14 @@ mod tests {
     #[test]
     fn a_measurement_that_served_and_generated_passes() {
         let m = metrics(&[("request_throughput", 49.54), ("output_throughput", 3170.3)]);
-        assert_eq!(check(BLOCK, &m, &Limits::default()), None);
+        assert_eq!(check(&[BLOCK], &m, &Limits::default()), None);
     }
 
     #[test]
     fn each_gate_names_itself_and_its_line() {
         let m = metrics(&[("request_throughput", 49.54)]);
-        let gate = |text: &str, m: &Metrics| check(text, m, &Limits::default()).map(|f| (f.gate, f.evidence));
+        let gate =
+            |text: &str, m: &Metrics| check(&[text], m, &Limits::default()).map(|f| (f.gate, f.evidence));
         let zero_tokens = BLOCK.replace("6400", "0");
         assert_eq!(
             gate(&zero_tokens, &m),
@@ -208,20 +214,22 @@ mod tests {
     fn failed_requests_fail_only_beyond_the_bound_all_of_them_by_default() {
         let m = metrics(&[("request_throughput", 1.0)]);
         let some_failed = format!("{BLOCK}Failed requests:                         40\n");
-        assert_eq!(check(&some_failed, &m, &Limits::default()), None);
+        assert_eq!(check(&[&some_failed], &m, &Limits::default()), None);
         let strict = Limits { max_failed_share: 0.1 };
-        assert_eq!(check(&some_failed, &m, &strict).unwrap().gate, Gate::FailedRequests);
+        assert_eq!(check(&[&some_failed], &m, &strict).unwrap().gate, Gate::FailedRequests);
         let all_failed = "Successful requests: 0\nFailed requests: 100\n";
-        assert_eq!(check(all_failed, &m, &Limits::default()).unwrap().gate, Gate::NoSuccessfulRequests);
+        assert_eq!(check(&[all_failed], &m, &Limits::default()).unwrap().gate, Gate::NoSuccessfulRequests);
         let only_failed = "Failed requests: 100\n";
-        assert_eq!(check(only_failed, &m, &Limits::default()).unwrap().gate, Gate::FailedRequests);
+        assert_eq!(check(&[only_failed], &m, &Limits::default()).unwrap().gate, Gate::FailedRequests);
     }
 
     #[test]
     fn the_last_labelled_line_counts_and_a_label_inside_a_line_does_not() {
         let text =
             "Successful requests: 0\nlater:\nSuccessful requests: 20\nsaid: Total generated tokens: 0\n";
-        assert_eq!(last_value(text, "Successful requests:").map(|v| v.0), Some(20.0));
-        assert_eq!(last_value(text, "Total generated tokens:"), None);
+        assert_eq!(last_value(&[text], "Successful requests:").map(|v| v.0), Some(20.0));
+        assert_eq!(last_value(&[text], "Total generated tokens:"), None);
+        let fields = ["Successful requests: 20\n", "Successful requests: 0\n", "other field\n"];
+        assert_eq!(last_value(&fields, "Successful requests:").map(|v| v.0), Some(0.0), "the later field's");
     }
 }

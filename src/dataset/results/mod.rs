@@ -133,7 +133,8 @@ fn gate(record: &mut ResultRecord) {
         return;
     }
     let limits = crate::metrics::gates::Limits::default();
-    if let Some(failure) = crate::metrics::gates::check(&record.text(), &record.outcome.metrics, &limits) {
+    let texts: Vec<&str> = record.texts.iter().map(|t| t.text.as_str()).collect();
+    if let Some(failure) = crate::metrics::gates::check(&texts, &record.outcome.metrics, &limits) {
         record.outcome.status = RunStatus::Error;
         record.outcome.error = Some(failure.to_string());
         record.invalid = Some(failure);

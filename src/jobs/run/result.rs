@@ -167,7 +167,7 @@ pub(super) fn samples_so_far(bench: &str, starts: &[usize], metric: &str) -> Vec
 fn first_invalid(bench: &str, starts: &[usize], parsed: &[Metrics]) -> Option<(usize, GateFailure)> {
     let limits = gates::Limits::default();
     let each = parts(bench, starts).into_iter().zip(parsed).enumerate();
-    each.into_iter().find_map(|(n, (text, metrics))| Some((n, gates::check(text, metrics, &limits)?)))
+    each.into_iter().find_map(|(n, (text, metrics))| Some((n, gates::check(&[text], metrics, &limits)?)))
 }
 
 /// Per metric, the mean over the repeats that measured it.

@@ -121,8 +121,7 @@ async fn benchmarks(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     outcome.repeat_starts.clear();
-    let warmups = if plan.auto.is_some() { plan.warmup } else { 0 };
-    for n in 1..=warmups {
+    for n in 1..=plan.warmup {
         let say = format!("=== perftriage: warm-up run {n} of {} (not counted) ===\n", plan.warmup);
         panes.bench.push(env, Stream::Stdout, say.as_bytes());
         outcome.bench_exit = benchmark(plan, env, id, tx.clone(), rx, panes).await?;
