@@ -252,7 +252,7 @@ fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
         let detail = "patches  human +3 −2 in 2 files · agent +2 −1 in 2 files (1 shared)";
         board.until("the patches line", 30, |s| s.contains(detail));
         board.keys("d");
-        let diff = board.until("the diff", 30, |s| s.contains("▶ a.py  ◆ both") && s.contains("G: end"));
+        let diff = board.settled("the diff", 30, |s| s.contains("▶ a.py  ◆ both") && s.contains("G: end"));
         insta::assert_snapshot!(format!("patches_{name}"), steady(&diff, &checkout));
         if size.1 == 24 {
             // Tab puts the next file's head on top, as far as the pane scrolls; S-Tab goes back.
@@ -269,7 +269,7 @@ fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
         board.until("the match", 10, |s| s.contains("/int y (1 lines)"));
         board.keys("Escape");
         board.keys("t");
-        let agent = board.until("the agent run", 30, |s| s.contains("steps (10)") && s.contains("G: end"));
+        let agent = board.settled("the agent run", 30, |s| s.contains("steps (10)") && s.contains("G: end"));
         insta::assert_snapshot!(format!("agent_run_{name}"), steady(&agent, &checkout));
     }
 }

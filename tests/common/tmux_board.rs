@@ -67,6 +67,20 @@ impl Board {
         }
     }
 
+    /// `until`, and then the same screen twice 300 ms apart: nothing is being drawn (for a
+    /// snapshot, which a capture mid-redraw would break).
+    pub fn settled(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
+        let mut last = self.until(what, secs, &done);
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let now = self.until(what, secs, &done);
+            if now == last {
+                return now;
+            }
+            last = now;
+        }
+    }
+
     pub fn keys(&self, keys: &str) {
         Command::new("tmux").args(["send-keys", "-t", &self.session, keys]).output().unwrap();
     }
