@@ -12,17 +12,54 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A tmux command on this test process's own server (`-L`): the sessions and servers of the
+/// tests running beside it cannot touch its sessions. Its standard output.
 fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().unwrap();
+    let socket = format!("perftriage-signals-{}", std::process::id());
+    let out = Command::new("tmux").args(["-L", &socket]).args(args).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+/// A detached session `name` of `cols` x `rows` running `cmd`; one that tmux did not make fails the
+/// test with tmux's own words (a server exiting as the last session ended is given two more tries).
+fn new_session(name: &str, (cols, rows): (u16, u16), cmd: &str) {
+    let socket = format!("perftriage-signals-{}", std::process::id());
+    let (cols, rows) = (cols.to_string(), rows.to_string());
+    let args = ["-L", &socket, "new-session", "-d", "-s", name, "-x", &cols, "-y", &rows, cmd];
+    let mut why = String::new();
+    for _ in 0..3 {
+        let out = Command::new("tmux").args(args).output().unwrap();
+        if out.status.success() {
+            return;
+        }
+        why = String::from_utf8_lossy(&out.stderr).into_owned();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    panic!("tmux new-session {name} failed three times: {why}");
+}
+
+fn wait_for(what: &str, done: impl FnMut() -> bool) {
+    wait_or_explain(what, done, String::new);
+}
+
+/// `wait_for` a board in `session` on `ws`; a timeout says what the pane showed and how the
+/// board exited, if it did.
+fn wait_for_board(what: &str, session: &str, ws: &Path, done: impl FnMut() -> bool) {
+    wait_or_explain(what, done, || {
+        let pane = tmux(&["capture-pane", "-p", "-t", session]);
+        let exit = std::fs::read_to_string(ws.join("exit")).unwrap_or_else(|_| "still running".into());
+        format!(" (board: {}):\n{pane}", exit.trim())
+    });
+}
+
+fn wait_or_explain(what: &str, mut done: impl FnMut() -> bool, explain: impl FnOnce() -> String) {
     // A 2-core CI machine building multi-GB images is slow to start a board: twice the board
     // did not draw within 60 s there (both times while real-tier images were being built).
     let deadline = Instant::now() + Duration::from_secs(180);
     while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        if Instant::now() >= deadline {
+            panic!("timed out waiting for {what}{}", explain());
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -32,8 +69,10 @@ fn board(ws: &Path, signal: &str) -> String {
     let session = format!("pt-{signal}-{}", std::process::id());
     let bin = env!("CARGO_BIN_EXE_perftriage");
     let cmd = format!("{bin} --workspace {ws}; echo EXITED $? > {ws}/exit; sleep 30", ws = ws.display());
-    tmux(&["new-session", "-d", "-s", &session, "-x", "140", "-y", "40", &cmd]);
-    wait_for("the board", || tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage "));
+    new_session(&session, (140, 40), &cmd);
+    wait_for_board("the board", &session, ws, || {
+        tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage ")
+    });
     session
 }
 
@@ -125,7 +164,7 @@ fn board_starting(name: &str) -> (String, tempfile::TempDir) {
     let bin = env!("CARGO_BIN_EXE_perftriage");
     let cmd =
         format!("{bin} --workspace {ws}; echo EXITED $? > {ws}/exit; sleep 30", ws = ws.path().display());
-    tmux(&["new-session", "-d", "-s", &session, "-x", "140", "-y", "40", &cmd]);
+    new_session(&session, (140, 40), &cmd);
     (session, ws)
 }
 
@@ -146,7 +185,9 @@ fn sigterm_gives_back_the_screen_and_the_cursor_eight_times_of_eight_while_drawi
     // used to find the terminal taken and nobody listening yet).
     for attempt in 1..=8 {
         let (session, ws) = board_starting(&format!("draw{attempt}"));
-        wait_for("the board", || tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage "));
+        wait_for_board("the board", &session, ws.path(), || {
+            tmux(&["capture-pane", "-p", "-t", &session]).contains("perftriage ")
+        });
         for _ in 0..20 {
             tmux(&["send-keys", "-t", &session, "j"]);
         }
@@ -160,7 +201,7 @@ fn sigterm_gives_back_the_screen_and_the_cursor_eight_times_of_eight_while_drawi
         let (session, ws) = board_starting(&format!("start{attempt}"));
         // The moment it takes the screen, before its first frame.
         let alternate = || tmux(&["display", "-p", "-t", &session, "#{alternate_on}"]).trim() == "1";
-        wait_for("the alternate screen", alternate);
+        wait_for_board("the alternate screen", &session, ws.path(), alternate);
         let flags = terminated(&session, ws.path());
         assert_eq!(flags, "0 1", "starting, attempt {attempt}: alternate screen, cursor");
     }

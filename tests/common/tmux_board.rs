@@ -42,10 +42,11 @@ impl Board {
             workspace.display()
         );
         let (width, height) = (size.0.to_string(), size.1.to_string());
-        Command::new("tmux")
+        let out = Command::new("tmux")
             .args(["new-session", "-d", "-s", &session, "-x", &width, "-y", &height, &cmd])
             .output()
             .expect("tmux (the tests install it through .ci/run)");
+        assert!(out.status.success(), "tmux new-session {session}: {}", String::from_utf8_lossy(&out.stderr));
         Board { session }
     }
 
