@@ -311,7 +311,7 @@ fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
         image: None,
         fixes: Vec::new(),
         host: None,
-        repeat: None,
+        repeat: perftriage::runs::RepeatPlan::Times(1),
     };
     let run_id = s.queue_run(request);
     let phase = perftriage::runs::RunPhase::Placed { host: "gpu2".into() };

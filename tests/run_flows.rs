@@ -12,7 +12,7 @@ use common::{Planner, chars, docker_up, enter, state};
 use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, RunMsg, update};
 use perftriage::dataset::{Outcome, RunStatus, Variant};
 use perftriage::metrics::Metrics;
-use perftriage::runs::{FailureKind, Pane, RunPhase};
+use perftriage::runs::{AutoRepeat, FailureKind, Pane, RepeatPlan, RunPhase};
 
 thread_local! {
     static PLANNER: std::cell::RefCell<Planner> = std::cell::RefCell::new(Planner::new());
@@ -31,6 +31,44 @@ fn select(s: &mut AppState, short: &str) {
 
 fn cell(s: &AppState, short: &str, v: Variant) -> String {
     s.board.rows.iter().find(|r| r.short == short).unwrap().cells[v as usize].text.clone()
+}
+
+/// `+` past 10 offers `auto`; the run it queues asks its question of the board's recorded runs:
+/// the human against the baseline's samples of the commit's primary metric.
+#[test]
+fn plus_past_ten_runs_offers_auto_measured_against_the_partners_recorded_samples() {
+    let mut s = state();
+    docker_up(&mut s);
+    let recorded = vec![21.5, 21.9, 21.7];
+    let at = s.board.entry_index("7c01f706").unwrap();
+    let baseline = &mut s.board.entries[at].variants[Variant::Baseline as usize].outcome;
+    baseline.samples.insert("tpot_mean".into(), recorded.clone());
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    for _ in 0..4 {
+        press(&mut s, Key::ch('+'));
+    }
+    let Mode::Confirm(confirm) = &s.mode else { panic!("a confirm") };
+    let line = confirm.preview.iter().find(|l| l.starts_with("benchmark runs: ")).unwrap();
+    assert!(
+        line.starts_with("benchmark runs: auto: a warm-up, then 3 to 10 against one server start"),
+        "{line}"
+    );
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { request, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let RepeatPlan::Auto(AutoRepeat { max, metric, partner, against }) = &request.repeat else {
+        panic!("{:?}", request.repeat)
+    };
+    assert_eq!((*max, metric.as_str(), *partner), (10, "tpot_mean", Variant::Baseline));
+    assert_eq!(against, &recorded, "the baseline's recorded runs are what it is measured against");
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    for _ in 0..5 {
+        press(&mut s, Key::ch('+'));
+    }
+    let Mode::Confirm(confirm) = &s.mode else { panic!("a confirm") };
+    assert!(confirm.preview.iter().any(|l| l.starts_with("benchmark runs: a single run")), "after auto, 1");
 }
 
 #[test]
@@ -59,7 +97,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::StartRun { run_id, request }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!((request.short.as_str(), request.variant), ("7c01f706", Variant::Human));
-    assert_eq!(request.repeat, Some(3), "+ in the confirm: three benchmark runs");
+    assert_eq!(request.repeat, RepeatPlan::Times(3), "+ in the confirm: three benchmark runs");
     assert!(cell(&s, "7c01f706", Variant::Human).contains(" queued "));
     let run_id = run_id.clone();
     update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Starting }));

@@ -51,6 +51,19 @@ fn slurm_job_script_asks_for_the_commits_gpus_and_runs_perftriage_on_the_node() 
     assert!(String::from_utf8_lossy(&eight.stdout).contains("#SBATCH --gpus=8\n"));
 }
 
+/// The payload repeats as the run was asked to (`[runs] repeat`, or `+` on the board): the node's
+/// `perftriage run` once ran a single benchmark whatever was chosen.
+#[test]
+fn slurm_payload_repeats_as_the_run_was_asked() {
+    for (repeat, flag) in [("5", " --repeat 5 "), ("\"auto:6\"", " --repeat auto:6 ")] {
+        let config = CONFIG.replace("[runs]\n", &format!("[runs]\nrepeat = {repeat}\n"));
+        let out = script(&config, "310aca88", "human");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let payload = text.lines().last().unwrap_or_default();
+        assert!(payload.ends_with(&format!("--variant human{flag}--json")), "{payload}");
+    }
+}
+
 #[test]
 fn slurm_job_script_refuses_what_it_cannot_write_safely() {
     let out = script(&CONFIG.replace("h100", "h100 --wrap=rm"), "310aca88", "human");

@@ -116,8 +116,7 @@ async fn after_fix(
     }
     let image = report.image.unwrap_or(job.image.clone());
     let run_id = super::run::run_id();
-    let plan =
-        crate::runs::plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id)?;
+    let plan = super::run::planned(ctx, entry, variant, &run_id, None)?;
     super::run::run_plan(ctx, plan.with_fixed_image(image, fixes), false, host).await
 }
 

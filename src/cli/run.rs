@@ -4,7 +4,7 @@
 use crate::dataset::{RunStatus, Variant};
 use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
 use crate::logs::Redactor;
-use crate::runs::{AutoRepeat, Pane, Repeat, RunPlan, plan};
+use crate::runs::{Pane, Repeat, RunPlan, plan};
 use crate::session::Context;
 use anyhow::Result;
 use std::io::Write;
@@ -21,30 +21,25 @@ pub struct How<'a> {
 pub fn run(ctx: &Context, short: &str, variant: Variant, how: &How) -> Result<ExitCode> {
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let book = ctx.read_workspace().book;
-    let mut plan = plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &run_id())?;
+    let mut plan = planned(ctx, entry, variant, &run_id(), how.repeat)?;
     if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
         plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
-    }
-    match how.repeat {
-        Some(Repeat::Times(n)) => plan.repeat = n,
-        Some(Repeat::Auto { max }) => {
-            plan.repeat = crate::runs::auto::AUTO_MIN;
-            plan.warmup = ctx.config.runs.warmup;
-            plan.auto = Some(auto_question(entry, variant, max));
-        }
-        None => {}
     }
     super::runtime()?.block_on(run_plan(ctx, plan, how.json, how.host))
 }
 
-/// What an `auto` run of `variant` is measured against: its pair partner's newest recorded
-/// samples of the commit's primary metric.
-fn auto_question(entry: &crate::dataset::Entry, variant: Variant, max: u32) -> AutoRepeat {
-    let partner = AutoRepeat::partner_of(variant);
-    let first = entry.commit.kind().primary_candidates().first().copied().unwrap_or("tpot_mean");
-    let metric = entry.primary_metric().unwrap_or(first).to_string();
-    let against = entry.variant(partner).outcome.samples.get(&metric).cloned().unwrap_or_default();
-    AutoRepeat { max, metric, partner, against }
+/// `entry`'s `variant` planned as the config says, run `repeat` times (`None`: `[runs] repeat`).
+pub fn planned(
+    ctx: &Context,
+    entry: &crate::dataset::Entry,
+    variant: Variant,
+    run_id: &str,
+    repeat: Option<Repeat>,
+) -> Result<RunPlan> {
+    let runs = &ctx.config.runs;
+    let mut plan = plan(&entry.commit, variant, runs, &ctx.images, &ctx.workspace, run_id)?;
+    plan.repeating(repeat.unwrap_or(runs.repeat).plan_for(entry, variant), runs.warmup);
+    Ok(plan)
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.

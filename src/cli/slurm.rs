@@ -5,7 +5,7 @@
 
 use crate::dataset::Variant;
 use crate::jobs::slurm::{Submitted, follow};
-use crate::runs::{RunPlan, plan};
+use crate::runs::RunPlan;
 use crate::session::Context;
 use anyhow::Result;
 use std::io::Write;
@@ -13,8 +13,7 @@ use std::process::ExitCode;
 
 fn script_of(ctx: &Context, short: &str, variant: Variant) -> Result<Option<(RunPlan, String)>> {
     let Some(entry) = ctx.find(short) else { return Ok(None) };
-    let plan =
-        plan(&entry.commit, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &super::run::run_id())?;
+    let plan = super::run::planned(ctx, entry, variant, &super::run::run_id(), None)?;
     match crate::runs::job_script(&ctx.config.slurm, &plan, entry.commit.gpu_count(), &ctx.view) {
         Ok(script) => Ok(Some((plan, script))),
         Err(why) => {

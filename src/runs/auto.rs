@@ -3,7 +3,7 @@
 //! the other side of the pair is its newest recorded samples. Warm-up runs come first and do
 //! not count.
 
-use crate::dataset::Variant;
+use crate::dataset::{Entry, Variant};
 use crate::metrics::{Interval, interval};
 
 /// The runs `auto` starts with: the fewest an interval is worth having over.
@@ -13,11 +13,58 @@ pub const AUTO_MAX: u32 = 10;
 /// Where a verdict changes: a 95 % interval containing one of these is not yet an answer.
 pub const BOUNDARIES: [f64; 4] = [-5.0, -2.0, 2.0, 5.0];
 
-/// What `--repeat` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What `--repeat`, `[runs] repeat` and the run confirm's `+` ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "RepeatValue")]
 pub enum Repeat {
     Times(u32),
     Auto { max: u32 },
+}
+
+/// `[runs] repeat` as written: `5` or `"auto"`, `"auto:6"`, `"5"`.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum RepeatValue {
+    Number(u64),
+    Text(String),
+}
+
+impl TryFrom<RepeatValue> for Repeat {
+    type Error = RepeatError;
+
+    fn try_from(value: RepeatValue) -> Result<Repeat, RepeatError> {
+        match value {
+            RepeatValue::Number(n) => n.to_string().parse(),
+            RepeatValue::Text(text) => text.parse(),
+        }
+    }
+}
+
+/// As `--repeat` takes it back: `5`, `auto:10`.
+impl std::fmt::Display for Repeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Repeat::Times(n) => write!(f, "{n}"),
+            Repeat::Auto { max } => write!(f, "auto:{max}"),
+        }
+    }
+}
+
+impl Repeat {
+    /// Decided for a run of `entry`'s `variant`: `auto` takes its question from the entry.
+    pub fn plan_for(self, entry: &Entry, variant: Variant) -> RepeatPlan {
+        match self {
+            Repeat::Times(n) => RepeatPlan::Times(n),
+            Repeat::Auto { max } => RepeatPlan::Auto(AutoRepeat::for_entry(entry, variant, max)),
+        }
+    }
+}
+
+/// A run's repeats once decided: a count, or `auto` with what it is measured against.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RepeatPlan {
+    Times(u32),
+    Auto(AutoRepeat),
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -61,6 +108,16 @@ pub enum Next {
 }
 
 impl AutoRepeat {
+    /// `variant` of `entry` against its pair partner's newest recorded samples of the commit's
+    /// primary metric.
+    pub fn for_entry(entry: &Entry, variant: Variant, max: u32) -> AutoRepeat {
+        let partner = AutoRepeat::partner_of(variant);
+        let first = entry.commit.kind().primary_candidates().first().copied().unwrap_or("tpot_mean");
+        let metric = entry.primary_metric().unwrap_or(first).to_string();
+        let against = entry.variant(partner).outcome.samples.get(&metric).cloned().unwrap_or_default();
+        AutoRepeat { max, metric, partner, against }
+    }
+
     /// The partner for a variant: the baseline for the human and the agent, the human for it.
     pub fn partner_of(variant: Variant) -> Variant {
         if variant == Variant::Baseline { Variant::Human } else { Variant::Baseline }
@@ -109,6 +166,24 @@ mod tests {
             let e = bad.parse::<Repeat>().unwrap_err().to_string();
             assert!(e.contains(&format!("`{bad}`")), "{e}");
         }
+        for back in [Repeat::Times(5), Repeat::Auto { max: 6 }] {
+            assert_eq!(back.to_string().parse(), Ok(back), "what a payload is given reads back");
+        }
+    }
+
+    #[test]
+    fn the_config_takes_a_number_or_auto_and_names_a_typo() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Runs {
+            repeat: Repeat,
+        }
+        let read = |text: &str| toml::from_str::<Runs>(text).map(|r| r.repeat);
+        assert_eq!(read("repeat = 5").unwrap(), Repeat::Times(5));
+        assert_eq!(read("repeat = \"auto\"").unwrap(), Repeat::Auto { max: AUTO_MAX });
+        assert_eq!(read("repeat = \"auto:4\"").unwrap(), Repeat::Auto { max: 4 });
+        let typo = read("repeat = \"atuo\"").unwrap_err().to_string();
+        assert!(typo.contains("`atuo`") && typo.contains("line 1"), "{typo}");
+        assert!(read("repeat = 0").is_err() && read("repeat = -3").is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 pub mod auto;
 mod container;
 mod describe;
-pub use auto::{AutoRepeat, Next, Repeat};
+pub use auto::{AutoRepeat, Next, Repeat, RepeatPlan};
 pub use describe::one_workload;
 mod failure;
 mod phase;

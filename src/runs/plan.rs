@@ -34,9 +34,9 @@ pub struct RunConfig {
     pub pull_estimate_gb: f64,
     /// Free space a pull, commit or build must leave under the Docker data root.
     pub disk_reserve_gb: f64,
-    /// Times the benchmark runs against one server start (`--repeat`); more than one gives
-    /// each variant a mean with a 95 % confidence interval.
-    pub repeat: u32,
+    /// Times the benchmark runs against one server start (`--repeat`, a number or `auto`); more
+    /// than one gives each variant a mean with a 95 % confidence interval.
+    pub repeat: super::Repeat,
     /// Benchmark runs before the counted ones of a `--repeat auto` run (recorded, not counted).
     pub warmup: u32,
 }
@@ -77,7 +77,7 @@ impl Default for RunConfig {
             image_overrides: HashMap::new(),
             pull_estimate_gb: 22.0,
             disk_reserve_gb: 5.0,
-            repeat: 1,
+            repeat: super::Repeat::Times(1),
             warmup: 1,
         }
     }
@@ -187,7 +187,7 @@ pub fn plan(
         final_command,
         fixes: Vec::new(),
         pull_needs_bytes: config.pull_needs_bytes(),
-        repeat: config.repeat.max(1),
+        repeat: 1,
         auto: None,
         warmup: 0,
         workload,
@@ -248,6 +248,23 @@ impl Target<'_> {
 }
 
 impl RunPlan {
+    /// Runs against the one server start as decided: a count, or `auto`'s fewest with its
+    /// question and `warmup` runs before them.
+    pub fn repeating(&mut self, how: super::RepeatPlan, warmup: u32) {
+        (self.repeat, self.auto, self.warmup) = match how {
+            super::RepeatPlan::Times(n) => (n.max(1), None, 0),
+            super::RepeatPlan::Auto(question) => (super::auto::AUTO_MIN, Some(question), warmup),
+        };
+    }
+
+    /// `--repeat` for a payload that runs this plan again; `None` for a single run.
+    pub fn repeat_arg(&self) -> Option<super::Repeat> {
+        match &self.auto {
+            Some(question) => Some(super::Repeat::Auto { max: question.max }),
+            None => (self.repeat > 1).then_some(super::Repeat::Times(self.repeat)),
+        }
+    }
+
     /// Run in a fixed image (from a fix), with the recipes that made it.
     pub fn with_fixed_image(mut self, image: String, fixes: Vec<String>) -> RunPlan {
         self.container.image = image.clone();

@@ -156,12 +156,13 @@ pub fn job_script(
         "# The payload: perftriage's own headless run (same runner, redaction, result, cleanup).".into(),
     );
     lines.push(format!(
-        "exec {}{} --workspace {} run {} --variant {} --json",
+        "exec {}{} --workspace {} run {} --variant {}{} --json",
         quoted(&binary.to_string_lossy()),
         view.words(),
         quoted(&format!("{dir}/ws")),
         quoted(&plan.short),
-        plan.variant.name()
+        plan.variant.name(),
+        plan.repeat_arg().map(|r| format!(" --repeat {r}")).unwrap_or_default()
     ));
     Ok(lines.join("\n") + "\n")
 }

@@ -36,7 +36,7 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state.session.images = ctx.images.clone();
     state.logs.ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
     state.runs.concurrency = ctx.config.runs.concurrency.max(1);
-    state.runs.repeat = ctx.config.runs.repeat.max(1);
+    state.runs.repeat = ctx.config.runs.repeat;
     state.runs.slurm = ctx.config.slurm.board.then(|| slurm_target(&ctx.config.slurm));
     state.session.now = crate::session::now_rfc3339();
     state.session.id = format!("p{}-", std::process::id());

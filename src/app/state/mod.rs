@@ -23,7 +23,8 @@ pub use runs::{DockerStatus, RunRequest, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
 use super::{KeyMap, KeyMode};
-use crate::dataset::Entry;
+use crate::dataset::{Entry, Variant};
+use crate::runs::{Repeat, RepeatPlan};
 use crate::triage::TriageBook;
 
 /// Which pane takes the keys when no popup is open.
@@ -140,6 +141,14 @@ impl AppState {
         let run_id = format!("{}{}{}", self.session.now_compact(), self.session.id, self.runs.counter);
         self.runs.enqueue(run_id.clone(), request, self.session.ticks, self.logs.ring);
         run_id
+    }
+
+    /// `repeat` decided for a run of `short`'s `variant` (`auto` against the recorded samples).
+    pub fn repeat_plan(&self, short: &str, variant: Variant, repeat: Repeat) -> RepeatPlan {
+        match self.board.entry_index(short) {
+            Some(i) => repeat.plan_for(&self.board.entries[i], variant),
+            None => RepeatPlan::Times(1), // not in the dataset: its plan fails first
+        }
     }
 }
 

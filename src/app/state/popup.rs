@@ -43,7 +43,7 @@ pub enum ConfirmAction {
         /// A `[[hosts]]` host chosen in the confirm (`o`); `None`: placed when each starts.
         host: Option<String>,
         /// Benchmark runs against one server start (`+` in the confirm).
-        repeat: u32,
+        repeat: crate::runs::Repeat,
     },
     CancelRun {
         run_id: String,

@@ -15,7 +15,7 @@ pub enum DockerStatus {
 }
 
 /// What to run: a variant of a commit, in a fixed image (with the recipes that made it) or not.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunRequest {
     pub short: String,
     pub variant: Variant,
@@ -23,8 +23,8 @@ pub struct RunRequest {
     pub fixes: Vec<String>,
     /// The `[[hosts]]` host the confirm chose; `None`: placed when it starts.
     pub host: Option<String>,
-    /// Benchmark runs against one server start, as the confirm chose; `None`: `[runs] repeat`.
-    pub repeat: Option<u32>,
+    /// Benchmark runs against one server start, as the confirm (or `[runs] repeat`) chose.
+    pub repeat: crate::runs::RepeatPlan,
 }
 
 #[derive(Debug, Clone)]
@@ -125,7 +125,7 @@ pub struct RunsState {
     /// Runs at a time (`[runs] concurrency`).
     pub concurrency: usize,
     /// `[runs] repeat`: what a run confirm offers first.
-    pub repeat: u32,
+    pub repeat: crate::runs::Repeat,
     /// The `[[hosts]]` as last seen (empty without them).
     pub hosts: Vec<crate::runs::HostSlot>,
     /// Where the runs go as Slurm jobs (`[slurm] board`), said in the confirm; `None`: Docker.
@@ -141,7 +141,7 @@ impl RunsState {
             list: Vec::new(),
             queue: VecDeque::new(),
             concurrency: 1,
-            repeat: 1,
+            repeat: crate::runs::Repeat::Times(1),
             hosts: Vec::new(),
             slurm: None,
             counter: 0,

@@ -182,7 +182,8 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
         if !fixes.contains(&recipe) {
             fixes.push(recipe);
         }
-        state.queue_run(RunRequest { short, variant, image, fixes, host: None, repeat: None });
+        let repeat = state.repeat_plan(&short, variant, state.runs.repeat);
+        state.queue_run(RunRequest { short, variant, image, fixes, host: None, repeat });
         state.refresh_live_cells();
     }
     effects

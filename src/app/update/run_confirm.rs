@@ -3,6 +3,8 @@
 
 use crate::app::{AppState, Confirm, ConfirmAction, JobError, Level, Mode};
 use crate::dataset::Variant;
+use crate::runs::Repeat;
+use crate::runs::auto::{AUTO_MAX, AUTO_MIN};
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.
 pub(super) fn planned(
@@ -48,20 +50,28 @@ pub(super) fn planned(
 const HOST_LINE: &str = "host: ";
 const REPEAT_LINE: &str = "benchmark runs: ";
 /// What `+` steps through in a run confirm.
-const REPEATS: [u32; 4] = [1, 3, 5, 10];
+const REPEATS: [Repeat; 5] =
+    [Repeat::Times(1), Repeat::Times(3), Repeat::Times(5), Repeat::Times(10), Repeat::Auto { max: AUTO_MAX }];
 
-fn repeat_line(repeat: u32) -> String {
+fn repeat_line(repeat: Repeat) -> String {
     let what = match repeat {
-        1 => "a single run: the 3-way verdict is a ±2% band".to_string(),
-        n => format!("{n} against one server start: means with a 95% interval, a tie if it crosses 0"),
+        Repeat::Times(1) => "a single run: the 3-way verdict is a ±2% band".to_string(),
+        Repeat::Times(n) => {
+            format!("{n} against one server start: means with a 95% interval, a tie if it crosses 0")
+        }
+        Repeat::Auto { max } => format!(
+            "auto: a warm-up, then {AUTO_MIN} to {max} against one server start, more while the 95% \
+             interval against the pair partner's recorded runs crosses ±2% or ±5%"
+        ),
     };
     format!("{REPEAT_LINE}{what}; +: more")
 }
 
-/// `+` in a run confirm: the next repeat count (1, 3, 5, 10, then 1 again).
+/// `+` in a run confirm: the next repeat (1, 3, 5, 10, auto, then 1 again).
 pub fn next_repeat(confirm: &mut Confirm) {
     let ConfirmAction::StartRuns { repeat, .. } = &mut confirm.action else { return };
-    *repeat = REPEATS.iter().copied().find(|n| n > repeat).unwrap_or(REPEATS[0]);
+    let at = REPEATS.iter().position(|r| r == repeat);
+    *repeat = at.and_then(|i| REPEATS.get(i + 1)).copied().unwrap_or(REPEATS[0]);
     let line = repeat_line(*repeat);
     if let Some(shown) = confirm.preview.iter_mut().find(|l| l.starts_with(REPEAT_LINE)) {
         *shown = line;

@@ -7,7 +7,7 @@ use crate::app::{
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
-use crate::runs::RunPhase;
+use crate::runs::{Repeat, RepeatPlan, RunPhase};
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
 pub fn open_chooser(state: &mut AppState) -> Vec<Effect> {
@@ -35,11 +35,12 @@ pub fn chooser(state: &mut AppState, action: Action) -> Vec<Effect> {
     vec![Effect::PlanRuns { short, requests }]
 }
 
-/// A run of a variant, in its fixed image where a fix made one.
+/// A run of a variant, in its fixed image where a fix made one, repeated as `[runs] repeat` says.
 fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
     let image = state.board.book.fixed_image(short, variant.name());
     let fixes = if image.is_some() { state.board.book.fixes(short, variant.name()) } else { Vec::new() };
-    RunRequest { short: short.to_string(), variant, image, fixes, host: None, repeat: None }
+    let repeat = state.repeat_plan(short, variant, state.runs.repeat);
+    RunRequest { short: short.to_string(), variant, image, fixes, host: None, repeat }
 }
 
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
@@ -47,11 +48,11 @@ pub fn start(
     state: &mut AppState,
     short: &str,
     variants: &[Variant],
-    (host, repeat): (Option<&str>, u32),
+    (host, repeat): (Option<&str>, Repeat),
 ) -> Vec<Effect> {
     for v in variants {
-        let request =
-            RunRequest { host: host.map(String::from), repeat: Some(repeat), ..request(state, short, *v) };
+        let repeat = state.repeat_plan(short, *v, repeat);
+        let request = RunRequest { host: host.map(String::from), repeat, ..request(state, short, *v) };
         state.queue_run(request);
     }
     if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
@@ -257,7 +258,7 @@ fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant, host
         image: None,
         fixes: Vec::new(),
         host: None,
-        repeat: None,
+        repeat: RepeatPlan::Times(1),
     };
     let mut run = RunView::new(run_id, request, state.session.ticks, state.logs.ring);
     run.reattached = true;

@@ -142,7 +142,7 @@ impl JobService {
     /// The plan a run will have: the same for the confirm and the executor.
     fn planned(&self, run_id: &str, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let mut plan = self.plan(run_id, &request.short, request.variant)?;
-        plan.repeat = request.repeat.unwrap_or(plan.repeat);
+        plan.repeating(request.repeat.clone(), self.setup.config.warmup);
         Ok(match &request.image {
             Some(image) => plan.with_fixed_image(image.clone(), request.fixes.clone()),
             None => plan,
