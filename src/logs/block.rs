@@ -111,6 +111,37 @@ pub(super) fn changed_lines(block: &[u8]) -> Vec<usize> {
     found
 }
 
+/// What the log view's decoder makes of one line (no newline), appended to `out`: its text as a
+/// search matches it. Short lines of colours, tabs and carriage returns are made cheaply.
+pub(super) fn line_text(line: &[u8], out: &mut Vec<u8>) {
+    // A tab is 4 characters: a line of at most DISPLAY_CAP / 4 bytes is never capped.
+    let short = line.len() <= super::DISPLAY_CAP / 4;
+    if short && std::str::from_utf8(line).is_ok() && plain_text(line, out) {
+        return;
+    }
+    if let Some(decoded) = decode(line, Stream::Stdout).first() {
+        out.extend_from_slice(decoded.text().as_bytes());
+    }
+}
+
+/// `changed_lines`, and the starts of the lines holding invalid UTF-8 (a character cut at the
+/// end of `raw` included), in order.
+pub(super) fn changed_or_invalid(raw: &[u8]) -> Vec<usize> {
+    let mut starts = changed_lines(raw);
+    let mut at = 0;
+    while let Err(e) = std::str::from_utf8(&raw[at..]) {
+        let bad = at + e.valid_up_to();
+        starts.push(line_start(raw, bad));
+        at = match memchr::memchr(b'\n', &raw[bad..]) {
+            Some(n) => bad + n + 1,
+            None => break,
+        };
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+}
+
 const CHUNK: usize = 64;
 
 /// The first byte of `block[at..end]` (at most `CHUNK` bytes) that the decoder changes.

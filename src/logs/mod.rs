@@ -12,6 +12,7 @@ mod redact;
 mod ring;
 mod search;
 mod spool;
+mod spool_index;
 mod style;
 
 pub use backlog::{Backlog, Batch};

@@ -1,24 +1,40 @@
 //! Searching a spool at the speed of its bytes. A line's decoded text is its raw bytes unless the
 //! line holds something the decoder changes (a control byte, DEL, a C1 or bidi control, invalid
-//! UTF-8), so the raw bytes are scanned for the regex and for those bytes, and only the lines
-//! either finds are decoded and matched exactly: the same hits as decoding every line. Two
-//! threads take half the spool each; hits stream out block by block.
+//! UTF-8); the spool's index marks those lines as they are written, and keeps their decoded text
+//! in the spool's text file. So a search is one pass of the regex over the raw bytes, whose hits
+//! on unmarked lines are hits, and one over the text file, whose hits are the marked lines' (a
+//! marked line with no text there, longer than an append, is decoded): the same hits as decoding
+//! every line. Line numbers are counted only up to each hit, from the index's checkpoints. Two
+//! threads take half of each file; hits stream out block by block.
 
-use super::block::{changed_lines, line_at, line_start, plain_text};
+use super::block::{line_at, line_start, plain_text};
+use super::spool_index::{IndexCopy, STRIDE, Select};
 use super::{Decoder, Line, SpoolReader, Stream};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A matching line: its number and the byte ranges matched in its decoded text.
 pub type Hit = (usize, Vec<(usize, usize)>);
 
-/// Bytes read and scanned at a time.
+/// Bytes read and scanned at a time (more for a line longer than that; small in the unit tests,
+/// so that they cross many blocks).
+#[cfg(not(test))]
 const BLOCK: usize = 4 << 20;
+#[cfg(test)]
+const BLOCK: usize = 64 << 10;
 
 #[derive(Debug, Clone)]
 pub struct SpoolSearch {
     raw: regex::bytes::Regex,
     exact: regex::Regex,
+}
+
+/// A part of the spool: lines `lines`, bytes `bytes`.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    lines: (usize, usize),
+    bytes: (u64, u64),
 }
 
 impl SpoolSearch {
@@ -40,101 +56,127 @@ impl SpoolSearch {
     ) -> std::io::Result<()> {
         let file = std::fs::File::open(spool.path())?;
         let end = spool.offset_of(upto)?;
-        let (half_line, half) = spool.checkpoint_near(upto / 2);
-        let halves = [(0, 0, half.min(end)), (half_line, half.min(end), end)];
-        let file = &file;
+        let index = spool.index_copy();
+        self.halves(&file, &index, (upto, end), cancel, on_hits)?;
+        let text = index.text_file();
+        let lines = text.spool.lines;
+        let in_view = |hits: Vec<Hit>| {
+            let mut select = Select::new(&index.texted);
+            let hits = hits.into_iter().filter_map(|(k, ranges)| Some((select.line_of(k)?, ranges)));
+            let hits: Vec<Hit> = hits.filter(|(n, _)| *n < upto).collect();
+            if !hits.is_empty() {
+                on_hits(hits);
+            }
+        };
+        self.halves(spool.text_file(), &text, (lines, text.spool.last_line_start), cancel, &in_view)
+    }
+
+    /// Lines `0..upto`, which end at byte `end`, of `file`, which `index` describes: half each on
+    /// two threads.
+    fn halves(
+        &self,
+        file: &std::fs::File,
+        index: &IndexCopy,
+        (upto, end): (usize, u64),
+        cancel: &AtomicBool,
+        on_hits: &(dyn Fn(Vec<Hit>) + Sync),
+    ) -> std::io::Result<()> {
+        let half_line = (upto / 2) / STRIDE * STRIDE;
+        let half = index.checkpoints().get(half_line / STRIDE).copied().filter(|&h| h < end);
+        let (half_line, half) = half.map_or((upto, end), |h| (half_line, h));
+        let halves = [
+            Part { lines: (0, half_line), bytes: (0, half) },
+            Part { lines: (half_line, upto), bytes: (half, end) },
+        ];
         std::thread::scope(|scope| {
             // A clone each: a regex's scratch space is fastest on the thread that owns it.
             let workers = halves.map(|part| {
                 let search = self.clone();
-                scope.spawn(move || search.range(file, part, cancel, on_hits))
+                scope.spawn(move || search.range(file, index, part, cancel, on_hits))
             });
             let failed = || std::io::Error::other("a search thread panicked");
             workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|_| Err(failed())))
         })
     }
 
-    /// Bytes `from..to` of the file, line `line` at `from`, a block at a time.
+    /// One part of the file, a block at a time.
     fn range(
         &self,
         file: &std::fs::File,
-        (mut line, mut from, to): (usize, u64, u64),
+        index: &IndexCopy,
+        part: Part,
         cancel: &AtomicBool,
         on_hits: &(dyn Fn(Vec<Hit>) + Sync),
     ) -> std::io::Result<()> {
         let mut block = vec![0u8; BLOCK];
-        while from < to && !cancel.load(Ordering::Relaxed) {
-            let want = usize::try_from(to - from).unwrap_or(BLOCK).min(block.len());
+        let (mut line, mut from) = (part.lines.0, part.bytes.0);
+        while from < part.bytes.1 && !cancel.load(Ordering::Relaxed) {
+            let want = usize::try_from(part.bytes.1 - from).unwrap_or(BLOCK).min(block.len());
             let n = file.read_at(&mut block[..want], from)?;
             if n == 0 {
                 break;
             }
-            // Whole lines only, unless one line fills the block.
-            let whole = if from + (n as u64) < to {
-                memchr::memrchr(b'\n', &block[..n]).map_or(n, |i| i + 1)
-            } else {
-                n
-            };
-            let hits = self.block_hits(&block[..whole], line);
+            if n == block.len()
+                && from + (n as u64) < part.bytes.1
+                && memchr::memrchr(b'\n', &block).is_none()
+            {
+                block.resize(block.len() * 2, 0); // whole lines only: this one is longer than the block
+                continue;
+            }
+            let (whole, next) = cut(index, &block[..n], (line, from), part);
+            let hits = self.indexed_hits(&block[..whole], (line, from), line..next, index);
             if !hits.is_empty() {
                 on_hits(hits);
             }
-            line += bytecount::count(&block[..whole], b'\n');
-            from += whole as u64;
+            (line, from) = (next, from + whole as u64);
         }
         Ok(())
     }
 
-    /// Hits among the whole lines of `block`, the first numbered `first`.
+    /// Hits among the whole lines of `block` (no index needed), the first numbered `first`.
     pub fn block_hits(&self, block: &[u8], first: usize) -> Vec<Hit> {
-        let mut starts = match std::str::from_utf8(block) {
-            Ok(_) => self.candidate_lines(block),
-            // Invalid UTF-8 somewhere: every line is decoded.
-            Err(_) => {
-                let every = std::iter::once(0).chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1));
-                every.map(|s| (s, true)).collect()
-            }
-        };
-        starts.sort_unstable();
-        starts.dedup_by_key(|(start, _)| *start);
-        let (mut hits, mut line, mut counted) = (Vec::new(), first, 0);
-        for (start, decode) in starts.into_iter().filter(|(s, _)| *s < block.len()) {
-            line += bytecount::count(&block[counted..start], b'\n');
-            counted = start;
-            let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i + 1);
-            let ranges =
-                if decode { self.exact_ranges(&block[start..end]) } else { self.plain_ranges(block, start) };
-            if let Some(ranges) = ranges {
-                hits.push((line, ranges));
-            }
-        }
-        hits
+        let index = IndexCopy::of_block(block);
+        let ends = bytecount::count(block, b'\n');
+        let lines = ends + usize::from(block.last().is_some_and(|&b| b != b'\n'));
+        let hits = self.indexed_hits(block, (0, 0), 0..lines, &index);
+        hits.into_iter().map(|(n, ranges)| (n + first, ranges)).collect()
     }
 
-    /// The lines of a valid UTF-8 block that may match, each with whether the decoder changes
-    /// it: the raw regex's lines (one match a line is enough: the search goes on at its end), and
-    /// the lines the decoder changes whose text may match. A line whose raw bytes are its text
-    /// needs no decoding.
-    fn candidate_lines(&self, block: &[u8]) -> Vec<(usize, bool)> {
-        let changed = changed_lines(block);
-        let mut scratch = Vec::new();
-        let mut starts: Vec<(usize, bool)> = changed
-            .iter()
-            .filter(|&&s| self.may_match_changed(line_at(block, s), &mut scratch))
-            .map(|&s| (s, true))
-            .collect();
+    /// Hits in `block`, lines `lines`, which starts at line `first`, byte `from` of the spool
+    /// `index` describes: the raw regex's lines whose text is their bytes, then the changed lines
+    /// with no text in the text file whose decoded text matches.
+    fn indexed_hits(
+        &self,
+        block: &[u8],
+        (first, from): (usize, u64),
+        lines: Range<usize>,
+        index: &IndexCopy,
+    ) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        let mut cursor = Cursor { block, index, from, line: first, at: 0 };
         let mut at = 0;
         while let Some(m) = self.raw.find_at(block, at) {
             let start = line_start(block, m.start());
-            if changed.binary_search(&start).is_err() {
-                starts.push((start, false));
+            let n = cursor.line_of(start);
+            if !index.changed.get(n) {
+                hits.extend(self.plain_ranges(block, start).map(|ranges| (n, ranges)));
             }
+            // One match a line is enough: the line's ranges come from its text.
             at = memchr::memchr(b'\n', &block[m.start()..]).map_or(block.len(), |i| m.start() + i + 1);
             if at >= block.len() {
                 break;
             }
         }
-        starts
+        let mut cursor = Cursor { block, index, from, line: first, at: 0 };
+        let mut scratch = Vec::new();
+        for n in index.changed.ones_in(lines, &index.texted) {
+            let raw = line_at(block, cursor.start_of(n));
+            if self.may_match_changed(raw, &mut scratch) {
+                hits.extend(self.exact_ranges(raw).map(|ranges| (n, ranges)));
+            }
+        }
+        hits.sort_unstable_by_key(|(n, _)| *n);
+        hits
     }
 
     /// The matches in a line that decodes to its own bytes (valid UTF-8, nothing the decoder changes).
@@ -160,6 +202,65 @@ impl SpoolSearch {
         let line: &Line = out.lines.first()?;
         let ranges: Vec<_> = self.exact.find_iter(line.text()).map(|m| (m.start(), m.end())).collect();
         (!ranges.is_empty()).then_some(ranges)
+    }
+}
+
+/// Where to end a block read at `from` (line `line`) of `part`, and the next block's first line:
+/// at the block's last checkpoint, so the line is known without counting; at the part's end;
+/// or, when the block holds no checkpoint (64 lines longer than a block), at its last newline,
+/// counted.
+fn cut(index: &IndexCopy, block: &[u8], (line, from): (usize, u64), part: Part) -> (usize, usize) {
+    let end = from + block.len() as u64;
+    if end >= part.bytes.1 {
+        return (block.len(), part.lines.1);
+    }
+    if let Some((at_line, at)) = index.checkpoint_in(from, end) {
+        return (usize::try_from(at - from).unwrap_or(block.len()), at_line);
+    }
+    let whole = memchr::memrchr(b'\n', block).map_or(block.len(), |i| i + 1);
+    (whole, line + bytecount::count(&block[..whole], b'\n'))
+}
+
+/// Line numbers and line starts in a block, found going forward from where the last was: from
+/// the nearest checkpoint, counting newlines only from there.
+struct Cursor<'a> {
+    block: &'a [u8],
+    index: &'a IndexCopy,
+    /// The block's offset in the spool.
+    from: u64,
+    /// Line `line` starts at byte `at` of the block.
+    line: usize,
+    at: usize,
+}
+
+impl Cursor<'_> {
+    /// The number of the line starting at `start` (at or after the last asked).
+    fn line_of(&mut self, start: usize) -> usize {
+        let (line, offset) = self.index.checkpoint_before(self.from + start as u64);
+        if offset >= self.from + self.at as u64 && line >= self.line {
+            (self.line, self.at) = (line, usize::try_from(offset - self.from).unwrap_or(start));
+        }
+        self.line += bytecount::count(&self.block[self.at..start], b'\n');
+        self.at = start;
+        self.line
+    }
+
+    /// Where line `n` starts (at or after the last asked).
+    fn start_of(&mut self, n: usize) -> usize {
+        let group = n / STRIDE;
+        if let Some(&offset) = self.index.checkpoints().get(group)
+            && group * STRIDE > self.line
+            && offset >= self.from
+        {
+            let at = usize::try_from(offset - self.from).unwrap_or(self.block.len());
+            (self.line, self.at) = (group * STRIDE, at.min(self.block.len()));
+        }
+        while self.line < n && self.at < self.block.len() {
+            let rest = &self.block[self.at..];
+            self.at += memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            self.line += 1;
+        }
+        self.at
     }
 }
 
@@ -198,5 +299,46 @@ mod tests {
         let hits = SpoolSearch::new("aimv2").unwrap().block_hits(&log, 0);
         let numbers: Vec<usize> = hits.iter().map(|(n, _)| *n).collect();
         assert!(hits.len() >= 6, "escape-split, C1, bidi, upper-case and rewritten lines: {numbers:?}");
+    }
+
+    /// A spool of many blocks in both halves, written in appends that cut lines (a 1.5 MB line,
+    /// longer than a block, with a colour in an append of its own and one in its last): the
+    /// index's marks, checkpoints and text file give the same hits, numbered the same, as
+    /// decoding every line.
+    #[test]
+    fn a_spool_searched_through_its_index_gives_the_same_hits_as_decoding_every_line() {
+        let mut log = Vec::new();
+        for round in 0..6 {
+            log.extend_from_slice(crate::logs::chatty_log(2_000 + round).as_bytes());
+            log.extend_from_slice(b"ai\x1b[1mmv2 split\nnot valid \xff aimv2\nai\xc2\x85mv2 C1\n");
+        }
+        let long_at = log.len();
+        log.extend_from_slice(b"aimv2 at the start of a long line ");
+        log.extend(std::iter::repeat_n(b'x', 1_200_000));
+        log.extend_from_slice(b"\x1b[0m");
+        log.extend(std::iter::repeat_n(b'x', 300_000));
+        log.extend_from_slice(b" \x1b[1maimv2 at the end of a long line\nAIMV2 after it\n");
+        log.extend_from_slice(crate::logs::chatty_log(3_000).as_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = super::super::SpoolWriter::create(&dir.path().join("spool.log")).unwrap();
+        let cuts = [long_at + 1_000_000, long_at + 1_400_000];
+        let ends: std::collections::BTreeSet<usize> =
+            (0..log.len()).step_by(300_001).skip(1).chain(cuts).chain([log.len()]).collect();
+        let mut at = 0;
+        for end in ends {
+            writer.append(&log[at..end]).unwrap();
+            at = end;
+        }
+        writer.flush().unwrap();
+        let reader = writer.reader();
+        for query in ["aimv2", "^AIMV2", "x{3}\\s+ai", r"\d+ reqs"] {
+            let search = SpoolSearch::new(query).unwrap();
+            let found = std::sync::Mutex::new(Vec::new());
+            let cancel = AtomicBool::new(false);
+            search.run(&reader, reader.lines(), &cancel, &|hits| found.lock().unwrap().extend(hits)).unwrap();
+            let mut found = found.into_inner().unwrap();
+            found.sort_unstable_by_key(|(n, _)| *n);
+            assert_eq!(found, slowly(&search, &log), "{query}");
+        }
     }
 }

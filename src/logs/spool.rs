@@ -1,61 +1,88 @@
-//! The per-run log file: every raw byte, never truncated, plus a sparse index (the offset of every
-//! 64th line) so any line can be read back without holding the whole log in memory.
+//! The per-run log file: every raw byte, never truncated, plus an index (see `spool_index`) so
+//! any line can be read back without holding the whole log in memory, and a text file beside
+//! it (unlinked: it goes with the last reader) holding the decoded text of the lines whose text
+//! is not their bytes, so that a search never decodes.
 
 use super::decode::Output;
+use super::spool_index::{Index, IndexCopy, STRIDE};
 use super::{Decoder, Line, Stream};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-const STRIDE: usize = 64;
-
-/// Line-start offsets of lines 0, 64, 128, …; shared by the writer and its readers.
-#[derive(Debug, Default)]
-struct Index {
-    checkpoints: Vec<u64>,
-    lines: usize,
-    bytes: u64,
-    last_line_start: u64,
-}
-
 #[derive(Debug)]
 pub struct SpoolWriter {
     path: PathBuf,
     file: BufWriter<File>,
+    text: BufWriter<File>,
+    shared: Shared,
+}
+
+#[derive(Debug, Clone)]
+struct Shared {
     index: Arc<RwLock<Index>>,
+    /// The text file, for reading.
+    text: Arc<File>,
 }
 
 #[derive(Debug, Clone)]
 pub struct SpoolReader {
     path: PathBuf,
-    index: Arc<RwLock<Index>>,
+    shared: Shared,
 }
 
 impl SpoolWriter {
     pub fn create(path: &Path) -> std::io::Result<SpoolWriter> {
         let file = BufWriter::with_capacity(1 << 20, crate::files::create(path)?);
-        Ok(SpoolWriter { path: path.into(), file, index: Arc::default() })
+        let text = text_file(path)?;
+        let shared = Shared { index: Arc::default(), text: Arc::new(text.try_clone()?) };
+        Ok(SpoolWriter { path: path.into(), file, text: BufWriter::with_capacity(1 << 18, text), shared })
     }
 
     pub fn reader(&self) -> SpoolReader {
-        SpoolReader { path: self.path.clone(), index: self.index.clone() }
+        SpoolReader { path: self.path.clone(), shared: self.shared.clone() }
     }
 
-    /// Append raw bytes handed out by a decoder; `lines` is how many lines they end.
+    /// Append raw bytes handed out by a decoder: whole lines, or the head of a long one.
     pub fn append(&mut self, raw: &[u8]) -> std::io::Result<()> {
         self.file.write_all(raw)?;
-        let mut index = self.index.write().map_err(|_| std::io::Error::other("spool index poisoned"))?;
-        let base = index.bytes;
+        let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
+        let shared = self.shared.index.clone();
+        let mut index = shared.write().map_err(|_| std::io::Error::other("spool index poisoned"))?;
+        let (base, mut line_start) = (index.spool.bytes, 0);
         for nl in memchr::memchr_iter(b'\n', raw) {
-            if index.lines.is_multiple_of(STRIDE) {
-                let start = index.last_line_start;
-                index.checkpoints.push(start);
+            if changed.next_if(|&start| start <= nl).is_some() {
+                self.changed_line(&mut index, &raw[line_start..nl])?;
             }
-            index.lines += 1;
-            index.last_line_start = base + nl as u64 + 1;
+            index.spool.ended_at(base + nl as u64);
+            (index.continuing, line_start) = (false, nl + 1);
         }
-        index.bytes += raw.len() as u64;
+        if changed.peek().is_some() {
+            let line = index.spool.lines;
+            index.changed.set(line); // it goes on in the next append
+        }
+        index.continuing |= line_start < raw.len();
+        index.spool.bytes += raw.len() as u64;
+        Ok(())
+    }
+
+    /// The line being ended, `line`, is one whose text is not its bytes: its text goes to the
+    /// text file, unless it began in an earlier append (then a search decodes it).
+    fn changed_line(&mut self, index: &mut Index, line: &[u8]) -> std::io::Result<()> {
+        let n = index.spool.lines;
+        index.changed.set(n);
+        if index.continuing {
+            return Ok(());
+        }
+        let mut text = Vec::with_capacity(line.len() + 1);
+        super::block::line_text(line, &mut text);
+        text.push(b'\n');
+        self.text.write_all(&text)?;
+        index.texted.set(n);
+        let end = index.text.bytes + text.len() as u64;
+        index.text.ended_at(end - 1);
+        index.text.bytes = end;
         Ok(())
     }
 
@@ -65,14 +92,19 @@ impl SpoolWriter {
 
     /// Make everything appended so far readable.
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
+        self.file.flush()?;
+        self.text.flush()
     }
 }
 
-impl Index {
-    fn checkpoint(&self, line: usize) -> Option<u64> {
-        self.checkpoints.get(line / STRIDE).copied()
-    }
+/// The text file of the spool at `path`, open and already unlinked.
+fn text_file(path: &Path) -> std::io::Result<File> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.text", std::process::id()));
+    let at = path.with_file_name(name);
+    let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&at)?;
+    std::fs::remove_file(&at)?;
+    Ok(file)
 }
 
 impl SpoolReader {
@@ -80,9 +112,19 @@ impl SpoolReader {
         &self.path
     }
 
+    /// The text file (see the module's comment).
+    pub fn text_file(&self) -> &File {
+        &self.shared.text
+    }
+
+    /// The index so far.
+    pub fn index_copy(&self) -> IndexCopy {
+        self.shared.index.read().map_or_else(|_| IndexCopy::default(), |i| IndexCopy::of(&i))
+    }
+
     /// Complete lines written so far.
     pub fn lines(&self) -> usize {
-        self.index.read().map(|i| i.lines).unwrap_or(0)
+        self.shared.index.read().map(|i| i.spool.lines).unwrap_or(0)
     }
 
     /// Decode lines `first..first + count` (fewer at the end of the log).
@@ -97,9 +139,10 @@ impl SpoolReader {
 
     fn read_with(&self, first: usize, count: usize, mut decoder: Decoder) -> std::io::Result<Vec<Line>> {
         let (offset, total) = {
-            let index = self.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
-            match index.checkpoint(first) {
-                Some(offset) => (offset, index.lines),
+            let index =
+                self.shared.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
+            match index.spool.checkpoint(first) {
+                Some(offset) => (offset, index.spool.lines),
                 None => return Ok(Vec::new()),
             }
         };
@@ -122,17 +165,19 @@ impl SpoolReader {
     }
 
     /// The indexed line at or before `line` and where it starts.
-    pub fn checkpoint_near(&self, line: usize) -> (usize, u64) {
-        let index = self.index.read().ok();
-        let at = index.as_ref().and_then(|i| i.checkpoint(line.min(i.lines.saturating_sub(1))));
+    fn checkpoint_near(&self, line: usize) -> (usize, u64) {
+        let index = self.shared.index.read().ok();
+        let lines = index.as_ref().map(|i| &i.spool);
+        let at = lines.and_then(|i| i.checkpoint(line.min(i.lines.saturating_sub(1))));
         at.map_or((0, 0), |offset| ((line / STRIDE) * STRIDE, offset))
     }
 
     /// Where line `line` starts; past the last complete line, where the complete lines end.
     pub fn offset_of(&self, line: usize) -> std::io::Result<u64> {
         let (lines, end) = {
-            let index = self.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
-            (index.lines, index.last_line_start)
+            let index =
+                self.shared.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
+            (index.spool.lines, index.spool.last_line_start)
         };
         if line >= lines {
             return Ok(end);

@@ -1,0 +1,175 @@
+//! What a spool knows of its lines: where every 64th starts, which lines' text is not their bytes
+//! (a byte the decoder changes, or invalid UTF-8), and of those, which have their decoded text in
+//! the spool's text file, a line each in order — so a search scans bytes and never decodes.
+
+/// Lines 0, 64, 128, … start at `checkpoints`.
+pub(super) const STRIDE: usize = 64;
+
+/// The lines of a stream of bytes: checkpoints, how many ended, where the next starts.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Lines {
+    pub checkpoints: Vec<u64>,
+    pub lines: usize,
+    pub bytes: u64,
+    pub last_line_start: u64,
+}
+
+impl Lines {
+    /// A line ended at byte `at` of the stream (its newline).
+    pub fn ended_at(&mut self, at: u64) {
+        if self.lines.is_multiple_of(STRIDE) {
+            self.checkpoints.push(self.last_line_start);
+        }
+        self.lines += 1;
+        self.last_line_start = at + 1;
+    }
+
+    pub fn checkpoint(&self, line: usize) -> Option<u64> {
+        self.checkpoints.get(line / STRIDE).copied()
+    }
+}
+
+/// A bit a line.
+#[derive(Debug, Default, Clone)]
+pub struct LineBits(Vec<u64>);
+
+impl LineBits {
+    pub fn set(&mut self, line: usize) {
+        let word = line / 64;
+        if self.0.len() <= word {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << (line % 64);
+    }
+
+    pub fn get(&self, line: usize) -> bool {
+        self.0.get(line / 64).is_some_and(|w| w & (1 << (line % 64)) != 0)
+    }
+
+    /// The set lines of `lines` that `except` does not have, in order.
+    pub fn ones_in<'a>(
+        &'a self,
+        lines: std::ops::Range<usize>,
+        except: &'a LineBits,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let words = lines.start / 64..lines.end.div_ceil(64).min(self.0.len());
+        let set_bits = words.flat_map(move |w| {
+            let mut bits = self.0[w] & !except.0.get(w).copied().unwrap_or(0);
+            std::iter::from_fn(move || {
+                let bit = (bits != 0).then(|| bits.trailing_zeros() as usize)?;
+                bits &= bits - 1;
+                Some(w * 64 + bit)
+            })
+        });
+        set_bits.filter(move |n| lines.contains(n))
+    }
+
+    /// How many lines below `line` are set.
+    pub fn rank(&self, line: usize) -> usize {
+        let (word, bit) = (line / 64, line % 64);
+        let whole: u32 = self.0.iter().take(word).map(|w| w.count_ones()).sum();
+        let part = self.0.get(word).map_or(0, |w| (w & ((1u64 << bit) - 1)).count_ones());
+        (whole + part) as usize
+    }
+}
+
+/// Finds the line of the k-th set bit, for k going up (each call at or after the last).
+pub struct Select<'a> {
+    bits: &'a LineBits,
+    /// Word `word` holds set bits number `before..`.
+    word: usize,
+    before: usize,
+}
+
+impl<'a> Select<'a> {
+    pub fn new(bits: &'a LineBits) -> Select<'a> {
+        Select { bits, word: 0, before: 0 }
+    }
+
+    pub fn line_of(&mut self, k: usize) -> Option<usize> {
+        loop {
+            let word = *self.bits.0.get(self.word)?;
+            let here = word.count_ones() as usize;
+            if k < self.before + here {
+                let mut bits = word;
+                for _ in 0..k - self.before {
+                    bits &= bits - 1;
+                }
+                return Some(self.word * 64 + bits.trailing_zeros() as usize);
+            }
+            (self.word, self.before) = (self.word + 1, self.before + here);
+        }
+    }
+}
+
+/// The index as the writer keeps it.
+#[derive(Debug, Default)]
+pub(super) struct Index {
+    pub spool: Lines,
+    /// Lines whose text is not their bytes.
+    pub changed: LineBits,
+    /// Changed lines whose decoded text is a line of the text file.
+    pub texted: LineBits,
+    pub text: Lines,
+    /// The line being written began in an earlier append (a line longer than an append).
+    pub continuing: bool,
+}
+
+/// What a whole-spool search needs of the index, copied: a live run goes on appending.
+#[derive(Debug, Clone, Default)]
+pub struct IndexCopy {
+    pub(super) spool: Lines,
+    pub changed: LineBits,
+    pub texted: LineBits,
+    pub(super) text: Lines,
+}
+
+impl IndexCopy {
+    pub(super) fn of(index: &Index) -> IndexCopy {
+        IndexCopy {
+            spool: index.spool.clone(),
+            changed: index.changed.clone(),
+            texted: index.texted.clone(),
+            text: index.text.clone(),
+        }
+    }
+
+    /// The index of bytes that are no spool (no text file: every changed line is decoded).
+    pub fn of_block(raw: &[u8]) -> IndexCopy {
+        let mut index = Index::default();
+        let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
+        for nl in memchr::memchr_iter(b'\n', raw) {
+            if changed.next_if(|&start| start <= nl).is_some() {
+                index.changed.set(index.spool.lines);
+            }
+            index.spool.ended_at(nl as u64);
+        }
+        if changed.peek().is_some() {
+            index.changed.set(index.spool.lines);
+        }
+        IndexCopy::of(&index)
+    }
+
+    pub fn checkpoints(&self) -> &[u64] {
+        &self.spool.checkpoints
+    }
+
+    /// The last checkpoint after `from` and at or before `end`: (its line, where it starts).
+    pub fn checkpoint_in(&self, from: u64, end: u64) -> Option<(usize, u64)> {
+        let at = &self.spool.checkpoints;
+        let k = at.partition_point(|&c| c <= end).checked_sub(1)?;
+        (at[k] > from).then(|| (k * STRIDE, at[k]))
+    }
+
+    /// The checkpoint at or before `offset`: (its line, where it starts).
+    pub fn checkpoint_before(&self, offset: u64) -> (usize, u64) {
+        let at = &self.spool.checkpoints;
+        let k = at.partition_point(|&c| c <= offset).saturating_sub(1);
+        at.get(k).map_or((0, 0), |&c| (k * STRIDE, c))
+    }
+
+    /// The text file's own index, as a spool of lines whose text is their bytes.
+    pub fn text_file(&self) -> IndexCopy {
+        IndexCopy { spool: self.text.clone(), ..IndexCopy::default() }
+    }
+}
