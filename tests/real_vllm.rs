@@ -94,6 +94,67 @@ fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchma
         "real vLLM: ready after {:.1} s; repeats: {pair:#}",
         r["perftriage"]["timings"]["ready_after_s"]
     );
+    auto_repeats_decide_how_many_runs(&s);
+}
+
+/// An agent patch that sleeps 20 ms before every engine step: its time per output token is far
+/// above the baseline's.
+const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,7 @@\n\
+     \x20    def _process_engine_step(self) -> bool:\n\
+     \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
+     \x20        # Step the engine core.\n\
+     +        time.sleep(0.02)  # an agent's slowdown: 20 ms a step\n\
+     \x20        outputs, model_executed = self.step_fn()\n\
+     \x20        # Put EngineCoreOutputs into the output queue.\n\
+     \x20        for output in outputs.items() if outputs else ():\n";
+
+/// `--repeat auto` on the real engine, against the baseline's three recorded runs: the slowed
+/// agent is clear at three runs (after a warm-up that is not counted); the unchanged human
+/// stops where the rule says, clear or unresolved at its MAX.
+fn auto_repeats_decide_how_many_runs(s: &Setup) {
+    std::fs::write(s.root.join("patches").join(format!("{}.diff", s.short)), SLOW_STEPS).unwrap();
+    let results = s.root.join("ws/results");
+    let results = results.to_str().unwrap();
+    let outs = std::thread::scope(|scope| {
+        let runs = [("agent", "auto:6"), ("human", "auto:4")].map(|(variant, repeat)| {
+            let args = ["--results", results, "run", &s.short, "--variant", variant, "--repeat", repeat];
+            scope.spawn(move || perftriage(s, &args))
+        });
+        runs.map(|r| r.join().unwrap())
+    });
+    for out in &outs {
+        assert_eq!(out.status.code(), Some(0), "{}", text(out));
+    }
+    assert!(text(&outs[0]).contains("AGENT_PATCH_APPLIED"), "{}", text(&outs[0]));
+    let agent = result(s, "agent");
+    let repeats = &agent["perftriage"]["repeats"];
+    let said = (&repeats["n"], &repeats["warmup"], &repeats["auto"]["stopped"], &repeats["auto"]["against"]);
+    assert_eq!(said, (&3.into(), &1.into(), &"clear at 3 runs".into(), &"baseline".into()), "{repeats:#}");
+    let printed = printed_tpot(&agent);
+    assert_eq!(printed.len(), 4, "a warm-up and three counted runs");
+    assert_eq!(samples(&agent, "tpot_mean"), printed[1..], "the warm-up is not counted");
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (slowed, before) = (mean(&printed[1..]), mean(&samples(&result(s, "baseline"), "tpot_mean")));
+    assert!(slowed > before * 1.2, "20 ms a step: {slowed} ms against {before} ms");
+    let human = result(s, "human");
+    let repeats = &human["perftriage"]["repeats"];
+    let (n, stopped) = (repeats["n"].as_u64().unwrap(), repeats["auto"]["stopped"].as_str().unwrap());
+    let by_rule = stopped == format!("clear at {n} runs") || (stopped == "unresolved after 4 runs" && n == 4);
+    assert!(by_rule && (3..=4).contains(&n), "{repeats:#}");
+    assert_eq!(samples(&human, "tpot_mean").len() as u64, n, "{repeats:#}");
+    eprintln!("real vLLM auto: agent {slowed:.1} ms against {before:.1} ms; human {stopped}");
+}
+
+/// Every `Mean TPOT (ms):` the run's benchmark printed, warm-up included.
+fn printed_tpot(r: &serde_json::Value) -> Vec<f64> {
+    let benchmark = log_of(r, "benchmark");
+    let values = benchmark.lines().filter_map(|l| l.strip_prefix("Mean TPOT (ms):"));
+    values.filter_map(|v| v.trim().parse().ok()).collect()
+}
+
+fn samples(r: &serde_json::Value, metric: &str) -> Vec<f64> {
+    let values = r["perftriage"]["repeats"]["samples"][metric].as_array();
+    values.unwrap_or_else(|| panic!("{metric} samples: {r:#}")).iter().map(|v| v.as_f64().unwrap()).collect()
 }
 
 /// Each repeat's recorded values are the ones its real benchmark block printed (run_3way's

@@ -424,6 +424,24 @@ fn the_run_confirm_shows_the_plan_that_runs_not_the_dataset() {
     assert!(text.contains(&format!("benchmarks/ from {} (the parent commit)", &parent[..12])), "{text}");
 }
 
+/// An override is the commit's image for all three variants: the agent's patch goes on the image
+/// its baseline runs in (the agent once ran in the baseline template's image instead, measured
+/// against a baseline that ran elsewhere).
+#[test]
+fn an_image_override_is_the_agents_image_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let commits = perftriage::dataset::load_embedded().unwrap().commits;
+    let commit = commits.iter().find(|c| c.short == "7c01f706").unwrap();
+    std::fs::write(dir.path().join("7c01f706.diff"), "--- a/x\n+++ b/x\n").unwrap();
+    let mut config = perftriage::runs::RunConfig { patches: Some(dir.path().into()), ..Default::default() };
+    config.image_overrides.insert("7c01f706".into(), "registry.local/fixed:7c01".into());
+    let images = perftriage::dataset::ImageTemplates::default();
+    for v in Variant::ALL {
+        let plan = perftriage::runs::plan(commit, v, &config, &images, dir.path(), "r1").unwrap();
+        assert_eq!(plan.image, "registry.local/fixed:7c01", "{v:?}");
+    }
+}
+
 #[test]
 fn a_failed_run_posts_an_error_naming_its_category_and_every_message_is_kept_in_the_log() {
     let mut s = state();

@@ -28,7 +28,8 @@ pub struct RunConfig {
     pub dataset_path: Option<String>,
     /// Runs at a time on this host.
     pub concurrency: usize,
-    /// Per-commit image overrides: short → image (all variants but agent, which uses the baseline's).
+    /// Per-commit image overrides: short → image, for every variant (the agent's patch goes on the
+    /// image its baseline runs in).
     pub image_overrides: HashMap<String, String>,
     /// What a pull is assumed to need on disk when its size is not known (ISO-Bench images: 17–22 GB).
     pub pull_estimate_gb: f64,
@@ -148,8 +149,8 @@ pub fn plan(
     let kind = commit.kind();
     let no_parent = || PlanError::NoParent(commit.short.clone());
     let image = match config.image_overrides.get(&commit.short) {
-        Some(fixed) if variant != Variant::Agent => fixed.clone(),
-        _ => images.image_for(commit, variant).ok_or_else(no_parent)?,
+        Some(fixed) => fixed.clone(),
+        None => images.image_for(commit, variant).ok_or_else(no_parent)?,
     };
     let scripts_commit = match variant {
         Variant::Human => commit.full.clone(),
