@@ -9,6 +9,7 @@ mod common;
 use common::engine::{Setup, docker, engine, perftriage, result, run, runtime, setup, text};
 use common::real::{TINY_MODEL, vllm_cpu_image};
 use common::tmux_board::{Board, row_has};
+use std::path::Path;
 
 /// 20 prompts of 32 tokens, 16 generated each whatever the model says (`--ignore-eos`).
 fn bench() -> String {
@@ -108,41 +109,87 @@ const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/cor
      \x20        # Put EngineCoreOutputs into the output queue.\n\
      \x20        for output in outputs.items() if outputs else ():\n";
 
-/// `--repeat auto` on the real engine, against the baseline's three recorded runs: the slowed
-/// agent is clear at three runs (after a warm-up that is not counted); the unchanged human
-/// stops where the rule says, clear or unresolved at its MAX.
+/// An agent patch that sleeps 20 ms before every engine step of every other benchmark run (a run
+/// begins after 3 s without steps: each is a new `vllm bench serve`, seconds to start, whose
+/// test prompt and run follow each other at once): alternate runs tie with the baseline and are
+/// far slower, a noisy tie no number of runs settles.
+const EVERY_OTHER_RUN: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,12 @@\n\
+     \x20    def _process_engine_step(self) -> bool:\n\
+     \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
+     \x20        # Step the engine core.\n\
+     +        now = time.monotonic()\n\
+     +        if now - getattr(self, \"_agent_last\", 0.0) > 3.0:\n\
+     +            self._agent_runs = getattr(self, \"_agent_runs\", 0) + 1\n\
+     +        self._agent_last = now\n\
+     +        if self._agent_runs % 2 == 0:\n\
+     +            time.sleep(0.02)\n\
+     \x20        outputs, model_executed = self.step_fn()\n\
+     \x20        # Put EngineCoreOutputs into the output queue.\n\
+     \x20        for output in outputs.items() if outputs else ():\n";
+
+/// `--repeat auto:6` on the real engine, against the baseline's three recorded runs, two agents
+/// at once (each its workspace and patch folder): the slowed one is clear at three runs (after a
+/// warm-up that is not counted); the one slowed every other run is unresolved after six.
 fn auto_repeats_decide_how_many_runs(s: &Setup) {
-    std::fs::write(s.root.join("patches").join(format!("{}.diff", s.short)), SLOW_STEPS).unwrap();
+    let tie = s.root.join("tie");
+    for (dir, patch) in [(s.root.join("patches"), SLOW_STEPS), (tie.join("patches"), EVERY_OTHER_RUN)] {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{}.diff", s.short)), patch).unwrap();
+    }
+    let config = std::fs::read_to_string(&s.config).unwrap();
+    let patches = s.root.join("patches").display().to_string();
+    let tie_config = tie.join("config.toml");
+    std::fs::write(&tie_config, config.replace(&patches, &tie.join("patches").display().to_string()))
+        .unwrap();
     let results = s.root.join("ws/results");
-    let results = results.to_str().unwrap();
     let outs = std::thread::scope(|scope| {
-        let runs = [("agent", "auto:6"), ("human", "auto:4")].map(|(variant, repeat)| {
-            let args = ["--results", results, "run", &s.short, "--variant", variant, "--repeat", repeat];
-            scope.spawn(move || perftriage(s, &args))
+        let runs = [(&s.config, s.root.join("ws")), (&tie_config, tie.join("ws"))].map(|(config, ws)| {
+            let results = &results;
+            scope.spawn(move || auto_run(s, config, &ws, results))
         });
         runs.map(|r| r.join().unwrap())
     });
     for out in &outs {
         assert_eq!(out.status.code(), Some(0), "{}", text(out));
+        assert!(text(out).contains("AGENT_PATCH_APPLIED"), "{}", text(out));
     }
-    assert!(text(&outs[0]).contains("AGENT_PATCH_APPLIED"), "{}", text(&outs[0]));
-    let agent = result(s, "agent");
-    let repeats = &agent["perftriage"]["repeats"];
+    let baseline = mean(&samples(&result(s, "baseline"), "tpot_mean"));
+    let slowed = agent_repeats(&s.root.join("ws"), s, "clear at 3 runs", 3);
+    assert!(mean(&slowed) > baseline * 1.2, "20 ms a step: {slowed:?} ms against {baseline} ms");
+    let tied = agent_repeats(&tie.join("ws"), s, "unresolved after 6 runs", 6);
+    let (low, high) =
+        (tied.iter().copied().fold(f64::MAX, f64::min), tied.iter().copied().fold(0.0, f64::max));
+    assert!(high > low * 1.2, "every other run slowed: {tied:?}");
+    eprintln!("real vLLM auto: baseline {baseline:.1} ms; slowed {slowed:?}; every other run {tied:?}");
+}
+
+/// `perftriage run SHORT --variant agent --repeat auto:6` with `config` on `ws`, reading the
+/// recorded runs in `results`.
+fn auto_run(s: &Setup, config: &Path, ws: &Path, results: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args([Path::new("--config"), config, Path::new("--workspace"), ws, Path::new("--results"), results])
+        .args(["run", &s.short, "--variant", "agent", "--repeat", "auto:6"])
+        .output()
+        .unwrap()
+}
+
+/// The agent result's counted TPOT samples, once its repeats say they stopped as `stopped` after
+/// `n` counted runs and a warm-up, the warm-up printed but not counted.
+fn agent_repeats(ws: &Path, s: &Setup, stopped: &str, n: u64) -> Vec<f64> {
+    let path = ws.join("results").join(format!("{}_agent_result.json", s.short));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let repeats = &r["perftriage"]["repeats"];
     let said = (&repeats["n"], &repeats["warmup"], &repeats["auto"]["stopped"], &repeats["auto"]["against"]);
-    assert_eq!(said, (&3.into(), &1.into(), &"clear at 3 runs".into(), &"baseline".into()), "{repeats:#}");
-    let printed = printed_tpot(&agent);
-    assert_eq!(printed.len(), 4, "a warm-up and three counted runs");
-    assert_eq!(samples(&agent, "tpot_mean"), printed[1..], "the warm-up is not counted");
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let (slowed, before) = (mean(&printed[1..]), mean(&samples(&result(s, "baseline"), "tpot_mean")));
-    assert!(slowed > before * 1.2, "20 ms a step: {slowed} ms against {before} ms");
-    let human = result(s, "human");
-    let repeats = &human["perftriage"]["repeats"];
-    let (n, stopped) = (repeats["n"].as_u64().unwrap(), repeats["auto"]["stopped"].as_str().unwrap());
-    let by_rule = stopped == format!("clear at {n} runs") || (stopped == "unresolved after 4 runs" && n == 4);
-    assert!(by_rule && (3..=4).contains(&n), "{repeats:#}");
-    assert_eq!(samples(&human, "tpot_mean").len() as u64, n, "{repeats:#}");
-    eprintln!("real vLLM auto: agent {slowed:.1} ms against {before:.1} ms; human {stopped}");
+    assert_eq!(said, (&n.into(), &1.into(), &stopped.into(), &"baseline".into()), "{repeats:#}");
+    let printed = printed_tpot(&r);
+    assert_eq!(printed.len() as u64, n + 1, "a warm-up and {n} counted runs");
+    let counted = samples(&r, "tpot_mean");
+    assert_eq!(counted, printed[1..], "the warm-up is not counted");
+    counted
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// Every `Mean TPOT (ms):` the run's benchmark printed, warm-up included.
