@@ -98,34 +98,36 @@ fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchma
     auto_repeats_decide_how_many_runs(&s);
 }
 
-/// An agent patch that sleeps 20 ms before every engine step: its time per output token is far
-/// above the baseline's.
+/// An agent patch that sleeps 100 ms before every engine step: its time per output token is many
+/// times the baseline's, clear even against a baseline recorded on busy cores (a CI run with the
+/// other tiers beside it recorded one whose 3 runs gave a 95 % interval of -64 % to +121 %
+/// against the human's, and 20 ms a step was unresolved against it).
 const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,7 @@\n\
      \x20    def _process_engine_step(self) -> bool:\n\
      \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
      \x20        # Step the engine core.\n\
-     +        time.sleep(0.02)  # an agent's slowdown: 20 ms a step\n\
+     +        time.sleep(0.1)  # an agent's slowdown: 100 ms a step\n\
      \x20        outputs, model_executed = self.step_fn()\n\
      \x20        # Put EngineCoreOutputs into the output queue.\n\
      \x20        for output in outputs.items() if outputs else ():\n";
 
-/// An agent patch that sleeps 20 ms before every engine step of every other benchmark run (a run
-/// begins after 3 s without steps: each is a new `vllm bench serve`, seconds to start, whose
-/// test prompt and run follow each other at once): alternate runs tie with the baseline and are
-/// far slower, a noisy tie no number of runs settles.
-const EVERY_OTHER_RUN: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,12 @@\n\
+/// An agent patch that sleeps 100 ms before every engine step of every other benchmark run (a
+/// run begins after 6 s without steps: each is a new `vllm bench serve`, whose imports alone take
+/// 9 s here; a 3 s gap once split a run): alternate runs tie with the baseline and are many times
+/// slower, a noisy tie no number of runs settles.
+const EVERY_OTHER_RUN: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,7 +1603,12 @@\n\
      \x20    def _process_engine_step(self) -> bool:\n\
      \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
      \x20        # Step the engine core.\n\
-     +        now = time.monotonic()\n\
-     +        if now - getattr(self, \"_agent_last\", 0.0) > 3.0:\n\
+     +        if time.monotonic() - getattr(self, \"_agent_last\", 0.0) > 6.0:\n\
      +            self._agent_runs = getattr(self, \"_agent_runs\", 0) + 1\n\
-     +        self._agent_last = now\n\
      +        if self._agent_runs % 2 == 0:\n\
-     +            time.sleep(0.02)\n\
+     +            time.sleep(0.1)\n\
      \x20        outputs, model_executed = self.step_fn()\n\
+     +        self._agent_last = time.monotonic()\n\
      \x20        # Put EngineCoreOutputs into the output queue.\n\
-     \x20        for output in outputs.items() if outputs else ():\n";
+     \x20        for output in outputs.items() if outputs else ():\n\
+     \x20            self.output_queue.put_nowait(output)\n";
 
 /// `--repeat auto:6` on the real engine, against the baseline's three recorded runs, two agents
 /// at once (each its workspace and patch folder): the slowed one is clear at three runs (after a
@@ -155,11 +157,11 @@ fn auto_repeats_decide_how_many_runs(s: &Setup) {
     }
     let baseline = mean(&samples(&result(s, "baseline"), "tpot_mean"));
     let slowed = agent_repeats(&s.root.join("ws"), s, "clear at 3 runs", 3);
-    assert!(mean(&slowed) > baseline * 1.2, "20 ms a step: {slowed:?} ms against {baseline} ms");
+    assert!(mean(&slowed) > baseline * 2.0, "100 ms a step: {slowed:?} ms against {baseline} ms");
     let tied = agent_repeats(&tie.join("ws"), s, "unresolved after 6 runs", 6);
     let (low, high) =
         (tied.iter().copied().fold(f64::MAX, f64::min), tied.iter().copied().fold(0.0, f64::max));
-    assert!(high > low * 1.2, "every other run slowed: {tied:?}");
+    assert!(high > low * 2.0, "every other run slowed: {tied:?}");
     eprintln!("real vLLM auto: baseline {baseline:.1} ms; slowed {slowed:?}; every other run {tied:?}");
 }
 

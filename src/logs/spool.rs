@@ -8,6 +8,7 @@ use super::spool_index::{Index, IndexCopy, STRIDE};
 use super::{Decoder, Line, Stream};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -48,6 +49,7 @@ impl SpoolWriter {
     pub fn append(&mut self, raw: &[u8]) -> std::io::Result<()> {
         self.file.write_all(raw)?;
         let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
+        // The lock through an Arc of its own: `changed_line` borrows `self` while it is held.
         let shared = self.shared.index.clone();
         let mut index = shared.write().map_err(|_| std::io::Error::other("spool index poisoned"))?;
         let (base, mut line_start) = (index.spool.bytes, 0);
@@ -102,7 +104,14 @@ fn text_file(path: &Path) -> std::io::Result<File> {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{}.text", std::process::id()));
     let at = path.with_file_name(name);
-    let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&at)?;
+    // Private like the spool (0600): its lines are the spool's, redacted the same way.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&at)?;
     std::fs::remove_file(&at)?;
     Ok(file)
 }

@@ -63,14 +63,6 @@ impl LineBits {
         });
         set_bits.filter(move |n| lines.contains(n))
     }
-
-    /// How many lines below `line` are set.
-    pub fn rank(&self, line: usize) -> usize {
-        let (word, bit) = (line / 64, line % 64);
-        let whole: u32 = self.0.iter().take(word).map(|w| w.count_ones()).sum();
-        let part = self.0.get(word).map_or(0, |w| (w & ((1u64 << bit) - 1)).count_ones());
-        (whole + part) as usize
-    }
 }
 
 /// Finds the line of the k-th set bit, for k going up (each call at or after the last).
