@@ -8,7 +8,7 @@
 //! threads take half of each file; hits stream out block by block.
 
 use super::block::{line_at, line_start, plain_text};
-use super::spool_index::{IndexCopy, STRIDE, Select};
+use super::spool_index::{IndexCopy, Select};
 use super::{Decoder, Line, SpoolReader, Stream};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
@@ -81,9 +81,8 @@ impl SpoolSearch {
         cancel: &AtomicBool,
         on_hits: &(dyn Fn(Vec<Hit>) + Sync),
     ) -> std::io::Result<()> {
-        let half_line = (upto / 2) / STRIDE * STRIDE;
-        let half = index.checkpoints().get(half_line / STRIDE).copied().filter(|&h| h < end);
-        let (half_line, half) = half.map_or((upto, end), |h| (half_line, h));
+        let half = index.lines().checkpoint(upto / 2).filter(|&(_, h)| h < end);
+        let (half_line, half) = half.unwrap_or((upto, end));
         let halves = [
             Part { lines: (0, half_line), bytes: (0, half) },
             Part { lines: (half_line, upto), bytes: (half, end) },
@@ -214,7 +213,7 @@ fn cut(index: &IndexCopy, block: &[u8], (line, from): (usize, u64), part: Part) 
     if end >= part.bytes.1 {
         return (block.len(), part.lines.1);
     }
-    if let Some((at_line, at)) = index.checkpoint_in(from, end) {
+    if let Some((at_line, at)) = index.lines().checkpoint_in(from, end) {
         return (usize::try_from(at - from).unwrap_or(block.len()), at_line);
     }
     let whole = memchr::memrchr(b'\n', block).map_or(block.len(), |i| i + 1);
@@ -236,7 +235,7 @@ struct Cursor<'a> {
 impl Cursor<'_> {
     /// The number of the line starting at `start` (at or after the last asked).
     fn line_of(&mut self, start: usize) -> usize {
-        let (line, offset) = self.index.checkpoint_before(self.from + start as u64);
+        let (line, offset) = self.index.lines().checkpoint_before(self.from + start as u64);
         if offset >= self.from + self.at as u64 && line >= self.line {
             (self.line, self.at) = (line, usize::try_from(offset - self.from).unwrap_or(start));
         }
@@ -247,13 +246,12 @@ impl Cursor<'_> {
 
     /// Where line `n` starts (at or after the last asked).
     fn start_of(&mut self, n: usize) -> usize {
-        let group = n / STRIDE;
-        if let Some(&offset) = self.index.checkpoints().get(group)
-            && group * STRIDE > self.line
+        if let Some((at_line, offset)) = self.index.lines().checkpoint(n)
+            && at_line > self.line
             && offset >= self.from
         {
             let at = usize::try_from(offset - self.from).unwrap_or(self.block.len());
-            (self.line, self.at) = (group * STRIDE, at.min(self.block.len()));
+            (self.line, self.at) = (at_line, at.min(self.block.len()));
         }
         while self.line < n && self.at < self.block.len() {
             let rest = &self.block[self.at..];

@@ -48,25 +48,10 @@ impl SpoolWriter {
     /// Append raw bytes handed out by a decoder: whole lines, or the head of a long one.
     pub fn append(&mut self, raw: &[u8]) -> std::io::Result<()> {
         self.file.write_all(raw)?;
-        let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
         // The lock through an Arc of its own: `changed_line` borrows `self` while it is held.
         let shared = self.shared.index.clone();
         let mut index = shared.write().map_err(|_| std::io::Error::other("spool index poisoned"))?;
-        let (base, mut line_start) = (index.spool.bytes, 0);
-        for nl in memchr::memchr_iter(b'\n', raw) {
-            if changed.next_if(|&start| start <= nl).is_some() {
-                self.changed_line(&mut index, &raw[line_start..nl])?;
-            }
-            index.spool.ended_at(base + nl as u64);
-            (index.continuing, line_start) = (false, nl + 1);
-        }
-        if changed.peek().is_some() {
-            let line = index.spool.lines;
-            index.changed.set(line); // it goes on in the next append
-        }
-        index.continuing |= line_start < raw.len();
-        index.spool.bytes += raw.len() as u64;
-        Ok(())
+        index.append(raw, |index, line| self.changed_line(index, &raw[line]))
     }
 
     /// The line being ended, `line`, is one whose text is not its bytes: its text goes to the
@@ -151,7 +136,7 @@ impl SpoolReader {
             let index =
                 self.shared.index.read().map_err(|_| std::io::Error::other("spool index poisoned"))?;
             match index.spool.checkpoint(first) {
-                Some(offset) => (offset, index.spool.lines),
+                Some((_, offset)) => (offset, index.spool.lines),
                 None => return Ok(Vec::new()),
             }
         };
@@ -176,9 +161,7 @@ impl SpoolReader {
     /// The indexed line at or before `line` and where it starts.
     fn checkpoint_near(&self, line: usize) -> (usize, u64) {
         let index = self.shared.index.read().ok();
-        let lines = index.as_ref().map(|i| &i.spool);
-        let at = lines.and_then(|i| i.checkpoint(line.min(i.lines.saturating_sub(1))));
-        at.map_or((0, 0), |offset| ((line / STRIDE) * STRIDE, offset))
+        index.and_then(|i| i.spool.checkpoint(line)).unwrap_or((0, 0))
     }
 
     /// Where line `line` starts; past the last complete line, where the complete lines end.

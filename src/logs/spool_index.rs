@@ -24,8 +24,22 @@ impl Lines {
         self.last_line_start = at + 1;
     }
 
-    pub fn checkpoint(&self, line: usize) -> Option<u64> {
-        self.checkpoints.get(line / STRIDE).copied()
+    /// The checkpoint of `line` (the line of its group of `STRIDE`): (its line, where it starts).
+    pub fn checkpoint(&self, line: usize) -> Option<(usize, u64)> {
+        let group = line / STRIDE;
+        self.checkpoints.get(group).map(|&at| (group * STRIDE, at))
+    }
+
+    /// The last checkpoint at or before byte `offset`: (its line, where it starts).
+    pub fn checkpoint_before(&self, offset: u64) -> (usize, u64) {
+        let k = self.checkpoints.partition_point(|&c| c <= offset).saturating_sub(1);
+        self.checkpoints.get(k).map_or((0, 0), |&c| (k * STRIDE, c))
+    }
+
+    /// The last checkpoint after `from` and at or before `end`: (its line, where it starts).
+    pub fn checkpoint_in(&self, from: u64, end: u64) -> Option<(usize, u64)> {
+        let k = self.checkpoints.partition_point(|&c| c <= end).checked_sub(1)?;
+        (self.checkpoints[k] > from).then(|| (k * STRIDE, self.checkpoints[k]))
     }
 }
 
@@ -107,6 +121,33 @@ pub(super) struct Index {
     pub continuing: bool,
 }
 
+impl Index {
+    /// Index `raw`, the stream's next bytes: every line it ends, and each whole line of it whose
+    /// text is not its bytes handed to `on_changed` (its range in `raw`) to mark; a changed line
+    /// that goes on past `raw` is marked now.
+    pub fn append<E>(
+        &mut self,
+        raw: &[u8],
+        mut on_changed: impl FnMut(&mut Index, std::ops::Range<usize>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
+        let (base, mut line_start) = (self.spool.bytes, 0);
+        for nl in memchr::memchr_iter(b'\n', raw) {
+            if changed.next_if(|&start| start <= nl).is_some() {
+                on_changed(self, line_start..nl)?;
+            }
+            self.spool.ended_at(base + nl as u64);
+            (self.continuing, line_start) = (false, nl + 1);
+        }
+        if changed.peek().is_some() {
+            self.changed.set(self.spool.lines);
+        }
+        self.continuing |= line_start < raw.len();
+        self.spool.bytes += raw.len() as u64;
+        Ok(())
+    }
+}
+
 /// What a whole-spool search needs of the index, copied: a live run goes on appending.
 #[derive(Debug, Clone, Default)]
 pub struct IndexCopy {
@@ -129,35 +170,16 @@ impl IndexCopy {
     /// The index of bytes that are no spool (no text file: every changed line is decoded).
     pub fn of_block(raw: &[u8]) -> IndexCopy {
         let mut index = Index::default();
-        let mut changed = super::block::changed_or_invalid(raw).into_iter().peekable();
-        for nl in memchr::memchr_iter(b'\n', raw) {
-            if changed.next_if(|&start| start <= nl).is_some() {
-                index.changed.set(index.spool.lines);
-            }
-            index.spool.ended_at(nl as u64);
-        }
-        if changed.peek().is_some() {
+        let marked = index.append(raw, |index, _| {
             index.changed.set(index.spool.lines);
-        }
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let Ok(()) = marked;
         IndexCopy::of(&index)
     }
 
-    pub fn checkpoints(&self) -> &[u64] {
-        &self.spool.checkpoints
-    }
-
-    /// The last checkpoint after `from` and at or before `end`: (its line, where it starts).
-    pub fn checkpoint_in(&self, from: u64, end: u64) -> Option<(usize, u64)> {
-        let at = &self.spool.checkpoints;
-        let k = at.partition_point(|&c| c <= end).checked_sub(1)?;
-        (at[k] > from).then(|| (k * STRIDE, at[k]))
-    }
-
-    /// The checkpoint at or before `offset`: (its line, where it starts).
-    pub fn checkpoint_before(&self, offset: u64) -> (usize, u64) {
-        let at = &self.spool.checkpoints;
-        let k = at.partition_point(|&c| c <= offset).saturating_sub(1);
-        at.get(k).map_or((0, 0), |&c| (k * STRIDE, c))
+    pub(super) fn lines(&self) -> &Lines {
+        &self.spool
     }
 
     /// The text file's own index, as a spool of lines whose text is their bytes.

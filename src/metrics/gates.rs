@@ -4,7 +4,9 @@
 
 use super::Metrics;
 use crate::classify::{Classifier, Verdict};
+use aho_corasick::AhoCorasick;
 use serde::Serialize;
+use std::sync::LazyLock;
 
 /// One gate a measurement has to pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,33 +113,34 @@ pub fn check(texts: &[&str], metrics: &Metrics, limits: &Limits) -> Option<GateF
     if metrics.is_empty() {
         return fail(Gate::NoMetrics, "metrics: {}");
     }
-    let successful = last_value(texts, "Successful requests:");
+    let lines = Labelled::read(texts);
+    let successful = lines.last(Label::Successful);
     if let Some((n, line)) = successful
         && n <= 0.0
     {
         return fail(Gate::NoSuccessfulRequests, line);
     }
-    if let Some((failed, line)) = last_value(texts, "Failed requests:") {
+    if let Some((failed, line)) = lines.last(Label::Failed) {
         let sent = failed + successful.map_or(0.0, |(n, _)| n);
         if failed > 0.0 && failed / sent > limits.max_failed_share.min(1.0 - f64::EPSILON) {
             return fail(Gate::FailedRequests, line);
         }
     }
-    if let Some((0.0, line)) = last_value(texts, "Total generated tokens:") {
+    if let Some((0.0, line)) = lines.last(Label::GeneratedTokens) {
         return fail(Gate::NoGeneratedTokens, line);
     }
-    metric_gates(texts, metrics).map(|(gate, evidence)| GateFailure { gate, evidence })
+    metric_gates(&lines, metrics).map(|(gate, evidence)| GateFailure { gate, evidence })
 }
 
 /// The gates read from the numbers themselves.
-fn metric_gates(texts: &[&str], metrics: &Metrics) -> Option<(Gate, String)> {
+fn metric_gates(lines: &Labelled, metrics: &Metrics) -> Option<(Gate, String)> {
     let shown = |name: &str, v: f64| format!("{name} = {v}");
     if let Some((name, v)) =
         THROUGHPUTS.iter().find_map(|n| Some((*n, *metrics.get(*n)?)).filter(|(_, v)| *v <= 0.0))
     {
         return Some((Gate::ZeroThroughput, shown(name, v)));
     }
-    if let Some((0.0, line)) = last_value(texts, "Benchmark duration (s):") {
+    if let Some((0.0, line)) = lines.last(Label::Duration) {
         return Some((Gate::ZeroDuration, line.trim().to_string()));
     }
     if let Some(&v) = metrics.get("elapsed_time").filter(|v| **v <= 0.0) {
@@ -147,26 +150,56 @@ fn metric_gates(texts: &[&str], metrics: &Metrics) -> Option<(Gate, String)> {
     latency.filter(|v| !v.is_finite() || *v <= 0.0).map(|v| (Gate::NoLatency, shown("latency_avg", v)))
 }
 
-/// The number after the last line of `texts` that starts with `label`, and that line (each
-/// text is searched where it lies: no copy of them joined).
-fn last_value<'a>(texts: &[&'a str], label: &str) -> Option<(f64, &'a str)> {
-    texts.iter().rev().find_map(|text| last_in(text, label))
+/// The benchmark output lines the gates read, in the order of `LABELS`.
+#[derive(Debug, Clone, Copy)]
+enum Label {
+    Successful,
+    Failed,
+    GeneratedTokens,
+    Duration,
 }
 
-fn last_in<'a>(text: &'a str, label: &str) -> Option<(f64, &'a str)> {
-    let mut end = text.len();
-    while let Some(at) = text[..end].rfind(label) {
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-        let line = &text[line_start..line_end];
-        if text[line_start..at].trim().is_empty()
-            && let Ok(value) = line.trim_start()[label.len()..].trim().parse::<f64>()
-        {
-            return Some((value, line));
+const LABELS: [&str; 4] =
+    ["Successful requests:", "Failed requests:", "Total generated tokens:", "Benchmark duration (s):"];
+
+static FINDER: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(LABELS).unwrap_or_else(|e| unreachable!("four literals: {e}")));
+
+/// Each label's last line with a number (the last text that has one, its last such line), found
+/// in one forward pass over each text where it lies (no copy of them joined).
+struct Labelled<'a> {
+    last: [Option<(f64, &'a str)>; LABELS.len()],
+}
+
+impl<'a> Labelled<'a> {
+    fn read(texts: &[&'a str]) -> Labelled<'a> {
+        let mut last = [None; LABELS.len()];
+        for text in texts {
+            for found in FINDER.find_iter(text) {
+                if let Some(value) = value_at(text, found.start(), found.end()) {
+                    last[found.pattern().as_usize()] = Some(value);
+                }
+            }
         }
-        end = at;
+        Labelled { last }
     }
-    None
+
+    fn last(&self, label: Label) -> Option<(f64, &'a str)> {
+        self.last[label as usize]
+    }
+}
+
+/// The number after the label at `start..end` and its line, where the label begins the line
+/// (after blanks) and a number follows it.
+fn value_at(text: &str, start: usize, end: usize) -> Option<(f64, &str)> {
+    let before = &text[..start];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    if !before[line_start..].trim().is_empty() {
+        return None;
+    }
+    let line_end = memchr::memchr(b'\n', &text.as_bytes()[end..]).map_or(text.len(), |i| end + i);
+    let value = text[end..line_end].trim().parse::<f64>().ok()?;
+    Some((value, &text[line_start..line_end]))
 }
 
 #[cfg(test)]
@@ -227,9 +260,10 @@ mod tests {
     fn the_last_labelled_line_counts_and_a_label_inside_a_line_does_not() {
         let text =
             "Successful requests: 0\nlater:\nSuccessful requests: 20\nsaid: Total generated tokens: 0\n";
-        assert_eq!(last_value(&[text], "Successful requests:").map(|v| v.0), Some(20.0));
-        assert_eq!(last_value(&[text], "Total generated tokens:"), None);
+        assert_eq!(Labelled::read(&[text]).last(Label::Successful).map(|v| v.0), Some(20.0));
+        assert_eq!(Labelled::read(&[text]).last(Label::GeneratedTokens), None);
         let fields = ["Successful requests: 20\n", "Successful requests: 0\n", "other field\n"];
-        assert_eq!(last_value(&fields, "Successful requests:").map(|v| v.0), Some(0.0), "the later field's");
+        let later = Labelled::read(&fields).last(Label::Successful);
+        assert_eq!(later.map(|v| v.0), Some(0.0), "the later field's");
     }
 }

@@ -1,0 +1,282 @@
+//! The command line: what `perftriage --help` lists, as clap reads it.
+
+use clap::{Args, Parser, Subcommand};
+use perftriage::report::ReportFormat;
+use perftriage::session::Options;
+use perftriage::triage::Change;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "perftriage", version, about = "Triage board for ISO-Bench vLLM 3-way benchmark runs")]
+pub(crate) struct Cli {
+    /// Config file (default: $XDG_CONFIG_HOME/perftriage/config.toml).
+    #[arg(long, global = true)]
+    pub(crate) config: Option<PathBuf>,
+    /// Dataset JSONL in the embedded schema (default: the embedded 96 ISO-Bench commits).
+    #[arg(long, global = true)]
+    pub(crate) dataset: Option<PathBuf>,
+    /// Directory of ISO-Bench result files, read recursively (repeatable).
+    #[arg(long, global = true)]
+    pub(crate) results: Vec<PathBuf>,
+    /// Directory of agent runs (run_summary.json, model_patch.diff, trajectory.json per commit
+    /// folder), read recursively (repeatable).
+    #[arg(long, global = true)]
+    pub(crate) trajectories: Vec<PathBuf>,
+    /// Workspace directory for triage state (default: the platform data dir).
+    #[arg(long, global = true)]
+    pub(crate) workspace: Option<PathBuf>,
+    /// Recorded GPU samples (JSON lines) to use instead of NVML, for demos and tests.
+    #[arg(long, global = true)]
+    pub(crate) gpu_replay: Option<PathBuf>,
+    /// Print every load warning, not one line per kind.
+    #[arg(long, global = true)]
+    pub(crate) verbose: bool,
+    /// Theme: default, light, monochrome, or a path to a theme TOML file.
+    #[arg(long, global = true)]
+    pub(crate) theme: Option<String>,
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+impl Cli {
+    /// The options every command reads, and the command.
+    pub(crate) fn split(self) -> (Options, Option<Command>) {
+        let options = Options {
+            config: self.config,
+            dataset: self.dataset,
+            results: self.results,
+            trajectories: self.trajectories,
+            workspace: self.workspace,
+            theme: self.theme,
+            gpu_replay: self.gpu_replay,
+            verbose: self.verbose,
+        };
+        (options, self.command)
+    }
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// One line (or, with --json, one JSON object) per commit.
+    Status {
+        #[arg(long)]
+        json: bool,
+        /// Fill the agent variant with this agent's results (default: the newest of any agent).
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Counts by status, category, kind and GPU; 3-way outcomes; the unfixable list.
+    Report {
+        #[arg(long, value_enum, default_value = "md")]
+        format: ReportFormat,
+        /// Fill the agent variant with this agent's results (default: the newest of any agent).
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Classify plain logs or result JSON files: category, disposition, fixes, evidence.
+    Classify {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse benchmark metrics from plain logs or result JSON files.
+    Metrics {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A commit's patch: the agent's (its run folder, else `[runs] patches`) or the human's
+    /// (`git diff parent commit` in `[runs] vllm_repo`). Exit 0, 2 no such commit or patch.
+    Patch {
+        short: String,
+        #[arg(long, value_parser = ["human", "agent"])]
+        variant: String,
+        /// Files with their added and removed lines instead of the diff.
+        #[arg(long)]
+        json: bool,
+    },
+    /// How the agent's own run of a commit went: model, status, duration, steps, tool calls.
+    Trajectory {
+        short: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one variant of a commit in Docker; logs on stdout. Exit 0 ok, 3 run failed, 1 tool error.
+    Run {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        json: bool,
+        /// A `[[hosts]]` name; without it a host with room is chosen (or DOCKER_HOST's engine).
+        #[arg(long)]
+        host: Option<String>,
+        /// Run the benchmark N times against one server start: the result holds the means and
+        /// each run's values, and 3-way deltas get a 95 % confidence interval (default `[runs] repeat`).
+        /// `auto[:MAX]`: 3 runs, then more (up to MAX, default 10) while the interval against the
+        /// pair's recorded samples crosses ±2 % or ±5 %; a warm-up run (`[runs] warmup`) first.
+        #[arg(long)]
+        repeat: Option<perftriage::runs::Repeat>,
+    },
+    /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
+    /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
+    Build {
+        short: String,
+        /// Compiler jobs at once (MAX_JOBS); default from `[build]`, else the daemon's memory.
+        #[arg(long)]
+        max_jobs: Option<u32>,
+        #[arg(long)]
+        nvcc_threads: Option<u32>,
+        /// Seconds before the build is stopped and its container removed.
+        #[arg(long)]
+        timeout: Option<u64>,
+        /// Print the exact steps, the image and the expected time and disk; build nothing.
+        #[arg(long)]
+        plan: bool,
+    },
+    /// The Docker hosts (`[[hosts]]`, else DOCKER_HOST): each connected and probed for GPUs.
+    /// Exit 0 every host answered, 3 one did not.
+    Hosts {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Runs as Slurm jobs (`[slurm]`): the batch script, submit (and follow), cancel.
+    #[command(subcommand)]
+    Slurm(SlurmCommand),
+    /// GPU telemetry (NVML, else nvidia-smi, else --gpu-replay). Exit 1 when no GPU can be read.
+    Gpu {
+        #[arg(long)]
+        once: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 1000)]
+        interval: u64,
+    },
+    /// Known fixes: list them (for a commit: the ones its failures suggest) or apply one.
+    #[command(subcommand)]
+    Fix(FixCommand),
+    /// Fixed images and a registry: push a variant's fixed image (`[registry]`), pull it back by digest.
+    #[command(subcommand)]
+    Image(ImageCommand),
+    /// Record a triage decision for a commit.
+    Mark(MarkArgs),
+    /// Write a synthetic vLLM log of N lines (benchmarks).
+    #[command(hide = true)]
+    SynthLog {
+        #[arg(long, default_value_t = 10_000_000)]
+        lines: usize,
+        out: PathBuf,
+    },
+    /// Ingest a log file into a LogStore (spool + ring) and report the rate (benchmarks).
+    #[command(hide = true)]
+    Ingest {
+        file: PathBuf,
+        #[arg(long)]
+        spool: PathBuf,
+        /// Then search the whole spool for this regex (case-insensitive; repeat for more).
+        #[arg(long)]
+        search: Vec<String>,
+    },
+    /// Write a synthetic workload (dataset + result files) for benchmarks.
+    #[command(hide = true)]
+    Synth {
+        #[arg(long, default_value_t = 10_000)]
+        commits: usize,
+        #[arg(long, default_value_t = 3)]
+        files_per_commit: usize,
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum FixCommand {
+    /// All recipes, or the ones a commit's failures suggest.
+    List { short: Option<String> },
+    /// Apply a recipe in a container from the variant's image, verify it, then re-run the variant
+    /// there (or, with --commit-image, save it as the variant's fixed image).
+    Apply {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        recipe: String,
+        #[arg(long)]
+        commit_image: bool,
+        /// A `[[hosts]]` name for the fix and its re-run (default: the host placement picks).
+        #[arg(long)]
+        host: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum SlurmCommand {
+    /// Print the batch script a run of this variant is submitted with.
+    Script {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+    },
+    /// Submit the run; with --wait, follow it (state, its log) and read its result back.
+    /// Exit 0 the run succeeded, 3 it failed, 1 tool error.
+    Submit {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Cancel a job (scancel): its payload removes its container on the signal.
+    Cancel { job: u64 },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ImageCommand {
+    /// Push the variant's fixed image to the registry; its digest is recorded.
+    Push {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+    },
+    /// Pull the variant's pushed image back by its recorded digest, under its local name.
+    Pull {
+        short: String,
+        #[arg(long, value_parser = ["baseline", "human", "agent"])]
+        variant: String,
+    },
+}
+
+#[derive(Args)]
+pub(crate) struct MarkArgs {
+    /// Commit short hash.
+    pub(crate) short: String,
+    #[command(flatten)]
+    pub(crate) change: ChangeArgs,
+}
+
+/// Exactly one triage change.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+pub(crate) struct ChangeArgs {
+    /// Mark unfixable, with the reason.
+    #[arg(long, value_name = "REASON")]
+    pub(crate) unfixable: Option<String>,
+    #[arg(long)]
+    pub(crate) skip: bool,
+    #[arg(long)]
+    pub(crate) clear: bool,
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) note: Option<String>,
+}
+
+impl ChangeArgs {
+    pub(crate) fn change(&self) -> Change {
+        match (&self.unfixable, &self.note) {
+            (Some(reason), _) => Change::Unfixable { reason: reason.clone() },
+            (_, Some(text)) => Change::Note { text: text.clone() },
+            _ if self.skip => Change::Skip,
+            _ => Change::Clear,
+        }
+    }
+}
