@@ -13,11 +13,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Loading a results tree allocates a few small values per record on several threads at once:
-/// mimalloc's per-thread heaps take that without the system allocator's arena locks.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {

@@ -297,7 +297,7 @@ fn search_spool(reader: &crate::logs::SpoolReader, query: &str) -> std::io::Resu
     let (hits, first) = (hits.into_inner(), first.get().copied().unwrap_or(secs));
     let rate = std::fs::metadata(reader.path())?.len() as f64 / 1e6 / secs;
     Ok(format!(
-        "search /{query}/ (case-insensitive) over the whole spool: {hits} matching lines in {secs:.2} s \
+        "search /{query}/ (case-insensitive) over the whole spool: {hits} matching lines in {secs:.3} s \
          ({rate:.0} MB/s), the first after {first:.3} s"
     ))
 }

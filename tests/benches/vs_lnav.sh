@@ -27,14 +27,17 @@ BYTES=$(stat -c %s "$LOG")
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p')"
 echo "log: $LOG, $BYTES bytes, $(wc -l < "$LOG") lines; $(lnav -V); $(grep -V | head -1); $(rg -V | head -1)"
 
-# Best (lowest) wall time of 3 runs of a command, in seconds; its max RSS (KiB) in $WORK/rss.
+# Best (lowest) wall time of 3 runs of a command, in seconds to the millisecond (bash's clock around
+# the run: time(1)'s own is to the centisecond, too coarse beside a 0.06 s search); its max RSS
+# (KiB, from time(1)) in $WORK/rss.
 best() {
-  local t best_t=999999 rss=0
+  local t0 t best_t=999999 rss=0
   for _ in 1 2 3; do
-    /usr/bin/env time -o "$WORK/time" -f "%e %M" "$@" >"$WORK/out" 2>&1 || true
+    t0=$EPOCHREALTIME
+    /usr/bin/env time -o "$WORK/time" -f "%M" "$@" >"$WORK/out" 2>&1 || true
+    t=$(awk "BEGIN {printf \"%.3f\", $EPOCHREALTIME - $t0}")
     # time(1) says "Command exited with non-zero status N" first when grep finds nothing.
-    read -r t r < <(tail -1 "$WORK/time")
-    if awk "BEGIN {exit !($t < $best_t)}"; then best_t=$t; rss=$r; cp "$WORK/out" "$WORK/best.out"; fi
+    if awk "BEGIN {exit !($t < $best_t)}"; then best_t=$t; rss=$(tail -1 "$WORK/time"); cp "$WORK/out" "$WORK/best.out"; fi
   done
   echo "$rss" > "$WORK/rss"
   echo "$best_t"
@@ -77,8 +80,8 @@ echo "what                                   perftriage            anchor       
 printf "open + index + first hit of /%s/   %6.2f s (%s+%s)    lnav -n :filter-in %6.2f s   %s\n" "$WORD" "$open_first" "$best_ingest" "$best_first" "$lnav_t" "$(ratio "$lnav_t" "$open_first")"
 printf "ingest rate                            %s lines/s, %s MB/s\n" "$(sed -n 's/.*: \([0-9]*\) lines\/s.*/\1/p' "$WORK/ingest.out")" "$(mbs "$best_ingest")"
 printf "memory (max RSS)                       %6d MB (ingest)     lnav %6d MB                 %s\n" "$((ingest_rss / 1024))" "$((lnav_rss / 1024))" "$(ratio "$lnav_rss" "$ingest_rss")"
-printf "search /%s/ (case-insensitive)      %6.2f s, %5s MB/s    grep -c %5.2f s (%s MB/s), grep -ci %5.2f s (%s MB/s)   %s / %s\n" "$WORD" "$best_search" "$(mbs "$best_search")" "$grep_t" "$(mbs "$grep_t")" "$grepi_t" "$(mbs "$grepi_t")" "$(ratio "$grep_t" "$best_search")" "$(ratio "$grepi_t" "$best_search")"
-printf "                                                             rg -c %5.2f s (%s MB/s), rg -ci %5.2f s (%s MB/s)   %s / %s\n" "$rg_t" "$(mbs "$rg_t")" "$rgi_t" "$(mbs "$rgi_t")" "$(ratio "$rg_t" "$best_search")" "$(ratio "$rgi_t" "$best_search")"
-printf "search /%s/\n                                       %6.2f s, %5s MB/s    grep -ciE %5.2f s (%s MB/s)   %s\n" "$REGEX" "$regex_t" "$(mbs "$regex_t")" "$grepe_t" "$(mbs "$grepe_t")" "$(ratio "$grepe_t" "$regex_t")"
-printf "                                                             rg -ci %5.2f s (%s MB/s)   %s\n" "$rge_t" "$(mbs "$rge_t")" "$(ratio "$rge_t" "$regex_t")"
+printf "search /%s/ (case-insensitive)      %6.3f s, %5s MB/s    grep -c %5.3f s (%s MB/s), grep -ci %5.3f s (%s MB/s)   %s / %s\n" "$WORD" "$best_search" "$(mbs "$best_search")" "$grep_t" "$(mbs "$grep_t")" "$grepi_t" "$(mbs "$grepi_t")" "$(ratio "$grep_t" "$best_search")" "$(ratio "$grepi_t" "$best_search")"
+printf "                                                             rg -c %5.3f s (%s MB/s), rg -ci %5.3f s (%s MB/s)   %s / %s\n" "$rg_t" "$(mbs "$rg_t")" "$rgi_t" "$(mbs "$rgi_t")" "$(ratio "$rg_t" "$best_search")" "$(ratio "$rgi_t" "$best_search")"
+printf "search /%s/\n                                       %6.3f s, %5s MB/s    grep -ciE %5.3f s (%s MB/s)   %s\n" "$REGEX" "$regex_t" "$(mbs "$regex_t")" "$grepe_t" "$(mbs "$grepe_t")" "$(ratio "$grepe_t" "$regex_t")"
+printf "                                                             rg -ci %5.3f s (%s MB/s)   %s\n" "$rge_t" "$(mbs "$rge_t")" "$(ratio "$rge_t" "$regex_t")"
 printf "classify, every rule                   %6.2f s, %5s MB/s    grep -cE union %5.2f s (%s MB/s)   %s\n" "$classify_t" "$(mbs "$classify_t")" "$union_t" "$(mbs "$union_t")" "$(ratio "$union_t" "$classify_t")"
