@@ -209,6 +209,9 @@ fn vllm_cpu_dockerfile(stack: &str) -> String {
             "RUN mkdir {dist_info} && printf 'Metadata-Version: 2.1\\nName: vllm\\nVersion: 0.32.0+cpu\\n' > {dist_info}/METADATA"
         ),
         format!("RUN python3 /opt/perftriage-vllm/make_model.py {TINY_MODEL}"),
+        // The model class's facts cached (~/.cache/vllm/modelinfos, keyed by llama.py's hash): every
+        // engine start asks them, in a Python subprocess of its own (9 s here) where none is cached.
+        "RUN python3 -c \"from vllm.model_executor.models.registry import ModelRegistry; ModelRegistry.models['LlamaForCausalLM'].inspect_model_cls()\"".into(),
         // vLLM's CPU kernels (`vllm._C_AVX2`, …) link libnuma.
         "RUN apt-get update -qq && apt-get install -y -qq libnuma1 >/dev/null && rm -rf /var/lib/apt/lists/*".into(),
         // One GiB of KV cache (the default asks for 4, on a machine of many tests).

@@ -7,6 +7,10 @@ use std::process::Command;
 
 pub struct Board {
     session: String,
+    /// The board's own tmux server (`tmux -L`): a server whose last session was killed exits
+    /// while a new session on the same socket may be asking it ("server exited unexpectedly").
+    socket: String,
+    socket_path: String,
 }
 
 impl Board {
@@ -32,7 +36,10 @@ impl Board {
     }
 
     fn spawn(config: &Path, workspace: &Path, name: &str, size: (u16, u16), env: &[(&str, &Path)]) -> Board {
+        static STARTED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let session = format!("pt-{name}-{}", std::process::id());
+        let k = STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let socket = format!("perftriage-{}-{k}", std::process::id());
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", v.display())).collect();
         let cmd = format!(
             "env {} {} --config {} --workspace {}; sleep 30",
@@ -42,16 +49,28 @@ impl Board {
             workspace.display()
         );
         let (width, height) = (size.0.to_string(), size.1.to_string());
-        let out = Command::new("tmux")
-            .args(["new-session", "-d", "-s", &session, "-x", &width, "-y", &height, &cmd])
+        let mut board = Board { session, socket, socket_path: String::new() };
+        let out = board
+            .tmux()
+            .args(["new-session", "-d", "-s", &board.session, "-x", &width, "-y", &height, &cmd])
             .output()
             .expect("tmux (the tests install it through .ci/run)");
-        assert!(out.status.success(), "tmux new-session {session}: {}", String::from_utf8_lossy(&out.stderr));
-        Board { session }
+        let why = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "tmux new-session {}: {why}", board.session);
+        let path = board.tmux().args(["display-message", "-p", "#{socket_path}"]).output().unwrap();
+        board.socket_path = String::from_utf8_lossy(&path.stdout).trim().to_string();
+        board
+    }
+
+    /// tmux, on the board's server.
+    fn tmux(&self) -> Command {
+        let mut tmux = Command::new("tmux");
+        tmux.args(["-L", &self.socket]);
+        tmux
     }
 
     pub fn screen(&self) -> String {
-        let out = Command::new("tmux").args(["capture-pane", "-p", "-t", &self.session]).output().unwrap();
+        let out = self.tmux().args(["capture-pane", "-p", "-t", &self.session]).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -83,14 +102,16 @@ impl Board {
     }
 
     pub fn keys(&self, keys: &str) {
-        Command::new("tmux").args(["send-keys", "-t", &self.session, keys]).output().unwrap();
+        self.tmux().args(["send-keys", "-t", &self.session, keys]).output().unwrap();
     }
 }
 
 impl Drop for Board {
     fn drop(&mut self) {
         self.keys("q");
-        let _ = Command::new("tmux").args(["kill-session", "-t", &self.session]).output();
+        let _ = self.tmux().args(["kill-server"]).output();
+        // tmux leaves its socket file behind.
+        let _ = std::fs::remove_file(&self.socket_path);
     }
 }
 
