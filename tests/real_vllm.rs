@@ -50,7 +50,9 @@ fn log_of(r: &serde_json::Value, pane: &str) -> String {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchmarks_own_with_an_interval() {
+    let started = std::time::Instant::now();
     let s = real_setup(256, "repeat = 3\n");
+    eprintln!("real vLLM: the image after {:.0} s", started.elapsed().as_secs_f64());
     // Both variants at once (two engines on the 2 cores: about the time of one after the other,
     // half the wall time).
     let outs = std::thread::scope(|scope| {
@@ -92,10 +94,12 @@ fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchma
     let (low, high) = (i["low"].as_f64().unwrap(), i["high"].as_f64().unwrap());
     assert!(low < high, "{pair:#}");
     eprintln!(
-        "real vLLM: ready after {:.1} s; repeats: {pair:#}",
+        "real vLLM: baseline and human done after {:.0} s, the human's engine ready after {:.1} s; repeats: {pair:#}",
+        started.elapsed().as_secs_f64(),
         r["perftriage"]["timings"]["ready_after_s"]
     );
     auto_repeats_decide_how_many_runs(&s);
+    eprintln!("real vLLM: the agents done after {:.0} s", started.elapsed().as_secs_f64());
 }
 
 /// An agent patch that sleeps 100 ms before every engine step: its time per output token is many
