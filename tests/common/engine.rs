@@ -110,6 +110,9 @@ pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     if *built {
         return;
     }
+    // One test process builds them at a time: two at once on a machine without them made two
+    // images of each tag, and the replaced one stayed (dangling) while a test of the other ran it.
+    let _held = super::real::lock_image("perftriage-test/vllm");
     let mock = std::fs::read(mock_binary()).unwrap();
     let busybox = std::fs::read("/bin/busybox").unwrap();
     for flavour in IMAGES {
