@@ -189,7 +189,7 @@ fn agent_repeats(ws: &Path, s: &Setup, stopped: &str, n: u64) -> Vec<f64> {
     let repeats = &r["perftriage"]["repeats"];
     let said = (&repeats["n"], &repeats["warmup"], &repeats["auto"]["stopped"], &repeats["auto"]["against"]);
     assert_eq!(said, (&n.into(), &1.into(), &stopped.into(), &"baseline".into()), "{repeats:#}");
-    let printed = printed_tpot(&r);
+    let printed = printed(&log_of(&r, "benchmark"), "Mean TPOT (ms):");
     assert_eq!(printed.len() as u64, n + 1, "a warm-up and {n} counted runs");
     let counted = samples(&r, "tpot_mean");
     assert_eq!(counted, printed[1..], "the warm-up is not counted");
@@ -200,10 +200,9 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Every `Mean TPOT (ms):` the run's benchmark printed, warm-up included.
-fn printed_tpot(r: &serde_json::Value) -> Vec<f64> {
-    let benchmark = log_of(r, "benchmark");
-    let values = benchmark.lines().filter_map(|l| l.strip_prefix("Mean TPOT (ms):"));
+/// The number after every `label` line of a run's benchmark log, warm-up included.
+fn printed(benchmark: &str, label: &str) -> Vec<f64> {
+    let values = benchmark.lines().filter_map(|l| l.strip_prefix(label));
     values.filter_map(|v| v.trim().parse().ok()).collect()
 }
 
@@ -223,18 +222,8 @@ fn the_samples_are_what_the_benchmark_printed(r: &serde_json::Value) {
         ("tpot_mean", "Mean TPOT (ms):"),
         ("itl_p99", "P99 ITL (ms):"),
     ] {
-        let printed: Vec<f64> = benchmark
-            .lines()
-            .filter_map(|l| l.strip_prefix(label))
-            .filter_map(|v| v.trim().parse().ok())
-            .collect();
-        let samples: Vec<f64> = r["perftriage"]["repeats"]["samples"][metric]
-            .as_array()
-            .unwrap_or_else(|| panic!("{metric} samples: {r:#}"))
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
-        assert_eq!(samples, printed, "{metric}: the three blocks' `{label}`");
+        let printed = printed(&benchmark, label);
+        assert_eq!(samples(r, metric), printed, "{metric}: the three blocks' `{label}`");
         assert!(printed.iter().all(|v| *v > 0.0), "{metric}: {printed:?}");
     }
     let served = benchmark.matches("Successful requests:                     20").count();
