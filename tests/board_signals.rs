@@ -8,9 +8,11 @@
     clippy::needless_pass_by_value
 )]
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A tmux command on this test process's own server (`-L`): the sessions and servers of the
 /// tests running beside it cannot touch its sessions. Its standard output.
@@ -33,6 +35,7 @@ fn new_session(name: &str, (cols, rows): (u16, u16), cmd: &str) {
             return;
         }
         why = String::from_utf8_lossy(&out.stderr).into_owned();
+        // pacing between two tries of tmux itself (its server was exiting), not a wait for a state
         std::thread::sleep(Duration::from_millis(300));
     }
     panic!("tmux new-session {name} failed three times: {why}");
@@ -52,16 +55,20 @@ fn wait_for_board(what: &str, session: &str, ws: &Path, done: impl FnMut() -> bo
     });
 }
 
-fn wait_or_explain(what: &str, mut done: impl FnMut() -> bool, explain: impl FnOnce() -> String) {
+fn wait_or_explain(what: &str, done: impl FnMut() -> bool, explain: impl Fn() -> String) {
     // A 2-core CI machine building multi-GB images is slow to start a board: twice the board
     // did not draw within 60 s there (both times while real-tier images were being built).
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while !done() {
-        if Instant::now() >= deadline {
-            panic!("timed out waiting for {what}{}", explain());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait::holds(what, 180, done, explain);
+}
+
+/// Send `keys` to `session`, then wait until `shows(before, now)` holds of its screen.
+fn send_until(session: &str, keys: &[&str], what: &str, shows: impl Fn(&str, &str) -> bool) {
+    let before = tmux(&["capture-pane", "-p", "-t", session]);
+    tmux(&[&["send-keys", "-t", session][..], keys].concat());
+    common::wait::until(what, Duration::from_secs(60), || {
+        let now = tmux(&["capture-pane", "-p", "-t", session]);
+        if shows(&before, &now) { Ok(()) } else { Err(now) }
+    });
 }
 
 /// Start the board in a tmux session on `ws`; the session's name.
@@ -131,10 +138,15 @@ fn a_second_board_takes_over_the_workspace_when_the_first_quits() {
 fn the_board_reopens_sorted_filtered_and_selected_as_it_was_left() {
     let ws = tempfile::tempdir().unwrap();
     let first = board(ws.path(), "prefs1");
-    for keys in [&["Tab"][..], &["s"], &["/"], &["-l", "cat:rope"], &["Enter"], &["j"], &["q"]] {
-        tmux(&[&["send-keys", "-t", &first][..], keys].concat());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Each key once the one before it has shown on the screen.
+    let changed = |before: &str, now: &str| before != now;
+    send_until(&first, &["Tab"], "the failed view", changed);
+    send_until(&first, &["s"], "the sort", |_, now| now.contains("sort:Subject"));
+    send_until(&first, &["/"], "the filter prompt", changed);
+    send_until(&first, &["-l", "cat:rope"], "the typed filter", |_, now| now.contains("cat:rope"));
+    send_until(&first, &["Enter"], "the filter", |_, now| now.contains("filter:cat:rope"));
+    send_until(&first, &["j"], "the next row", changed);
+    tmux(&["send-keys", "-t", &first, "q"]);
     wait_for("the board to exit", || ws.path().join("exit").exists());
     tmux(&["kill-session", "-t", &first]);
     let prefs: serde_json::Value =

@@ -299,17 +299,22 @@ fn build_stopped_by_sigint_removes_its_container_and_records_nothing() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let child = common::wait::Watched::new(child);
     let filter = format!("label=perftriage.workspace={}", ws.display());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while docker(&["ps", "-q", "--filter", &filter]).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the build container never started");
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Stopped in the middle of its work: while the `pre` step's `sleep 120` runs in the container.
+    common::wait::until("the build's `pre` step running", std::time::Duration::from_secs(120), || {
+        let id = docker(&["ps", "-q", "--filter", &filter]);
+        let top = Command::new("docker").args(["top", &id]).output().unwrap();
+        let top = String::from_utf8_lossy(&top.stdout);
+        if top.contains("sleep 120") {
+            Ok(())
+        } else {
+            Err(format!("container `{id}`: {top}\n{}", child.stderr()))
+        }
+    });
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let (status, _, stderr) = child.finish();
+    assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("build stopped by SIGINT"), "{stderr}");
     assert!(docker(&["ps", "-aq", "--filter", &filter]).is_empty(), "the container is removed");
     assert!(!ws.join("builds/history.jsonl").exists(), "a stopped build teaches nothing: not in the history");

@@ -10,6 +10,7 @@
 mod common;
 
 use common::engine::{Setup, ready, result, run, setup};
+use common::wait::{Reaped, Watched};
 use perftriage::docker::Engine;
 use std::path::Path;
 use std::process::Command;
@@ -190,6 +191,7 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
                     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
                     let mut found = Vec::new();
                     while found.is_empty() && std::time::Instant::now() < deadline {
+                        // pacing between two looks (the loop waits for the container to be found)
                         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                         found = engine.ours(&ws.display().to_string()).await.unwrap();
                     }
@@ -281,7 +283,8 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
         }
     });
     first.abort();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Its end, as a crash would leave it: the container was not removed.
+    let _ = rt.block_on(first);
     let left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
     assert_eq!(left.len(), 1, "the crash left the container running");
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
@@ -300,24 +303,20 @@ fn a_headless_run_removes_its_container_on_sigint_sigterm_and_sighup() {
         // A server that never becomes ready: the run is still waiting when the signal comes.
         let s = setup("perftriage-test/vllm:ok", SERVING, "server = \"sleep 100000\"");
         let ws = s.root.join("ws").display().to_string();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_perftriage"))
-            .args(["--config", s.config.to_str().unwrap(), "--workspace", &ws])
-            .args(["run", &s.short, "--variant", "human"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while rt.block_on(engine.ours(&ws)).unwrap().is_empty() {
-            assert!(std::time::Instant::now() < deadline, "{signal}: the run never started a container");
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+        let child = Watched::new(
+            Command::new(env!("CARGO_BIN_EXE_perftriage"))
+                .args(["--config", s.config.to_str().unwrap(), "--workspace", &ws])
+                .args(["run", &s.short, "--variant", "human"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        wait_for_a_container(&rt, &engine, &ws, &child);
         let sent =
             Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
         assert!(sent.success());
-        let status = child.wait().unwrap();
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        let (status, _, err) = child.finish();
         assert!(!status.success() && err.contains(&format!("SIG{signal}")), "{signal}: {status:?} {err}");
         no_containers_left(&rt, &engine, &s);
     }
@@ -329,9 +328,13 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
     let Some((rt, engine)) = ready() else { return };
     let ws = tempfile::tempdir().unwrap();
     let workspace = ws.path().display().to_string();
-    // A live "perftriage" process (bash sets its argv[0]) and a dead one.
-    let mut owner = Command::new("bash").args(["-c", "exec -a perftriage sleep 60"]).spawn().unwrap();
-    let dead = Command::new("true").spawn().unwrap().id();
+    // A live "perftriage" process (bash sets its argv[0]), killed however the test ends, and a dead one.
+    let owner = Reaped(Command::new("bash").args(["-c", "exec -a perftriage sleep 60"]).spawn().unwrap());
+    let dead = {
+        let mut gone = Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        gone.id()
+    };
     let start = |name: &str, pid: u32, cmd: &str| {
         let spec = perftriage::runs::ContainerSpec {
             name: format!("{name}-{}", std::process::id()),
@@ -356,25 +359,28 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
         rt.block_on(engine.start(&spec)).unwrap()
     };
     // Owned and stopped, gone and running (picked up as a run instead), gone and stopped.
-    let ids = [
+    let ids = RemovedAtEnd(vec![
         start("kept", owner.id(), "true"),
         start("resumed", dead, "sleep 60"),
         start("orphaned", dead, "true"),
-    ];
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    ]);
+    for (id, state) in ids.0.iter().zip(["exited", "running", "exited"]) {
+        common::wait::holds(
+            &format!("container {id} {state}"),
+            60,
+            || state_of(id) == state,
+            || state_of(id),
+        );
+    }
     let found = rt.block_on(perftriage::jobs::orphans::find(&engine, &workspace));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
-    for id in &ids {
-        rt.block_on(engine.remove(id)).unwrap();
-    }
     let Ok(perftriage::app::Msg::Run(perftriage::app::RunMsg::Found { run_id, .. })) = rx.try_recv() else {
         panic!()
     };
     assert_eq!(run_id, "resumed", "only the running container whose perftriage is gone is picked up");
     assert!(rx.try_recv().is_err());
-    owner.kill().unwrap();
-    owner.wait().unwrap();
+    drop(owner);
     let runs: Vec<&str> = found.iter().map(|o| o.run_id.as_str()).collect();
     assert_eq!(runs, ["orphaned"], "only the container whose perftriage is gone");
 }
@@ -388,10 +394,8 @@ fn proxy(sock: &Path) -> std::process::Child {
         .process_group(0)
         .spawn()
         .expect("socat (the tests install it through .ci/run)");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while !sock.exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let what = format!("socat to listen on {}", sock.display());
+    common::wait::holds(&what, 30, || sock.exists(), || "no socket yet".into());
     child
 }
 
@@ -402,23 +406,38 @@ fn cut(mut proxy: std::process::Child) {
 }
 
 /// `perftriage run` of the setup's human variant, talking to Docker through the socket `sock`.
-fn run_through(s: &Setup, sock: &Path) -> std::process::Child {
+fn run_through(s: &Setup, sock: &Path) -> Watched {
     let ws = s.root.join("ws").display().to_string();
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
+    let child = Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .args(["--config", s.config.to_str().unwrap(), "--workspace", &ws])
         .args(["run", &s.short, "--variant", "human"])
         .env("DOCKER_HOST", format!("unix://{}", sock.display()))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    Watched::new(child)
 }
 
-fn wait_for_a_container(rt: &tokio::runtime::Runtime, engine: &Engine, ws: &str) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while rt.block_on(engine.ours(ws)).unwrap().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the run never started a container");
-        std::thread::sleep(std::time::Duration::from_millis(100));
+/// Until the run of `child` has a container in the workspace `ws`.
+fn wait_for_a_container(rt: &tokio::runtime::Runtime, engine: &Engine, ws: &str, child: &Watched) {
+    let started = || !rt.block_on(engine.ours(ws)).unwrap().is_empty();
+    common::wait::holds("the run's container", 60, started, || child.stderr());
+}
+
+/// The state Docker gives a container (`running`, `exited`, …).
+fn state_of(id: &str) -> String {
+    common::engine::docker(&["inspect", "-f", "{{.State.Status}}", id])
+}
+
+/// Containers a test started itself, removed however it ends.
+struct RemovedAtEnd(Vec<String>);
+
+impl Drop for RemovedAtEnd {
+    fn drop(&mut self) {
+        for id in &self.0 {
+            let _ = Command::new("docker").args(["rm", "-f", id]).output();
+        }
     }
 }
 
@@ -431,15 +450,14 @@ fn a_run_that_loses_the_docker_connection_removes_its_container_when_it_is_back(
     let first = proxy(&sock);
     let ws = s.root.join("ws").display().to_string();
     let child = run_through(&s, &sock);
-    wait_for_a_container(&rt, &engine, &ws);
+    wait_for_a_container(&rt, &engine, &ws, &child);
     cut(first);
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    child.printed("connection lost", 60);
     assert_eq!(rt.block_on(engine.ours(&ws)).unwrap().len(), 1, "the container outlives the connection");
     let second = proxy(&sock);
-    let out = child.wait_with_output().unwrap();
+    let (status, _, err) = child.finish();
     cut(second);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(status.code(), Some(3), "{err}");
     assert!(err.contains("connection lost"), "{err}");
     no_containers_left(&rt, &engine, &s);
 }
@@ -454,16 +472,15 @@ fn a_run_whose_connection_drops_while_the_server_starts_goes_on_when_it_is_back(
     let first = proxy(&sock);
     let ws = s.root.join("ws").display().to_string();
     let child = run_through(&s, &sock);
-    wait_for_a_container(&rt, &engine, &ws);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    wait_for_a_container(&rt, &engine, &ws, &child);
+    // The server takes 6 s to start: the cut comes while the run waits for it.
+    child.printed("perftriage: starting", 60);
     cut(first);
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    child.printed("connection lost", 60);
     let second = proxy(&sock);
-    let out = child.wait_with_output().unwrap();
+    let (status, _, err) = child.finish();
     cut(second);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("connection lost"), "{err}");
-    assert_eq!(out.status.code(), Some(0), "the run went on and measured: {err}");
+    assert_eq!(status.code(), Some(0), "the run went on and measured: {err}");
     assert_eq!(result(&s, "human")["status"], "success");
     no_containers_left(&rt, &engine, &s);
 }

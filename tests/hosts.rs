@@ -8,6 +8,7 @@ mod common;
 
 use common::second_daemon::SecondDaemon;
 use common::tmux_board::{Board, row_has, row_of};
+use common::wait::Watched;
 use std::process::{Command, Output};
 
 fn hosts(config_text: &str, env: &[(&str, &std::path::Path)]) -> (Output, serde_json::Value) {
@@ -67,7 +68,7 @@ fn spawn_run(s: &common::engine::Setup) -> std::process::Child {
 
 /// Wait until `done` holds (at most `secs`), saying `what` it waited for.
 fn wait_until(what: &str, secs: u64, done: impl Fn() -> bool) {
-    common::wait_until(&format!("timed out waiting for {what}"), secs, done, String::new);
+    common::wait::holds(what, secs, done, String::new);
 }
 
 /// The board on a setup, 200 columns wide.
@@ -231,15 +232,13 @@ fn hosts_a_run_on_a_host_that_drops_says_connection_lost_and_cleans_up_there_whe
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
     let hosts = gpu2(&second, "server = \"sleep 100000\"\n", "");
     let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &hosts);
-    let child = spawn_run(&s);
+    let child = Watched::new(spawn_run(&s));
     wait_until("the run on gpu2", 60, || !second.ps("-q").is_empty());
     second.stop();
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    child.printed("connection lost", 60);
     second.resume();
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("connection lost"), "{err}");
+    let (status, _, err) = child.finish();
+    assert_eq!(status.code(), Some(3), "{err}");
     assert!(second.ps("-aq").is_empty(), "removed on gpu2 once it was back, not looked for elsewhere");
 }
 
@@ -372,7 +371,7 @@ fn hosts_the_board_reattaches_a_run_left_on_a_host_and_cancels_it_there() {
     let board = board(&s, "reattach");
     board.until("the run re-attached on gpu2", 60, |t| row_has(t, &s.short[..8], " gpu2 "));
     board.keys("x");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    board.until("the cancel confirm", 30, |t| t.contains(&format!("Cancel {} human?", &s.short[..8])));
     board.keys("y");
     // Stopped, then removed: a check between the two once found the stopped container (CI).
     wait_until("the cancel to remove its container on gpu2", 60, || second.ps("-aq").is_empty());
@@ -420,20 +419,15 @@ fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     let board = board(&s, "race");
     confirm_runs(&board, "hosts: gpu2 ●0/1", "3");
     board.keys("y");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    // Sampled at every look until both are done: the most runs gpu2 ever had at once.
     let (mut most, mut waited) = (0, false);
-    loop {
-        let running = second.ps("-q").lines().count();
-        most = most.max(running);
+    common::wait::until("both runs done", std::time::Duration::from_secs(120), || {
+        most = most.max(second.ps("-q").lines().count());
         let screen = board.screen();
         waited |= screen.contains("host?");
         let row = row_of(&screen, &s.short[..8]);
-        if row.matches('✓').count() >= 2 {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "timed out: {row}\n{screen}");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+        if row.matches('✓').count() >= 2 { Ok(()) } else { Err(screen) }
+    });
     assert_eq!(most, 1, "gpu2 has one run slot: never two of its runs at once");
     assert!(waited, "the second run waited for the slot (host?)");
 }

@@ -13,9 +13,8 @@ mod common;
 
 use common::engine::{engine, perftriage, result, run, runtime, setup_with, text};
 use common::real::{Scenario, image};
+use common::scenarios;
 
-/// torch as the ISO-Bench images of early 2024 had it (built against NumPy 1.x); one shared layer.
-const TORCH: &str = "torch==2.2.2";
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
 
 /// What a scenario must show: the category and words of its real failure, the recipe offered
@@ -72,13 +71,7 @@ fn fails_then_is_fixed(scenario: &Scenario, expect: Expect) {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_aimv2_from_transformers_4_56_and_vllm_0_9_1_ovis() {
-    let scenario = Scenario {
-        name: "aimv2",
-        pip: &["transformers==4.56.0"],
-        vllm: Some(("0.9.1", &["transformers_utils/", "envs.py", "logger.py", "logging_utils/"])),
-        then: "",
-        imports: "import vllm.transformers_utils.configs",
-    };
+    let scenario = scenarios::AIMV2;
     fails_then_is_fixed(
         &scenario,
         Expect {
@@ -93,14 +86,7 @@ fn real_aimv2_from_transformers_4_56_and_vllm_0_9_1_ovis() {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_numpy2_under_torch_2_2_built_against_numpy_1() {
-    let scenario = Scenario {
-        name: "numpy2",
-        pip: &[TORCH],
-        vllm: None,
-        // Upgraded afterwards, as happens in the wild: torch 2.2 was built against NumPy 1.x.
-        then: "pip install -q numpy==2.2.6",
-        imports: "import torch\ntorch.zeros(1).numpy()",
-    };
+    let scenario = scenarios::NUMPY2;
     fails_then_is_fixed(
         &scenario,
         Expect {
@@ -115,17 +101,7 @@ fn real_numpy2_under_torch_2_2_built_against_numpy_1() {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_broken_transformers_half_removed_by_pip() {
-    // What an interrupted `pip uninstall` leaves: the package half gone, its metadata stashed as
-    // `~ransformers` (pip's own name for it), and pip warning about it on every call. vLLM's
-    // import fails on it, so the fix must find vLLM's site-packages without importing vLLM: a
-    // stash left behind would keep pip warning in the re-run.
-    let scenario = Scenario {
-        name: "tf-broken",
-        pip: &["transformers==4.44.2"],
-        vllm: None,
-        then: "cd /usr/local/lib/python3.11/dist-packages && rm -rf transformers/utils && mv transformers-4.44.2.dist-info ~ransformers-4.44.2.dist-info",
-        imports: "import subprocess\nsubprocess.run([sys.executable, '-m', 'pip', 'list'], stdout=subprocess.DEVNULL)\nfrom transformers.utils import logging",
-    };
+    let scenario = scenarios::TF_BROKEN;
     fails_then_is_fixed(
         &scenario,
         Expect {
@@ -156,15 +132,7 @@ fn pip_warns_of_the_stash(scenario: &Scenario) {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_logitswarper_from_lm_format_enforcer_0_9_and_transformers_4_56() {
-    let scenario = Scenario {
-        name: "logitswarper",
-        // Real torch (CPU only here): transformers' logits_process imports it first.
-        // numpy<2 as the images of that time had it (torch 2.2 was built against NumPy 1.x).
-        pip: &[TORCH, "transformers==4.56.0 lm-format-enforcer==0.9.8 'numpy<2'"],
-        vllm: None,
-        then: "",
-        imports: "import lmformatenforcer.integrations.transformers",
-    };
+    let scenario = scenarios::LOGITSWARPER;
     fails_then_is_fixed(
         &scenario,
         Expect {
@@ -179,14 +147,7 @@ fn real_logitswarper_from_lm_format_enforcer_0_9_and_transformers_4_56() {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_pyairports_placeholder_under_outlines_0_0_46() {
-    let scenario = Scenario {
-        name: "pyairports",
-        // pyarrow of that time (newer ones want NumPy 2, which outlines 0.0.46 excludes).
-        pip: &[TORCH, "outlines==0.0.46 pyairports==0.0.1 pyarrow==16.1.0"],
-        vllm: None,
-        then: "",
-        imports: "import outlines",
-    };
+    let scenario = scenarios::PYAIRPORTS;
     fails_then_is_fixed(
         &scenario,
         Expect {
@@ -201,13 +162,7 @@ fn real_pyairports_placeholder_under_outlines_0_0_46() {
 #[test]
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn real_fa_utils_missing_from_vllm_0_8_4() {
-    let scenario = Scenario {
-        name: "fa-utils",
-        pip: &[],
-        vllm: Some(("0.8.4", &["envs.py", "logger.py", "logging_utils/", "vllm_flash_attn/"])),
-        then: "cd /usr/local/lib/python3.11/dist-packages/vllm/vllm_flash_attn && rm fa_utils.py && echo '# Stand-in: the real one loads the compiled flash-attention interface (torch, GPU)' > __init__.py",
-        imports: "from vllm.vllm_flash_attn.fa_utils import flash_attn_supports_fp8, get_flash_attn_version",
-    };
+    let scenario = scenarios::FA_UTILS;
     fails_then_is_fixed(
         &scenario,
         Expect {

@@ -44,13 +44,10 @@ fn registry() -> Option<Registry> {
     let host = format!("127.0.0.1:{port}");
     // Dropped (killed and waited for) however this ends.
     let registry = Registry { child, _dir: dir, host };
-    for _ in 0..50 {
-        if std::net::TcpStream::connect(&registry.host).is_ok() {
-            return Some(registry);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("the registry did not listen on {}", registry.host);
+    let what = format!("the registry to listen on {}", registry.host);
+    let listening = || std::net::TcpStream::connect(&registry.host).is_ok();
+    common::wait::holds(&what, 30, listening, || "connection refused".into());
+    Some(registry)
 }
 
 #[test]

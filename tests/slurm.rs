@@ -273,12 +273,11 @@ fn slurm_a_run_waits_for_resources_runs_on_the_node_and_its_result_is_read_back(
     let s = slurm_setup("perftriage-test/vllm:ok", "", shared.path());
     let blocker =
         cluster.client("sbatch", &["--parsable", "-c", "2", "--wrap", "sleep 30", "-o", "/dev/null"]);
-    let child = submit(&s, &cluster, true);
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    let child = common::wait::Watched::new(submit(&s, &cluster, true));
+    child.printed("PENDING (Resources)", 60);
     cluster.client("scancel", &[&blocker]);
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (status, stdout, stderr) = child.finish();
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
     let pending = stderr.find("PENDING (Resources)").expect(&stderr);
     let running = stderr.find("RUNNING on").expect(&stderr);
     assert!(pending < running, "pending, then running: {stderr}");
@@ -317,7 +316,7 @@ fn slurm_scancel_stops_the_payload_and_its_container_is_removed() {
     let out = submit(&s, &cluster, false).wait_with_output().unwrap();
     let job = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(job.parse::<u64>().is_ok(), "a job id: {job} {}", String::from_utf8_lossy(&out.stderr));
-    common::wait_until(
+    common::wait::holds(
         "the payload never started its container",
         60,
         || !containers(&s).is_empty(),
@@ -329,7 +328,7 @@ fn slurm_scancel_stops_the_payload_and_its_container_is_removed() {
         .output()
         .unwrap();
     assert!(cancelled.status.success(), "{}", String::from_utf8_lossy(&cancelled.stderr));
-    common::wait_until("the container outlived scancel", 40, || containers(&s).is_empty(), String::new);
+    common::wait::holds("the container outlived scancel", 40, || containers(&s).is_empty(), String::new);
     let log = std::fs::read_dir(shared.path())
         .unwrap()
         .flatten()
@@ -398,11 +397,11 @@ fn slurm_x_on_the_board_scancels_the_job_and_the_payload_removes_its_container()
     let board = board(&s, &cluster, "slurm-cancel");
     start_human_run(&board);
     let started = || !containers(&s).is_empty();
-    common::wait_until("the payload never started its container", 60, started, || board.screen());
+    common::wait::holds("the payload never started its container", 60, started, || board.screen());
     board.keys("x");
     board.until("the cancel confirm", 10, |t| t.contains("Cancel "));
     board.keys("y");
-    common::wait_until("the container outlived x", 60, || containers(&s).is_empty(), || board.screen());
+    common::wait::holds("the container outlived x", 60, || containers(&s).is_empty(), || board.screen());
     board.keys("R");
     let runs = board.until("the run cancelled", 60, |t| t.contains("cancelled"));
     assert!(!row_of(&runs, &s.short[..8]).contains(" job "), "no longer live: {runs}");
@@ -436,7 +435,8 @@ fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
     drop(second);
     assert_eq!(common::engine::result(&s, "human")["status"], "success", "read back into this workspace");
     let third = board(&s, &cluster, "slurm-third");
-    third.until("the board", 30, |t| t.contains("Commit"));
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    assert!(!row_of(&third.screen(), short).contains(" #"), "read back once: not followed again");
+    // The jobs to follow again are looked for before Docker is connected to: once the header says
+    // Docker is connected, any job found is on the board.
+    let started = third.until("the board connected to Docker", 60, |t| t.contains("Docker: connected"));
+    assert!(!row_of(&started, short).contains(" #"), "read back once: not followed again");
 }

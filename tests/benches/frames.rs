@@ -90,6 +90,7 @@ fn frames(state: &mut AppState, rx: &mpsc::Receiver<Msg>, done: &AtomicBool) -> 
         term.draw(|f| view(f, state, &theme)).unwrap();
         let took = started.elapsed();
         times.push(took);
+        // pacing: one frame every 16 ms, as the board draws at most
         std::thread::sleep(Duration::from_millis(16).saturating_sub(took));
     }
     times

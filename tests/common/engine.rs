@@ -1,5 +1,5 @@
-//! Real-engine test setup: the static mock-vLLM binary, busybox, and `FROM scratch` images whose
-//! files reproduce real failure signatures. No registry is needed.
+//! Real-engine test setup: the engine, a workspace and config around one of the mock-vLLM images
+//! (`mock_images`), headless runs and their results. No registry is needed.
 #![allow(
     dead_code,
     clippy::unwrap_used,
@@ -8,13 +8,11 @@
     clippy::needless_pass_by_value
 )]
 
-use perftriage::docker::{Engine, tar_of};
+use perftriage::docker::Engine;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 
-pub const IMAGES: &[&str] = &["ok", "aimv2", "numpy2", "fa_utils"];
-static BUILT: Mutex<bool> = Mutex::new(false);
+pub use super::mock_images::ensure_images;
 
 /// The engine; a missing engine or busybox fails the test (`Option` for the callers' `let … else`).
 pub fn engine(rt: &tokio::runtime::Runtime) -> Option<Engine> {
@@ -30,101 +28,6 @@ pub fn engine(rt: &tokio::runtime::Runtime) -> Option<Engine> {
             )
         }
     }
-}
-
-pub fn mock_binary() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = root.join("target/mock");
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "mockvllm",
-            "--release",
-            "--target",
-            "x86_64-unknown-linux-gnu",
-            "--target-dir",
-        ])
-        .arg(&target)
-        // The checkout's path remapped: every checkout builds the same binary, so its images
-        // are the same images (no rebuild, nothing left dangling).
-        .env(
-            "RUSTFLAGS",
-            format!("-C target-feature=+crt-static --remap-path-prefix={}=/src", root.display()),
-        )
-        // `.ci/run` compiles the workspace through clippy's driver: not the mock, whose binary
-        // (and so whose images) would then differ between CI and a plain `cargo nextest run`.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .current_dir(root)
-        .status()
-        .unwrap();
-    assert!(status.success(), "building the static mock failed");
-    target.join("x86_64-unknown-linux-gnu/release/mockvllm")
-}
-
-const SITE: &str = "usr/local/lib/python3.12/dist-packages";
-
-fn context(flavour: &str, mock: &[u8], busybox: &[u8]) -> Vec<u8> {
-    let dockerfile = format!(
-        "FROM scratch\nCOPY bin/busybox /bin/busybox\nCOPY mockvllm /usr/local/bin/mockvllm\nCOPY {SITE}/ /{SITE}/\n\
-         RUN [\"/bin/busybox\", \"--install\", \"-s\", \"/bin\"]\n\
-         RUN [\"/bin/sh\", \"-c\", \"mkdir -p /usr/bin /tmp && for n in python3 python pip pip3 vllm; do ln -s /usr/local/bin/mockvllm /usr/bin/$n; done\"]\n\
-         ENV PATH=/usr/local/bin:/usr/bin:/bin\nLABEL perftriage.test={flavour}\n"
-    );
-    let ovis = if flavour == "aimv2" {
-        "AutoConfig.register(\"aimv2\", AIMv2Config)\n"
-    } else {
-        "AutoConfig.register(\"aimv2\", AIMv2Config, exist_ok=True)\n"
-    };
-    let numpy = if flavour == "numpy2" { "version = \"2.2.6\"\n" } else { "version = \"1.26.4\"\n" };
-    let ovis_path = format!("{SITE}/vllm/transformers_utils/configs/ovis.py");
-    let numpy_path = format!("{SITE}/numpy/version.py");
-    let init = format!("{SITE}/vllm/__init__.py");
-    let attn_init = format!("{SITE}/vllm/vllm_flash_attn/__init__.py");
-    let fa = format!("{SITE}/vllm/vllm_flash_attn/fa_utils.py");
-    let mut entries: Vec<(&str, &[u8], u32)> = vec![
-        ("Dockerfile", dockerfile.as_bytes(), 0o644),
-        ("bin/busybox", busybox, 0o755),
-        ("mockvllm", mock, 0o755),
-        (&ovis_path, ovis.as_bytes(), 0o644),
-        (&numpy_path, numpy.as_bytes(), 0o644),
-        (&init, b"__version__ = '0.9.2.dev0+mock'\n", 0o644),
-        (&attn_init, b"", 0o644),
-    ];
-    if flavour != "fa_utils" {
-        entries.push((&fa, b"def flash_attn_supports_fp8():\n    return False\n", 0o644));
-    }
-    tar_of(&entries).unwrap()
-}
-
-/// The image id a tag names, if it names one.
-fn image_id(tag: &str) -> Option<String> {
-    let out = Command::new("docker").args(["image", "inspect", "-f", "{{.Id}}", tag]).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// Build `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils}` once per test binary.
-pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
-    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
-    if *built {
-        return;
-    }
-    // One test process builds them at a time: two at once on a machine without them made two
-    // images of each tag, and the replaced one stayed (dangling) while a test of the other ran it.
-    let _held = super::real::lock_image("perftriage-test/vllm");
-    let mock = std::fs::read(mock_binary()).unwrap();
-    let busybox = std::fs::read("/bin/busybox").unwrap();
-    for flavour in IMAGES {
-        let tag = format!("perftriage-test/vllm:{flavour}");
-        let before = image_id(&tag);
-        rt.block_on(engine.build(&tag, context(flavour, &mock, &busybox))).unwrap();
-        // Another checkout's mock differs: the image it replaced would be left dangling.
-        if let Some(old) = before.filter(|old| image_id(&tag).as_ref() != Some(old)) {
-            let _ = Command::new("docker").args(["rmi", &old]).output(); // in use by a running test: kept
-        }
-    }
-    *built = true;
 }
 
 /// A vLLM-like git checkout with `benchmarks/` at two commits: (repo, parent, human);

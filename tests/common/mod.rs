@@ -10,10 +10,13 @@
 pub mod build_env;
 pub mod checkout;
 pub mod engine;
+pub mod mock_images;
 pub mod real;
+pub mod scenarios;
 pub mod second_daemon;
 pub mod slurm_cluster;
 pub mod tmux_board;
+pub mod wait;
 
 use perftriage::app::KeyMap;
 use perftriage::app::{AppState, DockerMsg, Key, KeyCode, Msg, update};
@@ -156,13 +159,4 @@ pub fn screen_of(s: &AppState, w: u16, h: u16) -> String {
     let buf = term.backend().buffer().clone();
     let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
     cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
-}
-
-/// Wait until `done` holds (at most `secs`); `what` and `context()` say what did not happen.
-pub fn wait_until(what: &str, secs: u64, done: impl Fn() -> bool, context: impl Fn() -> String) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while !done() {
-        assert!(std::time::Instant::now() < deadline, "{what}:\n{}", context());
-        std::thread::sleep(std::time::Duration::from_millis(250));
-    }
 }

@@ -7,7 +7,7 @@
 //! real server makes at start, from the real packages, then the static mock serves.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use super::engine::mock_binary;
+use super::mock_images::mock_binary;
 use perftriage::docker::{Engine, tar_of};
 use std::process::Command;
 

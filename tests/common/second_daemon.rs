@@ -7,7 +7,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 pub struct SecondDaemon {
     dir: tempfile::TempDir,
@@ -197,22 +196,25 @@ impl SecondDaemon {
             .stderr(log)
             .status();
         assert!(started.is_ok_and(|s| s.success()), "cannot start a second dockerd");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !self.docker(&["version"]).status.success() {
-            let log = std::fs::read_to_string(self.path("dockerd.log")).unwrap_or_default();
-            assert!(Instant::now() < deadline, "the second dockerd did not start:\n{log}");
-            std::thread::sleep(Duration::from_millis(250));
-        }
+        super::wait::holds(
+            "the second dockerd to answer",
+            60,
+            || self.docker(&["version"]).status.success(),
+            || std::fs::read_to_string(self.path("dockerd.log")).unwrap_or_default(),
+        );
     }
 
     /// Stop it (SIGTERM) and wait until it is gone.
     pub fn stop(&self) {
         let Ok(pid) = std::fs::read_to_string(self.path("docker.pid")) else { return };
         let _ = Command::new("kill").arg(pid.trim()).status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Path::new(&format!("/proc/{}", pid.trim())).exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        let proc = format!("/proc/{}", pid.trim());
+        super::wait::holds(
+            "the second dockerd to exit",
+            30,
+            || !Path::new(&proc).exists(),
+            || std::fs::read_to_string(self.path("dockerd.log")).unwrap_or_default(),
+        );
     }
 }
 

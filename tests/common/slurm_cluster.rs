@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One cluster at a time: two would compete for the 2 CPUs the jobs are sized for.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -108,14 +108,11 @@ impl Cluster {
     }
 
     fn wait_idle(&self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let state = || {
-            String::from_utf8_lossy(&self.try_client("sinfo", &["-h", "-o", "%T"]).stdout).trim().to_string()
-        };
-        while state() != "idle" {
-            assert!(Instant::now() < deadline, "the node never went idle:\n{}", self.logs());
-            std::thread::sleep(Duration::from_millis(250));
-        }
+        super::wait::until("the node to go idle", Duration::from_secs(60), || {
+            let out = self.try_client("sinfo", &["-h", "-o", "%T"]);
+            let state = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if state == "idle" { Ok(()) } else { Err(format!("state `{state}`\n{}", self.logs())) }
+        });
     }
 
     /// Every daemon's log and output, for a failure message.
@@ -141,11 +138,7 @@ impl Drop for Cluster {
 /// where nothing reaps it, so "gone" is read from its state).
 fn stop(pid: &str) {
     let _ = Command::new("kill").arg(pid).status();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while running(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    if running(pid) {
+    if !super::wait::within(Duration::from_secs(5), || !running(pid)) {
         let _ = Command::new("kill").args(["-9", pid]).status();
     }
 }

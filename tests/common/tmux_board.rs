@@ -76,15 +76,10 @@ impl Board {
 
     /// The screen once `done` holds of it (at most `secs`).
     pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-        loop {
+        super::wait::until(what, std::time::Duration::from_secs(secs), || {
             let now = self.screen();
-            if done(&now) {
-                return now;
-            }
-            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}:\n{now}");
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+            if done(&now) { Ok(now) } else { Err(now) }
+        })
     }
 
     /// `until`, and then the same screen twice 300 ms apart: nothing is being drawn (for a
@@ -92,6 +87,7 @@ impl Board {
     pub fn settled(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         let mut last = self.until(what, secs, &done);
         loop {
+            // pacing: two captures 300 ms apart are compared (the state waited for is "unchanged")
             std::thread::sleep(std::time::Duration::from_millis(300));
             let now = self.until(what, secs, &done);
             if now == last {

@@ -130,7 +130,12 @@ pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
         env.engine = engine;
         let panes = steps::Panes { server: &mut server, bench: &mut bench };
         let budget = budget.saturating_sub(started.elapsed());
-        result = guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, &id)).await;
+        result = if outcome.server_released || plan.server_argv.is_none() {
+            guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, &id)).await
+        } else {
+            // Lost before the server was let go: it still waits for its go file.
+            guarded(plan, &env, budget, steps::started_steps(plan, &env, panes, &mut outcome, &id)).await
+        };
     }
     phase(&env, RunPhase::Collecting);
     let removed = remove_container(&env, &plan.container.name).await;

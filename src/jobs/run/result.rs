@@ -34,6 +34,9 @@ pub struct RunOutcome {
     /// The create request went to the daemon: a cancel that dropped it may still see the
     /// container appear afterwards.
     pub create_sent: bool,
+    /// The server was let go (its go file made): from here a lost connection resumes it as it
+    /// runs; before, the steps not yet done are done on reconnecting.
+    pub server_released: bool,
     pub patch: Option<PatchOutcome>,
     pub bench_exit: Option<i64>,
     pub logs: Vec<PathBuf>,
@@ -60,6 +63,7 @@ impl RunOutcome {
             image_digest: None,
             container: None,
             create_sent: false,
+            server_released: false,
             patch: None,
             bench_exit: None,
             logs: Vec::new(),

@@ -31,7 +31,7 @@ impl Panes<'_> {
 pub(super) async fn run_steps(
     plan: &RunPlan,
     env: &RunEnv,
-    mut panes: Panes<'_>,
+    panes: Panes<'_>,
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     pull_if_missing(plan, env).await?;
@@ -41,22 +41,36 @@ pub(super) async fn run_steps(
     phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
     outcome.image_digest = env.engine.image_digest(&plan.image).await;
+    started_steps(plan, env, panes, outcome, &id).await
+}
+
+/// What follows the container's start: the benchmark scripts, the agent's patch, the server let go
+/// and ready, the benchmark. A run whose connection was lost before its server was let go goes
+/// on from here too (a patch applied is not applied again).
+pub(super) async fn started_steps(
+    plan: &RunPlan,
+    env: &RunEnv,
+    mut panes: Panes<'_>,
+    outcome: &mut super::RunOutcome,
+    id: &str,
+) -> Result<(), Failure> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
     if let Some(repo) = &env.vllm_repo {
-        upload_scripts(env, &id, repo, &plan.scripts_commit).await?;
+        upload_scripts(env, id, repo, &plan.scripts_commit).await?;
     }
-    if let Some(patch) = &plan.patch {
-        outcome.patch = Some(apply_patch(env, &id, patch, panes.bench).await?);
+    if let (Some(patch), None) = (&plan.patch, &outcome.patch) {
+        outcome.patch = Some(apply_patch(env, id, patch, panes.bench).await?);
     }
     if plan.server_argv.is_some() {
-        follow_server(env, &id, 0, tx.clone());
-        exec_quiet(env, &id, vec!["touch".into(), GO_FILE.into()]).await?;
-        let after = wait_ready(plan, env, &id, panes.server, &mut rx).await?;
+        follow_server(env, id, 0, tx.clone());
+        exec_quiet(env, id, vec!["touch".into(), GO_FILE.into()]).await?;
+        outcome.server_released = true;
+        let after = wait_ready(plan, env, id, panes.server, &mut rx).await?;
         outcome.ready_after_s = Some(after);
         phase(env, RunPhase::Ready { after_s: after });
     }
     phase(env, RunPhase::Benchmarking);
-    benchmarks(plan, env, &id, (tx, &mut rx), &mut panes, outcome).await
+    benchmarks(plan, env, id, (tx, &mut rx), &mut panes, outcome).await
 }
 
 /// Pick a running container up again (after a restart of the board, or a lost connection): its

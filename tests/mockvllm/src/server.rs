@@ -19,6 +19,7 @@ pub fn run(args: &[&str]) -> ExitCode {
     if let Some(code) = failure() {
         return code;
     }
+    // pacing: the mock engine's simulated start (a third of MOCK_STARTUP_MS), not a test's wait
     std::thread::sleep(pause / 3);
     log(
         "INFO",
@@ -26,6 +27,7 @@ pub fn run(args: &[&str]) -> ExitCode {
         "This model supports multiple tasks: {'generate'}. Defaulting to 'generate'.",
     );
     log("INFO", "loader.py:458", "Loading weights took 0.31 seconds");
+    // pacing: the mock engine's simulated start (a third of MOCK_STARTUP_MS), not a test's wait
     std::thread::sleep(pause / 3);
     for pct in [0, 25, 50, 75, 100] {
         print!(
@@ -36,6 +38,7 @@ pub fn run(args: &[&str]) -> ExitCode {
     }
     println!();
     log("INFO", "gpu_model_runner.py:1686", "Graph capturing finished in 1 secs.");
+    // pacing: the mock engine's simulated start (a third of MOCK_STARTUP_MS), not a test's wait
     std::thread::sleep(pause / 3);
     let listener = match TcpListener::bind(("0.0.0.0", port)) {
         Ok(l) => l,
@@ -165,6 +168,7 @@ fn completions(stream: &mut TcpStream, body: &str) -> std::io::Result<()> {
     for i in 0..tokens {
         write!(stream, "data: {{\"choices\":[{{\"index\":0,\"text\":\" tok{i}\"}}]}}\n\n")?;
         stream.flush()?;
+        // pacing: the mock's simulated time per token, not a test's wait
         std::thread::sleep(pause);
     }
     write!(stream, "data: [DONE]\n\n")
