@@ -22,6 +22,23 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::io::Write::write_all(&mut create(path)?, bytes)
 }
 
+/// Write `path` atomically: a crash leaves the old file or the new one, never a torn one (a temp
+/// file beside it, synced, renamed over it, and its folder synced).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let mut file = create(&tmp)?;
+    std::io::Write::write_all(&mut file, bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => File::open(dir)?.sync_all(),
+        _ => Ok(()),
+    }
+}
+
 /// Copy `from` to a new private file `to`; the bytes copied.
 pub fn copy(from: &Path, to: &Path) -> std::io::Result<u64> {
     std::io::copy(&mut File::open(from)?, &mut create(to)?)

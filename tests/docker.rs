@@ -182,6 +182,7 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
             classifier: std::sync::Arc::new(classifier),
             events: tx,
             cancel,
+            host: None,
         };
         let watcher = async {
             while let Some(event) = events.recv().await {
@@ -240,15 +241,15 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
     rt.block_on(engine.remove(&id)).unwrap();
-    let Ok(Msg::Run(RunMsg::Found { run_id, short, variant, container, created, .. })) = rx.try_recv() else {
-        panic!("no run found")
-    };
+    let Ok(Msg::Run(RunMsg::Found { found, launch })) = rx.try_recv() else { panic!("no run found") };
     assert_eq!(
-        (run_id.as_str(), short.as_str(), variant),
+        (found.run_id.as_str(), found.short.as_str(), found.variant),
         ("before-restart", "7c01f706", perftriage::dataset::Variant::Baseline)
     );
-    assert_eq!(container, id);
-    assert!(created > 0);
+    assert_eq!(found.container, id);
+    assert!(found.created > 0);
+    // Started by hand, with no launch record: found, but nothing to resume it with.
+    assert!(launch.as_ref().is_err_and(|why| why.contains("no launch record")), "{launch:?}");
 }
 
 #[test]
@@ -268,6 +269,7 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
         classifier: classifier.clone(),
         events,
         cancel: tokio::sync::watch::channel(false).1,
+        host: None,
     };
     // The first perftriage dies once its server is up: nothing removes the container.
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
@@ -288,7 +290,8 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
     let left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
     assert_eq!(left.len(), 1, "the crash left the container running");
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    let start = Start::Resume { container: left[0].id.clone(), created_unix: left[0].created };
+    let start =
+        Start::Resume { container: left[0].id.clone(), created_unix: left[0].created, image_digest: None };
     let outcome = rt.block_on(run(&plan, env(tx), start));
     assert_eq!(outcome.status, perftriage::dataset::RunStatus::Success, "{:?}", outcome.error);
     assert!(outcome.metrics.contains_key("ttft_mean"), "{:?}", outcome.metrics);
@@ -375,10 +378,11 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
     let found = rt.block_on(perftriage::jobs::orphans::find(&engine, &workspace));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
-    let Ok(perftriage::app::Msg::Run(perftriage::app::RunMsg::Found { run_id, .. })) = rx.try_recv() else {
+    let Ok(perftriage::app::Msg::Run(perftriage::app::RunMsg::Found { found: resumed, .. })) = rx.try_recv()
+    else {
         panic!()
     };
-    assert_eq!(run_id, "resumed", "only the running container whose perftriage is gone is picked up");
+    assert_eq!(resumed.run_id, "resumed", "only the running container whose perftriage is gone is picked up");
     assert!(rx.try_recv().is_err());
     drop(owner);
     let runs: Vec<&str> = found.iter().map(|o| o.run_id.as_str()).collect();

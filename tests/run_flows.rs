@@ -182,27 +182,27 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
     term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
     let top: String = term.backend().buffer().content.iter().take(160).map(|c| c.symbol()).collect();
     assert!(top.contains("Docker: unreachable: no socket"), "{top}");
+    let launch = launched("old1", "015069b0", Variant::Agent);
     let found = |container: &str| {
-        Msg::Run(RunMsg::Found {
-            run_id: "old1".into(),
-            short: "015069b0".into(),
-            variant: Variant::Agent,
-            container: container.into(),
-            created: 1_700_000_000,
-            host: None,
-        })
+        let found = found_run("old1", "015069b0", Variant::Agent, container);
+        Msg::Run(RunMsg::Found { found, launch: Ok(Box::new(launch.clone())) })
     };
     let effects = update(&mut s, found("c0ffee"));
     assert!(s.runs.list[0].reattached);
     assert!(cell(&s, "015069b0", Variant::Agent).contains(" start "));
-    let [Effect::ResumeRun { run_id, container, created, .. }] = effects.as_slice() else {
+    let [Effect::ResumeRun { found: picked, launch: resumed }] = effects.as_slice() else {
         panic!("{effects:?}")
     };
     assert_eq!(
-        (run_id.as_str(), container.as_str(), *created),
+        (picked.run_id.as_str(), picked.container.as_str(), picked.created),
         ("old1", "c0ffee", 1_700_000_000),
         "picked up where it is"
     );
+    assert_eq!(**resumed, launch, "with what it was launched with");
+    let run = &s.runs.list[0];
+    assert_eq!(run.image.as_deref(), Some("perftriage-fixed:015069b0-agent"), "its real image");
+    assert_eq!(run.request.fixes, ["numpy_lt_2"]);
+    assert_eq!(run.request.repeat, RepeatPlan::Times(3));
     assert!(update(&mut s, found("c0ffee")).is_empty(), "found twice, picked up once");
     select(&mut s, "015069b0");
     press(&mut s, Key::ch('x'));
@@ -210,6 +210,50 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
         matches!(press(&mut s, Key::ch('y')).as_slice(), [Effect::CancelRun { .. }]),
         "and it can be cancelled"
     );
+}
+
+/// A container of ours found running.
+fn found_run(run_id: &str, short: &str, variant: Variant, container: &str) -> perftriage::runs::FoundRun {
+    let (run_id, short, container) = (run_id.into(), short.into(), container.into());
+    perftriage::runs::FoundRun { run_id, short, variant, container, created: 1_700_000_000, host: None }
+}
+
+/// The launch record of a run of `short`'s `variant` in a fixed image, three runs a start.
+fn launched(run_id: &str, short: &str, variant: Variant) -> perftriage::runs::Launch {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(format!("{short}.patch")), "").unwrap();
+    let config = perftriage::runs::RunConfig { patches: Some(dir.path().into()), ..Default::default() };
+    let commit = perftriage::dataset::load_embedded().unwrap().commits.into_iter().find(|c| c.short == short);
+    let plan =
+        perftriage::runs::plan(&commit.unwrap(), variant, &config, &Default::default(), dir.path(), run_id)
+            .unwrap()
+            .with_fixed_image(
+                format!("perftriage-fixed:{short}-{}", variant.name()),
+                vec!["numpy_lt_2".into()],
+            );
+    let mut plan = plan;
+    plan.repeat = 3;
+    perftriage::runs::Launch::new(&plan, Some("sha256:feed".into()), None, "2026-11-27T01:00:00Z".into())
+}
+
+#[test]
+fn a_container_found_without_a_launch_record_is_shown_cancellable_and_never_resumed() {
+    let mut s = state();
+    let found = found_run("old2", "015069b0", Variant::Human, "c0ffee");
+    let why =
+        "the container has no launch record (no perftriage.launch label: started before records were kept)";
+    let effects = update(&mut s, Msg::Run(RunMsg::Found { found, launch: Err(why.into()) }));
+    assert!(effects.is_empty(), "nothing resumes it, so nothing records it: {effects:?}");
+    assert_eq!(s.runs.list[0].phase, RunPhase::Unrecorded { why: why.into() });
+    assert!(
+        cell(&s, "015069b0", Variant::Human).contains("norec"),
+        "{}",
+        cell(&s, "015069b0", Variant::Human)
+    );
+    select(&mut s, "015069b0");
+    press(&mut s, Key::ch('x'));
+    let effects = press(&mut s, Key::ch('y'));
+    assert!(matches!(effects.as_slice(), [Effect::CancelRun { .. }]), "x removes it: {effects:?}");
 }
 
 /// The variants of the runs these effects start, in order.

@@ -65,12 +65,9 @@ pub enum Effect {
         job_id: u64,
     },
     ResumeRun {
-        run_id: String,
-        short: String,
-        variant: Variant,
-        container: String,
-        created: i64,
-        host: Option<String>,
+        found: crate::runs::FoundRun,
+        /// What it was launched with: the plan it goes on with, never re-planned.
+        launch: Box<crate::runs::Launch>,
     },
     /// Write a finished run's result file, with the GPU use seen while it ran.
     WriteResult {

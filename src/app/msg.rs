@@ -156,13 +156,9 @@ pub enum RunMsg {
     },
     /// A container of ours found running (after a restart), created at `created` (unix seconds).
     Found {
-        run_id: String,
-        short: String,
-        variant: Variant,
-        container: String,
-        created: i64,
-        /// The `[[hosts]]` engine it runs on (`None`: `DOCKER_HOST`'s).
-        host: Option<String>,
+        found: crate::runs::FoundRun,
+        /// Its launch record, or why it has none that can be used (it then writes no result).
+        launch: Result<Box<crate::runs::Launch>, String>,
     },
     /// A Slurm job this workspace's board submitted and never read back (`[slurm] board`).
     FoundJob {

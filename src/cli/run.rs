@@ -80,6 +80,8 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&st
         classifier: std::sync::Arc::new(ctx.classifier.clone()),
         events: events_tx,
         cancel,
+        // This machine's engine is no `[[hosts]]` host.
+        host: (!ctx.config.hosts.is_empty()).then(|| host.clone()),
     };
     let printer = tokio::spawn(async move {
         while let Some(event) = events.recv().await {

@@ -90,7 +90,7 @@ impl std::str::FromStr for Repeat {
 }
 
 /// An `auto` run's question: its variant against `partner`'s recorded samples of `metric`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AutoRepeat {
     pub max: u32,
     pub metric: String,

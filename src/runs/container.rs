@@ -17,14 +17,14 @@ pub const LABEL_GPUS: &str = "perftriage.gpus";
 pub const CONTAINER_LABELS: [&str; 7] =
     [LABEL_COMMIT, LABEL_VARIANT, LABEL_RUN, LABEL_WORKSPACE, LABEL_PID, LABEL_BUILD, LABEL_GPUS];
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum GpuRequest {
     None,
     All,
     Count(u32),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContainerSpec {
     pub name: String,
     pub image: String,

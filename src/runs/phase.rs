@@ -50,6 +50,11 @@ pub enum RunPhase {
     ConnectionLost {
         message: String,
     },
+    /// A container of ours found running without a usable launch record: shown, and cancelling
+    /// removes it, but nothing it measures is recorded.
+    Unrecorded {
+        why: String,
+    },
     Cancelled,
 }
 
@@ -74,6 +79,7 @@ impl RunPhase {
             RunPhase::Done { .. } => "done",
             RunPhase::Failed { .. } => "failed",
             RunPhase::ConnectionLost { .. } => "connection lost",
+            RunPhase::Unrecorded { .. } => "no launch record",
             RunPhase::Cancelled => "cancelled",
         }
     }
@@ -95,6 +101,7 @@ impl RunPhase {
             RunPhase::Done { .. } => "done",
             RunPhase::Failed { .. } => "failed",
             RunPhase::ConnectionLost { .. } => "lost",
+            RunPhase::Unrecorded { .. } => "norec",
             RunPhase::Cancelled => "cancel",
         }
     }

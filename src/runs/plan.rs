@@ -4,7 +4,7 @@
 use super::rewrite::benchmark_argv;
 use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
 use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant, Workload};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -84,7 +84,7 @@ impl Default for RunConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPlan {
     pub run_id: String,
     pub short: String,

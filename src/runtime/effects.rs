@@ -38,9 +38,11 @@ impl Io {
             Effect::PlanRuns { short, requests } => self.jobs.preview(&short, &requests),
             Effect::StartRun { run_id, request } => self.jobs.start(&run_id, request),
             Effect::WriteResult { run_id, gpu } => self.jobs.write_result(&run_id, gpu),
-            Effect::ResumeRun { run_id, short, variant, container, created, host } => {
-                let start = Start::Resume { container, created_unix: created };
-                self.jobs.resume(&run_id, &short, variant, start, host.as_deref())
+            Effect::ResumeRun { found, launch } => {
+                let image_digest = launch.image_digest.clone();
+                let start =
+                    Start::Resume { container: found.container, created_unix: found.created, image_digest };
+                self.jobs.resume(launch.plan, start, found.host.as_deref())
             }
             Effect::FollowJob { run_id, short, variant, job_id } => {
                 self.jobs.follow_job(&run_id, &short, variant, job_id)

@@ -5,7 +5,6 @@
 
 use super::{SCHEMA_VERSION, TriageBook};
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const FILE: &str = "triage.json";
@@ -133,20 +132,13 @@ impl TriageStore {
         if let Some(why) = self.blocked.lock().ok().and_then(|b| b.clone()) {
             return Err(StoreError::Unreadable { path, why });
         }
-        let tmp = self.dir.join(format!("{FILE}.tmp"));
         let wrap = |source| StoreError::Write { path: path.clone(), source };
         let mut merged = book.clone();
         if let Ok(on_disk) = std::fs::read(&path).map_err(BookError::from).and_then(|b| parse(&b)) {
             merged.merge(&on_disk);
         }
         let json = serde_json::to_vec_pretty(&merged).map_err(|e| wrap(std::io::Error::other(e)))?;
-        let mut file = crate::files::create(&tmp).map_err(wrap)?;
-        file.write_all(&json).map_err(wrap)?;
-        file.sync_all().map_err(wrap)?;
-        drop(file);
-        std::fs::rename(&tmp, &path).map_err(wrap)?;
-        File::open(&self.dir).and_then(|d| d.sync_all()).map_err(wrap)?;
-        Ok(())
+        crate::files::write_atomic(&path, &json).map_err(wrap)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::app::{
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
-use crate::runs::{Repeat, RepeatPlan, RunPhase};
+use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunPhase};
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
 pub fn open_chooser(state: &mut AppState) -> Vec<Effect> {
@@ -132,11 +132,7 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
                 return vec![Effect::FollowJob { run_id, short, variant, job_id }];
             }
         }
-        RunMsg::Found { run_id, short, variant, container, created, host } => {
-            if found(state, &run_id, &short, variant, host.clone()) {
-                return vec![Effect::ResumeRun { run_id, short, variant, container, created, host }];
-            }
-        }
+        RunMsg::Found { found, launch } => return reattached(state, found, launch),
     }
     Vec::new()
 }
@@ -248,6 +244,31 @@ fn recorded(state: &mut AppState, run_id: &str, source: Result<String, JobError>
 
 /// A container of ours still running after a restart: show it; it is picked up where it is
 /// (`false` when the run is already on the board).
+/// A container of ours found running: picked up with what its launch record says it ran, or,
+/// without a usable record, shown (cancelling removes it) and never recorded.
+fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>, String>) -> Vec<Effect> {
+    let host = found.host.clone();
+    if !self::found(state, &found.run_id, &found.short, found.variant, host) {
+        return Vec::new();
+    }
+    let Some(run) = state.runs.get_mut(&found.run_id) else { return Vec::new() };
+    match launch {
+        Ok(launch) => {
+            run.image = Some(launch.plan.image.clone());
+            run.request.fixes.clone_from(&launch.plan.fixes);
+            run.request.repeat = launch.repeat_plan();
+            vec![Effect::ResumeRun { found, launch }]
+        }
+        Err(why) => {
+            run.phase = RunPhase::Unrecorded { why: why.clone() };
+            let text = format!("run {}: {why}; it writes no result (x cancels and removes it)", found.run_id);
+            state.notify(Level::Warn, text);
+            state.refresh_live_cells();
+            Vec::new()
+        }
+    }
+}
+
 fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant, host: Option<String>) -> bool {
     if state.runs.get(run_id).is_some() {
         return false;

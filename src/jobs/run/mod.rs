@@ -32,6 +32,8 @@ pub struct RunEnv {
     pub classifier: Arc<crate::classify::Classifier>,
     pub events: mpsc::UnboundedSender<RunEvent>,
     pub cancel: watch::Receiver<bool>,
+    /// The `[[hosts]]` engine it runs on (for its launch record); `None`: this machine's.
+    pub host: Option<String>,
 }
 
 /// A pane's log: one line path (redacted, spooled, classified live), its lines forwarded as
@@ -90,7 +92,12 @@ fn phase(env: &RunEnv, phase: RunPhase) {
 #[derive(Debug, Clone)]
 pub enum Start {
     Fresh,
-    Resume { container: String, created_unix: i64 },
+    /// A container picked up again: the plan is its launch record's, and so is the digest.
+    Resume {
+        container: String,
+        created_unix: i64,
+        image_digest: Option<String>,
+    },
 }
 
 /// Run the plan to its end; the container is gone when this returns.
@@ -102,6 +109,9 @@ pub async fn execute(plan: &RunPlan, env: RunEnv) -> RunOutcome {
 pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
     let started = std::time::Instant::now();
     let mut outcome = RunOutcome::new(plan);
+    if let Start::Resume { image_digest, .. } = &start {
+        outcome.image_digest.clone_from(image_digest);
+    }
     let suffix = match &start {
         Start::Fresh => String::new(),
         Start::Resume { .. } => format!("-resumed-{}", crate::session::now_compact()),

@@ -2,7 +2,7 @@
 
 use super::{PaneLog, RunEnv, docker_failure, phase, ready};
 use crate::logs::Stream;
-use crate::runs::{Failure, FailureKind, Pane, RunPhase, RunPlan};
+use crate::runs::{Failure, FailureKind, LABEL_LAUNCH, Launch, Pane, RunPhase, RunPlan};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -35,13 +35,30 @@ pub(super) async fn run_steps(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     pull_if_missing(plan, env).await?;
+    outcome.image_digest = env.engine.image_digest(&plan.image).await;
+    let launch = write_launch(plan, env, outcome.image_digest.clone())?;
     phase(env, RunPhase::Creating { image: plan.image.clone() });
     outcome.create_sent = true;
-    let id = env.engine.start(&container_spec(plan)).await.map_err(|e| docker_failure(&e))?;
+    let mut spec = container_spec(plan);
+    spec.labels.insert(LABEL_LAUNCH.into(), launch.display().to_string());
+    let id = env.engine.start(&spec).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
-    outcome.image_digest = env.engine.image_digest(&plan.image).await;
     started_steps(plan, env, panes, outcome, &id).await
+}
+
+/// The run's launch record, written before its container is created (so that a container of
+/// ours always has one); its path. A run whose record cannot be written does not start.
+fn write_launch(plan: &RunPlan, env: &RunEnv, digest: Option<String>) -> Result<std::path::PathBuf, Failure> {
+    let launch = Launch::new(plan, digest, env.host.clone(), crate::session::now_rfc3339());
+    let path = Launch::path(&env.workspace, &plan.run_id);
+    crate::files::write_atomic(&path, &launch.to_json()).map_err(|e| {
+        Failure::new(
+            FailureKind::ToolError,
+            format!("cannot write the launch record {}: {e}", path.display()),
+        )
+    })?;
+    Ok(path)
 }
 
 /// What follows the container's start: the benchmark scripts, the agent's patch, the server let go

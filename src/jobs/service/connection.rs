@@ -5,7 +5,10 @@ use super::{EngineSlot, JobSetup};
 use crate::app::{DockerMsg, Msg, RunMsg};
 use crate::dataset::Variant;
 use crate::docker::Engine;
-use crate::runs::{LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, RunPhase};
+use crate::runs::{
+    FoundRun, LABEL_COMMIT, LABEL_LAUNCH, LABEL_RUN, LABEL_VARIANT, Launch, LaunchError, RunPhase,
+};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,10 +74,28 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
         };
         let variant = c.labels.get(LABEL_VARIANT).and_then(|v| Variant::parse(v)).unwrap_or(Variant::Human);
         log::info!("re-attached to run {run_id} ({short} {}), container {}", variant.name(), c.name);
-        let (container, created) = (c.id.clone(), c.created);
-        let host = host.map(String::from);
-        let _ = tx.send(Msg::Run(RunMsg::Found { run_id, short, variant, container, created, host }));
+        let launch = read_launch(workspace, &c.labels, &run_id).map(Box::new).map_err(|e| e.to_string());
+        if let Err(why) = &launch {
+            log::warn!("run {run_id}: {why}");
+        }
+        let (container, created, host) = (c.id.clone(), c.created, host.map(String::from));
+        let found = FoundRun { run_id, short, variant, container, created, host };
+        let _ = tx.send(Msg::Run(RunMsg::Found { found, launch }));
     }
+}
+
+/// The launch record of a container of ours: in the workspace, where its label says it is.
+fn read_launch(
+    workspace: &Path,
+    labels: &HashMap<String, String>,
+    run_id: &str,
+) -> Result<Launch, LaunchError> {
+    if !labels.contains_key(LABEL_LAUNCH) {
+        return Err(LaunchError::NoLabel);
+    }
+    let path = Launch::path(workspace, run_id);
+    let bytes = std::fs::read(&path).map_err(|source| LaunchError::Read { path: path.clone(), source })?;
+    Launch::parse(&path, &bytes, run_id)
 }
 
 /// Cancel a run no task of this board carries: remove its container by label.

@@ -178,42 +178,37 @@ impl JobService {
             return self.launch_placed(plan, request.host);
         }
         match self.engine() {
-            Some(engine) => self.launch(engine, plan, Start::Fresh),
+            Some(engine) => self.launch((engine, None), plan, Start::Fresh),
             None => {
                 self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"))
             }
         }
     }
 
-    /// Pick up a running container of ours (found after a restart) under its own run id, on the
-    /// `[[hosts]]` engine it runs on when it is on one.
-    pub fn resume(&mut self, run_id: &str, short: &str, variant: Variant, start: Start, host: Option<&str>) {
+    /// Pick up a running container of ours (found after a restart) with the plan its launch
+    /// record holds — never planned again from today's config — on the `[[hosts]]` engine it runs
+    /// on when it is on one.
+    pub fn resume(&mut self, plan: RunPlan, start: Start, host: Option<&str>) {
         if let Some(host) = host {
-            return self.resume_on(run_id, short, variant, start, host);
+            return self.resume_on(plan, start, host);
         }
-        match (self.plan(run_id, short, variant), self.engine()) {
-            (Ok(plan), Some(engine)) => self.launch(engine, plan, start),
-            (Err(why), _) => self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
-            (_, None) => {
-                self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"))
-            }
+        match self.engine() {
+            Some(engine) => self.launch((engine, None), plan, start),
+            None => self
+                .fail(&plan.run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected")),
         }
     }
 
-    fn resume_on(&mut self, run_id: &str, short: &str, variant: Variant, start: Start, host: &str) {
-        let plan = match self.plan(run_id, short, variant) {
-            Ok(plan) => plan,
-            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
-        };
+    fn resume_on(&mut self, plan: RunPlan, start: Start, host: &str) {
         let Some(config) = self.setup.hosts.iter().find(|h| h.name == host).cloned() else {
             let why = format!("host {host} is no longer in [[hosts]]");
-            return self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, why));
+            return self.fail(&plan.run_id, Failure::new(FailureKind::DockerUnreachable, why));
         };
         let (cancel, gpu) = self.switches(&plan.run_id);
         let (setup, tx) = (self.setup.clone(), self.tx.clone());
         tokio::spawn(async move {
             match crate::jobs::fleet::connect(&config).await {
-                Ok(engine) => spawn_run((setup, tx), engine, plan, (start, cancel), gpu),
+                Ok(engine) => spawn_run((setup, tx), (engine, Some(config.name)), plan, (start, cancel), gpu),
                 Err(e) => {
                     let phase = RunPhase::ConnectionLost { message: format!("host {}: {e}", config.name) };
                     let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
@@ -222,7 +217,7 @@ impl JobService {
         });
     }
 
-    fn launch(&mut self, engine: Engine, plan: RunPlan, start: Start) {
+    fn launch(&mut self, engine: (Engine, Option<String>), plan: RunPlan, start: Start) {
         let (cancel, gpu) = self.switches(&plan.run_id);
         spawn_run((self.setup.clone(), self.tx.clone()), engine, plan, (start, cancel), gpu);
     }
@@ -247,9 +242,9 @@ impl JobService {
                 let phase = RunPhase::Cancelled;
                 return drop(tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase })));
             };
-            let phase = RunPhase::Placed { host };
+            let phase = RunPhase::Placed { host: host.clone() };
             let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
-            spawn_run((setup, tx), engine, plan, (Start::Fresh, cancel), gpu);
+            spawn_run((setup, tx), (engine, Some(host)), plan, (Start::Fresh, cancel), gpu);
         });
     }
 

@@ -58,7 +58,7 @@ pub(super) async fn place(
 
 pub(super) fn spawn_run(
     (setup, tx): (Arc<JobSetup>, UnboundedSender<Msg>),
-    engine: Engine,
+    (engine, host): (Engine, Option<String>),
     plan: RunPlan,
     (start, cancel): (Start, watch::Receiver<bool>),
     gpu: oneshot::Receiver<Option<GpuSummary>>,
@@ -72,6 +72,7 @@ pub(super) fn spawn_run(
         classifier: setup.classifier.clone(),
         events,
         cancel,
+        host,
     };
     forward_events(plan.run_id.clone(), rx, tx.clone());
     tokio::spawn(async move {

@@ -1,0 +1,108 @@
+//! What ran is what is recorded: a run launched from the board in a fixed image with three runs a
+//! start, left running (`q` then `L`) or with its board killed (SIGKILL), is picked up by the next
+//! board from its launch record — not planned again from the config — and its result says the
+//! image, fixes, digest, command and samples it was launched with. Real engine, mock vLLM, tmux.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{Setup, docker, perftriage, ready, result, setup, text};
+use common::tmux_board::{Board, row_has};
+
+const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
+/// A server that takes 8 s to start: the board is left (or killed) while the run waits for it.
+const SLOW_START: &str = "repeat = 3\nserver = \"env MOCK_STARTUP_MS=8000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"\n";
+const RECIPE: &str = "aimv2_exist_ok";
+
+/// A commit whose image fails with aimv2, fixed headlessly (the fixed image committed and recorded):
+/// the board's next run of its human goes to the fixed image.
+fn fixed_setup() -> Setup {
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, SLOW_START);
+    let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
+    let out = perftriage(&s, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    s
+}
+
+/// The fixed image's tag, as the fix recorded it in the triage file.
+fn fixed_image(s: &Setup) -> String {
+    let triage = std::fs::read_to_string(s.root.join("ws/triage.json")).unwrap();
+    let tag = triage.split('"').find(|w| w.starts_with("perftriage-fixed")).map(String::from);
+    tag.unwrap_or_else(|| panic!("no fixed image in the triage file: {triage}"))
+}
+
+/// The run's one container: its id, once it runs.
+fn running_container(s: &Setup) -> String {
+    let filter = format!("label=perftriage.workspace={}", s.root.join("ws").display());
+    common::wait::until("the run's container", std::time::Duration::from_secs(60), || {
+        let id = docker(&["ps", "-q", "--filter", &filter]);
+        if id.is_empty() { Err("no container yet".into()) } else { Ok(id) }
+    })
+}
+
+/// A board on the setup; `r h y` starts the human's run in the fixed image; the container's id.
+fn launch_from_the_board(s: &Setup, board: &Board) -> String {
+    let short = &s.short[..8];
+    board.until("the board", 60, |t| t.contains(short));
+    board.keys("r");
+    board.keys("h");
+    let fixed = fixed_image(s);
+    board.until("the confirm naming the fixed image", 60, |t| t.contains(&fixed));
+    board.keys("y");
+    running_container(s)
+}
+
+/// The next board picks the run up and follows it to its end; then the result is checked against
+/// the launch record and the container it ran in.
+fn picked_up_and_recorded_as_launched(s: &Setup, container_image: &str) {
+    let short = &s.short[..8];
+    let again = Board::start(&s.config, &s.root.join("ws"), "launch-again", 200);
+    again.until("the run picked up and done", 180, |t| row_has(t, short, "✓"));
+    drop(again);
+    let record = std::fs::read_dir(s.root.join("ws/runs")).unwrap().next().unwrap().unwrap().path();
+    let launch: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(record.join("launch.json")).unwrap()).unwrap();
+    let r = result(s, "human");
+    let ours = &r["perftriage"];
+    assert_eq!(ours["run_id"], launch["plan"]["run_id"], "the run the record is of: {r:#}");
+    assert_eq!(ours["image"].as_str(), Some(fixed_image(s).as_str()), "the fixed image it ran in: {r:#}");
+    assert_eq!(ours["fixes"], serde_json::json!([RECIPE]), "{r:#}");
+    assert_eq!(ours["image_digest"].as_str(), Some(container_image), "docker inspect's image: {r:#}");
+    assert_eq!(ours["final_command"], launch["plan"]["final_command"], "{r:#}");
+    assert_eq!(ours["repeats"]["n"], 3, "three runs a start, as launched: {r:#}");
+    assert_eq!(r["status"], "success", "{r:#}");
+}
+
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn a_run_left_running_with_q_then_l_is_resumed_from_its_launch_record() {
+    let Some((_rt, _engine)) = ready() else { return };
+    let s = fixed_setup();
+    let first = Board::start(&s.config, &s.root.join("ws"), "launch-leave", 200);
+    let container = launch_from_the_board(&s, &first);
+    let image = docker(&["inspect", "-f", "{{.Image}}", &container]);
+    first.keys("q");
+    first.until("the quit confirm", 30, |t| t.contains("leaves them running"));
+    first.keys("L");
+    first.until("the board gone", 30, |t| !t.contains("Commit"));
+    drop(first);
+    assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");
+    picked_up_and_recorded_as_launched(&s, &image);
+}
+
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn a_run_whose_board_was_killed_is_resumed_from_its_launch_record() {
+    let Some((_rt, _engine)) = ready() else { return };
+    let s = fixed_setup();
+    let first = Board::start(&s.config, &s.root.join("ws"), "launch-kill", 200);
+    let container = launch_from_the_board(&s, &first);
+    let image = docker(&["inspect", "-f", "{{.Image}}", &container]);
+    let pattern = format!("workspace {}$", s.root.join("ws").display());
+    let killed = std::process::Command::new("pkill").args(["-KILL", "-f", &pattern]).status().unwrap();
+    assert!(killed.success(), "the board killed");
+    first.until("the board gone", 30, |t| !t.contains("Commit"));
+    drop(first);
+    assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");
+    picked_up_and_recorded_as_launched(&s, &image);
+}
