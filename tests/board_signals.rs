@@ -61,14 +61,30 @@ fn wait_or_explain(what: &str, done: impl FnMut() -> bool, explain: impl Fn() ->
     common::wait::holds(what, 180, done, explain);
 }
 
-/// Send `keys` to `session`, then wait until `shows(before, now)` holds of its screen.
-fn send_until(session: &str, keys: &[&str], what: &str, shows: impl Fn(&str, &str) -> bool) {
-    let before = tmux(&["capture-pane", "-p", "-t", session]);
+/// What a key sent to the board shows.
+enum Shows<'a> {
+    /// This text on the screen.
+    Text(&'a str),
+    /// Any change of the screen, its styles included (a moved selection shows only in them): what.
+    Change(&'a str),
+}
+
+/// Send `keys` to `session`, then wait until its screen shows what they do.
+fn send_until(session: &str, keys: &[&str], shows: Shows) {
+    let styled = || tmux(&["capture-pane", "-p", "-e", "-t", session]);
+    let before = styled();
     tmux(&[&["send-keys", "-t", session][..], keys].concat());
-    common::wait::until(what, Duration::from_secs(60), || {
-        let now = tmux(&["capture-pane", "-p", "-t", session]);
-        if shows(&before, &now) { Ok(()) } else { Err(now) }
-    });
+    let limit = Duration::from_secs(60);
+    match shows {
+        Shows::Text(text) => common::wait::until(&format!("`{text}`"), limit, || {
+            let now = tmux(&["capture-pane", "-p", "-t", session]);
+            if now.contains(text) { Ok(()) } else { Err(now) }
+        }),
+        Shows::Change(what) => common::wait::until(what, limit, || {
+            let now = styled();
+            if now != before { Ok(()) } else { Err(now) }
+        }),
+    }
 }
 
 /// Start the board in a tmux session on `ws`; the session's name.
@@ -139,13 +155,12 @@ fn the_board_reopens_sorted_filtered_and_selected_as_it_was_left() {
     let ws = tempfile::tempdir().unwrap();
     let first = board(ws.path(), "prefs1");
     // Each key once the one before it has shown on the screen.
-    let changed = |before: &str, now: &str| before != now;
-    send_until(&first, &["Tab"], "the failed view", changed);
-    send_until(&first, &["s"], "the sort", |_, now| now.contains("sort:Subject"));
-    send_until(&first, &["/"], "the filter prompt", changed);
-    send_until(&first, &["-l", "cat:rope"], "the typed filter", |_, now| now.contains("cat:rope"));
-    send_until(&first, &["Enter"], "the filter", |_, now| now.contains("filter:cat:rope"));
-    send_until(&first, &["j"], "the next row", changed);
+    send_until(&first, &["Tab"], Shows::Text("┌ Failed"));
+    send_until(&first, &["s"], Shows::Text("sort:Subject"));
+    send_until(&first, &["/"], Shows::Change("the filter prompt"));
+    send_until(&first, &["-l", "cat:rope"], Shows::Text("cat:rope"));
+    send_until(&first, &["Enter"], Shows::Text("filter:cat:rope"));
+    send_until(&first, &["j"], Shows::Change("the next row selected"));
     tmux(&["send-keys", "-t", &first, "q"]);
     wait_for("the board to exit", || ws.path().join("exit").exists());
     tmux(&["kill-session", "-t", &first]);

@@ -178,7 +178,8 @@ fn build_of_a_real_sdist_is_watched_committed_labelled_and_used_by_baseline_runs
     let commit = perftriage::dataset::load_jsonl(&s.root.join("dataset.jsonl")).unwrap().commits.remove(0);
     let baseline = perftriage::dataset::Variant::Baseline;
     let planned =
-        perftriage::runs::plan(&commit, baseline, &config.runs, &config.images, &s.root, "next").unwrap();
+        perftriage::runs::plan(&commit, baseline, &config.runs, &config.images, &s.root, &"next".into())
+            .unwrap();
     assert_eq!(planned.image, s.image(), "a baseline run after the build runs in the built image");
 }
 

@@ -156,8 +156,14 @@ fn human_plan(s: &Setup, run_id: &str) -> (perftriage::runs::RunPlan, perftriage
     let commits = perftriage::dataset::load_jsonl(&s.root.join("dataset.jsonl")).unwrap().commits;
     let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
     let (runs, images, ws) = (&config.runs, &config.images, s.root.join("ws"));
-    let plan =
-        perftriage::runs::plan(&commits[0], perftriage::dataset::Variant::Human, runs, images, &ws, run_id);
+    let plan = perftriage::runs::plan(
+        &commits[0],
+        perftriage::dataset::Variant::Human,
+        runs,
+        images,
+        &ws,
+        &run_id.into(),
+    );
     (plan.unwrap(), config)
 }
 

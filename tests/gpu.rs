@@ -69,7 +69,7 @@ fn replays_load_and_bad_lines_are_named() {
 fn processes_in_our_containers_are_attributed_and_accounted() {
     let mut replay = Replay::load(Path::new("fixtures/gpu/h100x2_serving.jsonl")).unwrap();
     let owners: Owners = HashMap::from([(CONTAINER.to_string(), owner("run7"))]);
-    let mut ledger: HashMap<String, GpuSummary> = HashMap::new();
+    let mut ledger: HashMap<perftriage::runs::RunId, GpuSummary> = HashMap::new();
     for _ in 0..40 {
         let mut sample = replay.next_sample();
         attribute(&mut sample, &owners, &mut ledger);

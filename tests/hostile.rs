@@ -60,7 +60,7 @@ fn agent_plan(patches: &Path) -> Result<perftriage::runs::RunPlan, perftriage::r
         &config,
         &images,
         Path::new("/ws"),
-        "r1",
+        &"r1".into(),
     )
 }
 

@@ -57,8 +57,11 @@ fn launch_from_the_board(s: &Setup, board: &Board) -> String {
 fn picked_up_and_recorded_as_launched(s: &Setup, container_image: &str) {
     let short = &s.short[..8];
     let again = Board::start(&s.config, &s.root.join("ws"), "launch-again", 200);
-    again.until("the run picked up and done", 180, |t| row_has(t, short, "✓"));
+    let ended = |t: &str| ["✓", "✗", "◷"].iter().any(|mark| row_has(t, short, mark));
+    let screen = again.until("the run picked up and ended", 300, ended);
     drop(again);
+    let log = std::fs::read_to_string(s.root.join("ws/perftriage.log")).unwrap_or_default();
+    assert!(row_has(&screen, short, "✓"), "the run ended in success:\n{screen}\n{log}");
     let record = std::fs::read_dir(s.root.join("ws/runs")).unwrap().next().unwrap().unwrap().path();
     let launch: serde_json::Value =
         serde_json::from_slice(&std::fs::read(record.join("launch.json")).unwrap()).unwrap();

@@ -224,13 +224,16 @@ fn launched(run_id: &str, short: &str, variant: Variant) -> perftriage::runs::La
     std::fs::write(dir.path().join(format!("{short}.patch")), "").unwrap();
     let config = perftriage::runs::RunConfig { patches: Some(dir.path().into()), ..Default::default() };
     let commit = perftriage::dataset::load_embedded().unwrap().commits.into_iter().find(|c| c.short == short);
-    let plan =
-        perftriage::runs::plan(&commit.unwrap(), variant, &config, &Default::default(), dir.path(), run_id)
-            .unwrap()
-            .with_fixed_image(
-                format!("perftriage-fixed:{short}-{}", variant.name()),
-                vec!["numpy_lt_2".into()],
-            );
+    let plan = perftriage::runs::plan(
+        &commit.unwrap(),
+        variant,
+        &config,
+        &Default::default(),
+        dir.path(),
+        &run_id.into(),
+    )
+    .unwrap()
+    .with_fixed_image(format!("perftriage-fixed:{short}-{}", variant.name()), vec!["numpy_lt_2".into()]);
     let mut plan = plan;
     plan.repeat = 3;
     perftriage::runs::Launch::new(&plan, Some("sha256:feed".into()), None, "2026-11-27T01:00:00Z".into())
@@ -264,7 +267,7 @@ fn started(effects: &[Effect]) -> Vec<Variant> {
         .collect()
 }
 
-fn run_id_of(effects: &[Effect]) -> Vec<String> {
+fn run_id_of(effects: &[Effect]) -> Vec<perftriage::runs::RunId> {
     effects
         .iter()
         .filter_map(|e| if let Effect::StartRun { run_id, .. } = e { Some(run_id.clone()) } else { None })
@@ -481,7 +484,7 @@ fn an_image_override_is_the_agents_image_too() {
     config.image_overrides.insert("7c01f706".into(), "registry.local/fixed:7c01".into());
     let images = perftriage::dataset::ImageTemplates::default();
     for v in Variant::ALL {
-        let plan = perftriage::runs::plan(commit, v, &config, &images, dir.path(), "r1").unwrap();
+        let plan = perftriage::runs::plan(commit, v, &config, &images, dir.path(), &"r1".into()).unwrap();
         assert_eq!(plan.image, "registry.local/fixed:7c01", "{v:?}");
     }
 }

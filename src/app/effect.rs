@@ -2,6 +2,7 @@
 
 use super::state::LogKey;
 use crate::dataset::Variant;
+use crate::runs::RunId;
 use crate::telemetry::GpuSummary;
 use crate::triage::TriageBook;
 
@@ -53,13 +54,13 @@ pub enum Effect {
     },
     /// What to run (its image, fixes, the host and repeats the confirm chose).
     StartRun {
-        run_id: String,
+        run_id: RunId,
         request: crate::app::RunRequest,
     },
     /// Pick a running container of ours up again: readiness, benchmark, result, removal.
     /// Follow a Slurm job found again to its end, and read its result back.
     FollowJob {
-        run_id: String,
+        run_id: RunId,
         short: String,
         variant: Variant,
         job_id: u64,
@@ -71,11 +72,11 @@ pub enum Effect {
     },
     /// Write a finished run's result file, with the GPU use seen while it ran.
     WriteResult {
-        run_id: String,
+        run_id: RunId,
         gpu: Option<GpuSummary>,
     },
     CancelRun {
-        run_id: String,
+        run_id: RunId,
     },
     /// Stop and remove these containers (left behind by a perftriage that is gone).
     RemoveContainers(Vec<String>),

@@ -6,6 +6,7 @@ use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
 use crate::fixes::FixOffer;
 use crate::logs::Line;
+use crate::runs::RunId;
 use crate::runs::{Pane, RunPhase};
 use crate::telemetry::{GpuSample, Owners};
 use crate::triage::FixOutcome;
@@ -130,23 +131,23 @@ pub enum LogMsg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunMsg {
     Phase {
-        run_id: String,
+        run_id: RunId,
         phase: RunPhase,
     },
     Lines {
-        run_id: String,
+        run_id: RunId,
         pane: Pane,
         lines: Vec<Line>,
     },
     /// The run ended; its outcome (and classification) replace the variant's on the board.
     Finished {
-        run_id: String,
+        run_id: RunId,
         outcome: Outcome,
         verdict: Option<Verdict>,
     },
     /// The run's result file was written (or why not).
     Recorded {
-        run_id: String,
+        run_id: RunId,
         source: Result<String, JobError>,
     },
     /// The plans asked for with `Effect::PlanRuns`: each variant's description, or why it cannot run.
@@ -162,7 +163,7 @@ pub enum RunMsg {
     },
     /// A Slurm job this workspace's board submitted and never read back (`[slurm] board`).
     FoundJob {
-        run_id: String,
+        run_id: RunId,
         short: String,
         variant: Variant,
         job_id: u64,

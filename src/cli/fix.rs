@@ -37,7 +37,8 @@ pub fn list(ctx: &Context, short: Option<&str>) -> Result<ExitCode> {
 pub fn job(ctx: &Context, entry: &Entry, variant: Variant, commit_image: bool) -> Result<FixJob> {
     let c = &entry.commit;
     let book = ctx.read_workspace().book;
-    let planned = crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, "fix")?;
+    let planned =
+        crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &"fix".into())?;
     let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
     let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
     let repo = commit_image.then(|| ctx.config.fixed_repo());
@@ -71,7 +72,7 @@ pub fn apply_cli(
             need: &crate::runs::GpuRequest::None,
             workspace: &workspace,
             claims: &claims,
-            run_id: "fix",
+            run_id: &"fix".into(),
         })
         .await;
         let (host, engine) = placed?;

@@ -4,6 +4,7 @@
 use crate::dataset::{RunStatus, Variant};
 use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
 use crate::logs::Redactor;
+use crate::runs::RunId;
 use crate::runs::{Pane, Repeat, RunPlan, plan};
 use crate::session::Context;
 use anyhow::Result;
@@ -33,7 +34,7 @@ pub fn planned(
     ctx: &Context,
     entry: &crate::dataset::Entry,
     variant: Variant,
-    run_id: &str,
+    run_id: &RunId,
     repeat: Option<Repeat>,
 ) -> Result<RunPlan> {
     let runs = &ctx.config.runs;
@@ -43,8 +44,8 @@ pub fn planned(
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.
-pub fn run_id() -> String {
-    format!("{}-{}", crate::session::now_compact().to_lowercase(), std::process::id())
+pub fn run_id() -> RunId {
+    format!("{}-{}", crate::session::now_compact().to_lowercase(), std::process::id()).into()
 }
 
 /// Carry out a plan on `host` (or the host placement picks; see `jobs::fleet`), printing its logs.

@@ -6,6 +6,7 @@
 use crate::config::HostConfig;
 use crate::docker::endpoint::Endpoint;
 use crate::docker::{DockerError, Engine, Gpus};
+use crate::runs::RunId;
 use crate::runs::{GpuRequest, HostSlot, LABEL_GPUS, LABEL_RUN, place};
 use crate::telemetry::HostGpus;
 use std::sync::Mutex;
@@ -33,19 +34,19 @@ pub struct Claims {
 
 #[derive(Debug, Clone)]
 struct Claim {
-    run_id: String,
+    run_id: RunId,
     host: String,
     need: GpuRequest,
 }
 
 impl Claims {
     /// The run ended (or never started): its host's slot is free again.
-    pub fn release(&self, run_id: &str) {
-        self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|c| c.run_id != run_id);
+    pub fn release(&self, run_id: &RunId) {
+        self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|c| c.run_id != *run_id);
     }
 
-    fn hold(&self, run_id: &str, host: &str, need: &GpuRequest) {
-        let claim = Claim { run_id: run_id.into(), host: host.into(), need: need.clone() };
+    fn hold(&self, run_id: &RunId, host: &str, need: &GpuRequest) {
+        let claim = Claim { run_id: run_id.clone(), host: host.into(), need: need.clone() };
         self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(claim);
     }
 
@@ -160,7 +161,7 @@ pub struct Placement<'a> {
     pub need: &'a GpuRequest,
     pub workspace: &'a str,
     pub claims: &'a Claims,
-    pub run_id: &'a str,
+    pub run_id: &'a RunId,
 }
 
 /// Why a run has no engine to go to (yet: placement is tried again while it waits).

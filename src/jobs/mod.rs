@@ -7,6 +7,7 @@ pub mod documents;
 pub mod fix;
 pub mod fleet;
 pub mod git;
+pub mod launches;
 pub mod lines;
 pub mod logs;
 pub mod orphans;

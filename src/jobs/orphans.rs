@@ -17,7 +17,7 @@ pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
         .map(|c| {
             let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
             Orphan {
-                run_id: label(LABEL_RUN),
+                run_id: label(LABEL_RUN).into(),
                 short: label(LABEL_COMMIT),
                 variant: label(LABEL_VARIANT),
                 id: c.id,

@@ -8,8 +8,11 @@ pub async fn owners(engine: &Engine, workspace: &str) -> Owners {
     let mut out = Owners::new();
     for c in engine.ours(workspace).await.unwrap_or_default() {
         let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
-        let owner =
-            Owner { run_id: label(LABEL_RUN), short: label(LABEL_COMMIT), variant: label(LABEL_VARIANT) };
+        let owner = Owner {
+            run_id: label(LABEL_RUN).into(),
+            short: label(LABEL_COMMIT),
+            variant: label(LABEL_VARIANT),
+        };
         out.insert(c.id.clone(), owner);
     }
     out

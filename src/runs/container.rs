@@ -1,6 +1,7 @@
 //! The container a run needs, as data: named `perftriage-{short}-{variant}-{run}` and labelled
 //! so a restarted board finds it again.
 
+use crate::runs::RunId;
 use std::collections::HashMap;
 
 pub const LABEL_COMMIT: &str = "perftriage.commit";
@@ -46,7 +47,7 @@ pub struct ContainerSpec {
 pub struct Orphan {
     pub id: String,
     pub name: String,
-    pub run_id: String,
+    pub run_id: RunId,
     pub short: String,
     pub variant: String,
     pub running: bool,

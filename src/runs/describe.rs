@@ -75,7 +75,7 @@ mod tests {
         let images = ImageTemplates::default();
         let plans: Vec<RunPlan> = Variant::ALL
             .into_iter()
-            .map(|v| super::super::plan(commit, v, &config, &images, dir.path(), "t").unwrap())
+            .map(|v| super::super::plan(commit, v, &config, &images, dir.path(), &"t".into()).unwrap())
             .collect();
         let refs: Vec<&RunPlan> = plans.iter().collect();
         let line = one_workload(&refs);

@@ -4,6 +4,7 @@
 //! rebuilt from today's config. Pure: reading and writing the file is the caller's.
 
 use super::RunPlan;
+use crate::runs::RunId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +38,7 @@ pub enum LaunchError {
     #[error("the launch record {} has schema {found}, not {LAUNCH_SCHEMA}", path.display())]
     Schema { path: PathBuf, found: u32 },
     #[error("the launch record {} is of run {found}, not {expected}", path.display())]
-    OtherRun { path: PathBuf, found: String, expected: String },
+    OtherRun { path: PathBuf, found: RunId, expected: RunId },
 }
 
 impl Launch {
@@ -59,7 +60,7 @@ impl Launch {
     }
 
     /// `<workspace>/runs/<run id>/launch.json`.
-    pub fn path(workspace: &Path, run_id: &str) -> PathBuf {
+    pub fn path(workspace: &Path, run_id: &RunId) -> PathBuf {
         workspace.join("runs").join(run_id).join("launch.json")
     }
 
@@ -69,7 +70,7 @@ impl Launch {
     }
 
     /// The record of run `run_id` from the bytes read at `path`.
-    pub fn parse(path: &Path, bytes: &[u8], run_id: &str) -> Result<Launch, LaunchError> {
+    pub fn parse(path: &Path, bytes: &[u8], run_id: &RunId) -> Result<Launch, LaunchError> {
         let path = path.to_path_buf();
         let schema = serde_json::from_slice::<SchemaOnly>(bytes)
             .map_err(|source| LaunchError::Corrupt { path: path.clone(), source })?;
@@ -78,8 +79,8 @@ impl Launch {
         }
         let launch: Launch = serde_json::from_slice(bytes)
             .map_err(|source| LaunchError::Corrupt { path: path.clone(), source })?;
-        if launch.plan.run_id != run_id {
-            let (found, expected) = (launch.plan.run_id.clone(), run_id.to_string());
+        if launch.plan.run_id != *run_id {
+            let (found, expected) = (launch.plan.run_id.clone(), run_id.clone());
             return Err(LaunchError::OtherRun { path, found, expected });
         }
         Ok(launch)
@@ -94,7 +95,7 @@ struct SchemaOnly {
 /// A running container of ours found after a restart (or a host back): where it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoundRun {
-    pub run_id: String,
+    pub run_id: RunId,
     pub short: String,
     pub variant: crate::dataset::Variant,
     pub container: String,

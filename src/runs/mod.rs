@@ -8,6 +8,8 @@ mod describe;
 pub use auto::{AutoRepeat, Next, Repeat, RepeatPlan};
 pub use describe::one_workload;
 mod failure;
+mod id;
+pub use id::RunId;
 mod launch;
 pub use launch::{FoundRun, LABEL_LAUNCH, LAUNCH_SCHEMA, Launch, LaunchError};
 mod phase;

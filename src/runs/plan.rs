@@ -4,6 +4,7 @@
 use super::rewrite::benchmark_argv;
 use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
 use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant, Workload};
+use crate::runs::RunId;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -86,7 +87,7 @@ impl Default for RunConfig {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPlan {
-    pub run_id: String,
+    pub run_id: RunId,
     pub short: String,
     pub full: String,
     pub parent: Option<String>,
@@ -142,7 +143,7 @@ pub fn plan(
     config: &RunConfig,
     images: &ImageTemplates,
     workspace: &Path,
-    run_id: &str,
+    run_id: &RunId,
 ) -> Result<RunPlan, PlanError> {
     let command =
         commit.perf_command.effective().ok_or_else(|| PlanError::NoCommand(commit.short.clone()))?;
@@ -169,7 +170,7 @@ pub fn plan(
     let container = target.container(&image, server_argv.is_some())?;
     let workload = run_workload(&bench_argv, &model, &container.gpus);
     Ok(RunPlan {
-        run_id: run_id.to_string(),
+        run_id: run_id.clone(),
         short: commit.short.clone(),
         full: commit.full.clone(),
         parent: commit.parent.clone(),
@@ -213,7 +214,7 @@ struct Target<'a> {
     variant: Variant,
     config: &'a RunConfig,
     workspace: &'a Path,
-    run_id: &'a str,
+    run_id: &'a RunId,
 }
 
 impl Target<'_> {
@@ -276,7 +277,7 @@ impl RunPlan {
 }
 
 /// The name a run's container gets: `perftriage-{short}-{variant}-{run}`.
-pub fn container_name(short: &str, variant: Variant, run_id: &str) -> String {
+pub fn container_name(short: &str, variant: Variant, run_id: &RunId) -> String {
     format!("perftriage-{short}-{}-{run_id}", variant.name())
 }
 

@@ -2,12 +2,13 @@
 //! that run, and each run's peak memory and mean utilisation are accounted for its result file.
 
 use super::GpuSample;
+use crate::runs::RunId;
 use std::collections::HashMap;
 
 /// Our run in a container, from its labels.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Owner {
-    pub run_id: String,
+    pub run_id: RunId,
     pub short: String,
     pub variant: String,
 }
@@ -33,8 +34,8 @@ impl GpuSummary {
 }
 
 /// Attribute a sample's processes to our runs and account them per run.
-pub fn attribute(sample: &mut GpuSample, owners: &Owners, ledger: &mut HashMap<String, GpuSummary>) {
-    let mut per_run: HashMap<String, (u64, Vec<u32>)> = HashMap::new();
+pub fn attribute(sample: &mut GpuSample, owners: &Owners, ledger: &mut HashMap<RunId, GpuSummary>) {
+    let mut per_run: HashMap<RunId, (u64, Vec<u32>)> = HashMap::new();
     for p in &mut sample.processes {
         p.owner = p.container.as_ref().and_then(|c| owners.get(c)).cloned();
         if let Some(owner) = &p.owner {

@@ -1,6 +1,7 @@
 //! The GPU pane's model: the latest sample, whether it is stale, per-GPU history for the
 //! sparklines, and the sampling interval the operator chose.
 
+use crate::runs::RunId;
 use crate::telemetry::{GpuSample, GpuSummary, Owners, attribute};
 use std::collections::HashMap;
 use std::collections::VecDeque;
@@ -41,7 +42,7 @@ pub struct GpuState {
     /// Our containers, from Docker's labels; samples are attributed with them.
     pub owners: Owners,
     /// Per run: GPU memory peak and utilisation while it ran, for its result file.
-    pub ledger: HashMap<String, GpuSummary>,
+    pub ledger: HashMap<RunId, GpuSummary>,
     /// Each `[[hosts]]` host's GPUs (its probe every 10 s), and the one shown (`None`: this machine).
     pub hosts: Vec<(String, crate::telemetry::HostGpus)>,
     pub host: Option<String>,
@@ -93,12 +94,12 @@ impl GpuState {
     }
 
     /// GPU memory (MiB) that processes of a run hold right now.
-    pub fn run_memory_mib(&self, run_id: &str) -> u64 {
+    pub fn run_memory_mib(&self, run_id: &RunId) -> u64 {
         let Some(sample) = &self.latest else { return 0 };
         sample
             .processes
             .iter()
-            .filter(|p| p.owner.as_ref().is_some_and(|o| o.run_id == run_id))
+            .filter(|p| p.owner.as_ref().is_some_and(|o| o.run_id == *run_id))
             .map(|p| p.mem_mib)
             .sum()
     }

@@ -13,7 +13,7 @@ pub struct LogsState {
     /// A recorded log (or a fix's output) open in the pane.
     pub recorded: Option<LogView>,
     /// The run whose panes are open, and which of its two panes is shown on top.
-    pub run_pane: Option<(String, Pane)>,
+    pub run_pane: Option<(crate::runs::RunId, Pane)>,
     /// Decoded lines kept in memory per log.
     pub ring: usize,
     pub last_query: String,

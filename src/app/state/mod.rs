@@ -136,9 +136,10 @@ impl AppState {
     }
 
     /// Queue a run under a new id; `update` starts it when a slot is free.
-    pub fn queue_run(&mut self, request: RunRequest) -> String {
+    pub fn queue_run(&mut self, request: RunRequest) -> crate::runs::RunId {
         self.runs.counter += 1;
-        let run_id = format!("{}{}{}", self.session.now_compact(), self.session.id, self.runs.counter);
+        let run_id: crate::runs::RunId =
+            format!("{}{}{}", self.session.now_compact(), self.session.id, self.runs.counter).into();
         self.runs.enqueue(run_id.clone(), request, self.session.ticks, self.logs.ring);
         run_id
     }

@@ -3,6 +3,7 @@
 
 use super::fixmenu::FixMenu;
 use crate::dataset::Variant;
+use crate::runs::RunId;
 
 /// What a text prompt is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub enum ConfirmAction {
         repeat: crate::runs::Repeat,
     },
     CancelRun {
-        run_id: String,
+        run_id: RunId,
     },
     ApplyFix {
         short: String,

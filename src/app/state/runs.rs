@@ -4,6 +4,7 @@
 
 use super::logview::{LogKey, LogView};
 use crate::dataset::Variant;
+use crate::runs::RunId;
 use crate::runs::{Pane, RunPhase};
 use std::collections::VecDeque;
 
@@ -29,7 +30,7 @@ pub struct RunRequest {
 
 #[derive(Debug, Clone)]
 pub struct RunView {
-    pub run_id: String,
+    pub run_id: RunId,
     pub request: RunRequest,
     pub phase: RunPhase,
     /// The image its container was created from, once it was (`RunPhase::Creating`).
@@ -47,12 +48,12 @@ pub struct RunView {
 }
 
 impl RunView {
-    pub fn new(run_id: &str, request: RunRequest, started_tick: u64, ring: usize) -> RunView {
+    pub fn new(run_id: &RunId, request: RunRequest, started_tick: u64, ring: usize) -> RunView {
         let (short, variant) = (request.short.clone(), request.variant);
         let key = |pane: &str| LogKey { short: short.clone(), variant, run: format!("{run_id}-{pane}") };
         let title = |pane: &str| format!("{pane} · {short} {} · run {run_id}", variant.name());
         RunView {
-            run_id: run_id.to_string(),
+            run_id: run_id.clone(),
             phase: RunPhase::Queued,
             image: None,
             host: None,
@@ -121,7 +122,7 @@ pub struct RunsState {
     /// Every run asked for in this session (and containers found still running), oldest first.
     pub list: Vec<RunView>,
     /// Run ids waiting for a slot, first out first.
-    pub queue: VecDeque<String>,
+    pub queue: VecDeque<RunId>,
     /// Runs at a time (`[runs] concurrency`).
     pub concurrency: usize,
     /// `[runs] repeat`: what a run confirm offers first.
@@ -148,12 +149,12 @@ impl RunsState {
         }
     }
 
-    pub fn get(&self, run_id: &str) -> Option<&RunView> {
-        self.list.iter().find(|r| r.run_id == run_id)
+    pub fn get(&self, run_id: &RunId) -> Option<&RunView> {
+        self.list.iter().find(|r| r.run_id == *run_id)
     }
 
-    pub fn get_mut(&mut self, run_id: &str) -> Option<&mut RunView> {
-        self.list.iter_mut().find(|r| r.run_id == run_id)
+    pub fn get_mut(&mut self, run_id: &RunId) -> Option<&mut RunView> {
+        self.list.iter_mut().find(|r| r.run_id == *run_id)
     }
 
     pub fn active(&self) -> usize {
@@ -175,7 +176,7 @@ impl RunsState {
     }
 
     /// Queue a run; it starts when `update` finds a free slot.
-    pub fn enqueue(&mut self, run_id: String, request: RunRequest, tick: u64, ring: usize) {
+    pub fn enqueue(&mut self, run_id: RunId, request: RunRequest, tick: u64, ring: usize) {
         self.list.push(RunView::new(&run_id, request, tick, ring));
         self.queue.push_back(run_id);
     }

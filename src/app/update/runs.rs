@@ -7,6 +7,7 @@ use crate::app::{
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
+use crate::runs::RunId;
 use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunPhase};
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
@@ -89,7 +90,7 @@ pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
 }
 
 /// Ask before cancelling a run that has not ended.
-pub fn ask_cancel_run(state: &mut AppState, run_id: &str) -> Vec<Effect> {
+pub fn ask_cancel_run(state: &mut AppState, run_id: &RunId) -> Vec<Effect> {
     let Some(run) = state.runs.get(run_id).filter(|r| !r.phase.is_finished()) else {
         state.notify(Level::Info, format!("run {run_id} has already ended"));
         return Vec::new();
@@ -105,7 +106,7 @@ pub fn ask_cancel_run(state: &mut AppState, run_id: &str) -> Vec<Effect> {
 }
 
 /// Confirmed: a queued run leaves the queue here; a started one is cancelled by the job service.
-pub fn cancel(state: &mut AppState, run_id: &str) -> Vec<Effect> {
+pub fn cancel(state: &mut AppState, run_id: &RunId) -> Vec<Effect> {
     if let Some(at) = state.runs.queue.iter().position(|id| id == run_id) {
         state.runs.queue.remove(at);
         set_phase(state, run_id, RunPhase::Cancelled);
@@ -113,7 +114,7 @@ pub fn cancel(state: &mut AppState, run_id: &str) -> Vec<Effect> {
         return Vec::new();
     }
     state.notify(Level::Info, format!("cancelling run {run_id}…"));
-    vec![Effect::CancelRun { run_id: run_id.to_string() }]
+    vec![Effect::CancelRun { run_id: run_id.clone() }]
 }
 
 pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
@@ -149,7 +150,7 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn set_phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
+fn set_phase(state: &mut AppState, run_id: &RunId, phase: RunPhase) {
     let Some(run) = state.runs.get_mut(run_id) else { return };
     let ended = phase.is_finished();
     let news = match &phase {
@@ -183,7 +184,7 @@ fn set_phase(state: &mut AppState, run_id: &str, phase: RunPhase) {
 }
 
 /// A finished run's outcome replaces the variant's on the board; its result file is written next.
-fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Option<Verdict>) -> Vec<Effect> {
+fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Option<Verdict>) -> Vec<Effect> {
     let Some(run) = state.runs.get_mut(run_id) else { return Vec::new() };
     run.server.finished = true;
     run.bench.finished = true;
@@ -226,10 +227,10 @@ fn finished(state: &mut AppState, run_id: &str, outcome: Outcome, verdict: Optio
     }
     state.refresh_live_cells();
     state.board.refilter();
-    vec![Effect::WriteResult { run_id: run_id.to_string(), gpu: state.gpu.ledger.get(run_id).cloned() }]
+    vec![Effect::WriteResult { run_id: run_id.clone(), gpu: state.gpu.ledger.get(run_id).cloned() }]
 }
 
-fn recorded(state: &mut AppState, run_id: &str, source: Result<String, JobError>) {
+fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobError>) {
     let Some(run) = state.runs.get(run_id) else { return };
     let (short, variant) = (run.short().to_string(), run.variant());
     match source {
@@ -269,7 +270,7 @@ fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>,
     }
 }
 
-fn found(state: &mut AppState, run_id: &str, short: &str, variant: Variant, host: Option<String>) -> bool {
+fn found(state: &mut AppState, run_id: &RunId, short: &str, variant: Variant, host: Option<String>) -> bool {
     if state.runs.get(run_id).is_some() {
         return false;
     }
@@ -319,7 +320,7 @@ pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
 
 /// Confirmed: cancel every live run; `update` quits once none is live.
 pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
-    let live: Vec<String> = state.runs.live().map(|r| r.run_id.clone()).collect();
+    let live: Vec<RunId> = state.runs.live().map(|r| r.run_id.clone()).collect();
     state.session.quit_when_idle = true;
     let builds = state
         .builds

@@ -2,7 +2,7 @@
 
 use super::{PaneLog, RunEnv, docker_failure, phase, ready};
 use crate::logs::Stream;
-use crate::runs::{Failure, FailureKind, LABEL_LAUNCH, Launch, Pane, RunPhase, RunPlan};
+use crate::runs::{Failure, FailureKind, LABEL_LAUNCH, Pane, RunPhase, RunPlan};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -50,15 +50,8 @@ pub(super) async fn run_steps(
 /// The run's launch record, written before its container is created (so that a container of
 /// ours always has one); its path. A run whose record cannot be written does not start.
 fn write_launch(plan: &RunPlan, env: &RunEnv, digest: Option<String>) -> Result<std::path::PathBuf, Failure> {
-    let launch = Launch::new(plan, digest, env.host.clone(), crate::session::now_rfc3339());
-    let path = Launch::path(&env.workspace, &plan.run_id);
-    crate::files::write_atomic(&path, &launch.to_json()).map_err(|e| {
-        Failure::new(
-            FailureKind::ToolError,
-            format!("cannot write the launch record {}: {e}", path.display()),
-        )
-    })?;
-    Ok(path)
+    crate::jobs::launches::write(&env.workspace, plan, digest, env.host.clone())
+        .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))
 }
 
 /// What follows the container's start: the benchmark scripts, the agent's patch, the server let go

@@ -5,6 +5,7 @@ use super::{EngineSlot, JobSetup};
 use crate::app::{DockerMsg, Msg, RunMsg};
 use crate::dataset::Variant;
 use crate::docker::Engine;
+use crate::runs::RunId;
 use crate::runs::{
     FoundRun, LABEL_COMMIT, LABEL_LAUNCH, LABEL_RUN, LABEL_VARIANT, Launch, LaunchError, RunPhase,
 };
@@ -68,7 +69,7 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
     let ours = engine.ours(&workspace.display().to_string()).await.unwrap_or_default();
     for c in ours.into_iter().filter(|c| c.running && !crate::jobs::orphans::owned(&c.labels)) {
         let (Some(run_id), Some(short)) =
-            (c.labels.get(LABEL_RUN).cloned(), c.labels.get(LABEL_COMMIT).cloned())
+            (c.labels.get(LABEL_RUN).map(|id| RunId::from(id.as_str())), c.labels.get(LABEL_COMMIT).cloned())
         else {
             continue;
         };
@@ -88,29 +89,27 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
 fn read_launch(
     workspace: &Path,
     labels: &HashMap<String, String>,
-    run_id: &str,
+    run_id: &RunId,
 ) -> Result<Launch, LaunchError> {
     if !labels.contains_key(LABEL_LAUNCH) {
         return Err(LaunchError::NoLabel);
     }
-    let path = Launch::path(workspace, run_id);
-    let bytes = std::fs::read(&path).map_err(|source| LaunchError::Read { path: path.clone(), source })?;
-    Launch::parse(&path, &bytes, run_id)
+    crate::jobs::launches::read(workspace, run_id)
 }
 
 /// Cancel a run no task of this board carries: remove its container by label.
 pub(super) fn remove_by_run(
     engine: Option<Engine>,
     setup: &JobSetup,
-    run_id: &str,
+    run_id: &RunId,
     tx: UnboundedSender<Msg>,
 ) {
-    let (run_id, workspace) = (run_id.to_string(), setup.workspace.display().to_string());
+    let (run_id, workspace) = (run_id.clone(), setup.workspace.display().to_string());
     let hosts = setup.hosts.clone();
     tokio::spawn(async move {
         for engine in every_engine(engine, &hosts).await {
             for c in engine.ours(&workspace).await.unwrap_or_default() {
-                if c.labels.get(LABEL_RUN) == Some(&run_id) {
+                if c.labels.get(LABEL_RUN).map(String::as_str) == Some(run_id.as_str()) {
                     let _ = engine.remove(&c.id).await;
                 }
             }

@@ -32,7 +32,7 @@ impl JobService {
         let c = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
         let image = match image {
             Some(image) => image,
-            None => self.plan("fix", short, variant)?.image,
+            None => self.plan(&"fix".into(), short, variant)?.image,
         };
         let repo = commit.then_some(self.setup.fixed_repo.as_str());
         let reserve = self.setup.config.reserve_bytes();

@@ -18,6 +18,7 @@ use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
 use crate::logs::Redactor;
+use crate::runs::RunId;
 use crate::runs::{Failure, FailureKind, RunConfig, RunPhase, RunPlan, plan};
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
@@ -38,11 +39,11 @@ pub struct JobService {
     setup: Arc<JobSetup>,
     commits: HashMap<String, Commit>,
     /// Cancel switch of each started run.
-    cancels: HashMap<String, watch::Sender<bool>>,
+    cancels: HashMap<RunId, watch::Sender<bool>>,
     /// Cancel switch of each commit's latest build.
     build_cancels: HashMap<String, watch::Sender<bool>>,
     /// Each finished run waits here for the GPU summary its result file gets.
-    results: HashMap<String, oneshot::Sender<Option<GpuSummary>>>,
+    results: HashMap<RunId, oneshot::Sender<Option<GpuSummary>>>,
     tx: UnboundedSender<Msg>,
     /// Fixes run one at a time.
     fix_lock: Arc<tokio::sync::Mutex<()>>,
@@ -108,11 +109,15 @@ impl JobService {
         }
     }
 
-    /// Follow again a Slurm job found at start (`[slurm] board`) under its own run id.
-    pub fn follow_job(&mut self, run_id: &str, short: &str, variant: Variant, job_id: u64) {
-        let plan = match self.plan(run_id, short, variant) {
-            Ok(plan) => plan,
-            Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
+    /// Follow again a Slurm job found at start (`[slurm] board`) under its own run id, with the
+    /// plan its launch record holds (never planned again: a job without a record is not followed).
+    pub fn follow_job(&mut self, run_id: &RunId, job_id: u64) {
+        let plan = match crate::jobs::launches::read(&self.setup.workspace, run_id) {
+            Ok(launch) => launch.plan,
+            Err(why) => {
+                let why = format!("Slurm job {job_id} is not followed: {why}; `scancel {job_id}` stops it");
+                return self.fail(run_id, Failure::new(FailureKind::ToolError, why));
+            }
         };
         let (cancel, _) = self.switches(run_id);
         slurm_runs::follow_again((self.setup.clone(), self.tx.clone()), plan, job_id, cancel);
@@ -133,14 +138,14 @@ impl JobService {
         self.engine.read().ok().and_then(|e| e.clone())
     }
 
-    fn plan(&self, run_id: &str, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
+    fn plan(&self, run_id: &RunId, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
         let commit = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
         let s = &self.setup;
         Ok(plan(commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
     }
 
     /// The plan a run will have: the same for the confirm and the executor.
-    fn planned(&self, run_id: &str, request: &RunRequest) -> Result<RunPlan, ServiceError> {
+    fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let mut plan = self.plan(run_id, &request.short, request.variant)?;
         plan.repeating(request.repeat.clone(), self.setup.config.warmup);
         Ok(match &request.image {
@@ -151,7 +156,8 @@ impl JobService {
 
     /// Describe the runs a confirm asks about, from their plans.
     pub fn preview(&self, short: &str, requests: &[RunRequest]) {
-        let planned: Vec<_> = requests.iter().map(|r| (r.variant, self.planned("preview", r))).collect();
+        let planned: Vec<_> =
+            requests.iter().map(|r| (r.variant, self.planned(&"preview".into(), r))).collect();
         let ok: Vec<&RunPlan> = planned.iter().filter_map(|(_, p)| p.as_ref().ok()).collect();
         let check = crate::runs::one_workload(&ok);
         let mut plans: Vec<_> =
@@ -163,7 +169,7 @@ impl JobService {
     }
 
     /// Start a run now: `update` found it a slot.
-    pub fn start(&mut self, run_id: &str, request: RunRequest) {
+    pub fn start(&mut self, run_id: &RunId, request: RunRequest) {
         let plan = match self.planned(run_id, &request) {
             Ok(plan) => plan,
             Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
@@ -223,11 +229,11 @@ impl JobService {
     }
 
     /// The run's cancel switch and the channel its GPU summary comes back on.
-    fn switches(&mut self, run_id: &str) -> (watch::Receiver<bool>, oneshot::Receiver<Option<GpuSummary>>) {
+    fn switches(&mut self, run_id: &RunId) -> (watch::Receiver<bool>, oneshot::Receiver<Option<GpuSummary>>) {
         let (switch, cancel) = watch::channel(false);
-        self.cancels.insert(run_id.to_string(), switch);
+        self.cancels.insert(run_id.clone(), switch);
         let (gpu_tx, gpu_rx) = oneshot::channel();
-        self.results.insert(run_id.to_string(), gpu_tx);
+        self.results.insert(run_id.clone(), gpu_tx);
         (cancel, gpu_rx)
     }
 
@@ -249,16 +255,16 @@ impl JobService {
     }
 
     /// A run that could not start: it fails at once, so its slot is freed.
-    fn fail(&self, run_id: &str, failure: Failure) {
+    fn fail(&self, run_id: &RunId, failure: Failure) {
         let why = failure.message.clone();
         let phase = RunPhase::Failed { category: failure.kind, message: failure.message };
-        let _ = self.tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.into(), phase }));
+        let _ = self.tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
         let outcome = Outcome { status: RunStatus::Error, error: Some(why.clone()), ..Outcome::not_run() };
-        let _ = self.tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome, verdict: None }));
+        let _ = self.tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
         let _ = self.tx.send(Msg::Notice(Level::Error, format!("run {run_id}: {why}")));
     }
 
-    pub fn cancel(&mut self, run_id: &str) {
+    pub fn cancel(&mut self, run_id: &RunId) {
         log::info!("run {run_id}: cancel asked");
         // A run this board did not start (a re-attached one), or whose task has ended, is removed
         // by its label.
@@ -293,7 +299,7 @@ impl JobService {
     }
 
     /// The run's result file is written with the GPU use the model saw.
-    pub fn write_result(&mut self, run_id: &str, gpu: Option<GpuSummary>) {
+    pub fn write_result(&mut self, run_id: &RunId, gpu: Option<GpuSummary>) {
         self.cancels.remove(run_id);
         if let Some(waiting) = self.results.remove(run_id) {
             let _ = waiting.send(gpu);

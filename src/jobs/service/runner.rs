@@ -7,6 +7,7 @@ use crate::app::{JobError, Msg, RunMsg};
 use crate::dataset::{Outcome, RunStatus};
 use crate::docker::Engine;
 use crate::jobs::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
+use crate::runs::RunId;
 use crate::runs::{FailureKind, RunPhase, RunPlan};
 use crate::telemetry::GpuSummary;
 use std::sync::Arc;
@@ -103,7 +104,7 @@ async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcom
 
 /// A run's events become messages tagged with its id.
 fn forward_events(
-    run_id: String,
+    run_id: RunId,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
     tx: UnboundedSender<Msg>,
 ) {
@@ -121,7 +122,7 @@ fn forward_events(
     });
 }
 
-fn log_phase(run_id: &str, phase: &RunPhase) {
+fn log_phase(run_id: &RunId, phase: &RunPhase) {
     match phase {
         RunPhase::Pulling { .. } => log::debug!("run {run_id}: pulling"),
         RunPhase::Failed { category, message } => log::warn!("run {run_id}: failed ({category}): {message}"),
@@ -131,7 +132,7 @@ fn log_phase(run_id: &str, phase: &RunPhase) {
 }
 
 /// The run's final phase and outcome; the result file's path follows as `Recorded`.
-fn report(tx: &UnboundedSender<Msg>, run_id: &str, outcome: &RunOutcome) {
+fn report(tx: &UnboundedSender<Msg>, run_id: &RunId, outcome: &RunOutcome) {
     let phase = match (&outcome.status, &outcome.category) {
         (RunStatus::Success, _) => RunPhase::Done { metrics: outcome.metrics.clone() },
         (_, Some(FailureKind::Cancelled)) => RunPhase::Cancelled,
@@ -140,7 +141,7 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &str, outcome: &RunOutcome) {
             message: outcome.error.clone().unwrap_or_default(),
         },
     };
-    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.into(), phase }));
+    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
     let result = Outcome {
         fixes: outcome.plan.fixes.clone(),
         status: outcome.status,
@@ -152,5 +153,5 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &str, outcome: &RunOutcome) {
         samples: outcome.samples.clone(),
     };
     let verdict = outcome.verdict.clone();
-    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome: result, verdict }));
+    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome: result, verdict }));
 }

@@ -11,6 +11,7 @@ use crate::dataset::{Outcome, RunStatus};
 use crate::jobs::lines::LinePath;
 use crate::jobs::slurm::{SlurmCommandError, Submitted, cancel, follow, submit};
 use crate::logs::Stream;
+use crate::runs::RunId;
 use crate::runs::{FailureKind, Pane, RunPhase, RunPlan, SlurmError, SlurmJobState, job_script};
 use std::sync::Arc;
 use tokio::sync::{mpsc::UnboundedSender, watch};
@@ -73,7 +74,7 @@ const READ_BACK: &str = "read-back";
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Mine {
     workspace: String,
-    run_id: String,
+    run_id: RunId,
     short: String,
     variant: String,
     job_id: u64,
@@ -102,6 +103,8 @@ enum SubmitError {
     Script(#[from] SlurmError),
     #[error(transparent)]
     Slurm(#[from] SlurmCommandError),
+    #[error(transparent)]
+    Launch(#[from] crate::jobs::launches::WriteError),
     #[error("cannot record job {job_id} in {}: {source}", path.display())]
     Record { job_id: u64, path: std::path::PathBuf, source: std::io::Error },
 }
@@ -109,6 +112,8 @@ enum SubmitError {
 async fn submitted(setup: &JobSetup, plan: &RunPlan, commit_gpus: u32) -> Result<Submitted, SubmitError> {
     let script = job_script(&setup.slurm, plan, commit_gpus, &setup.view)?;
     let shared = setup.slurm.shared_dir.clone().ok_or(SlurmError::NoSharedDir)?;
+    // The image is pulled on the node: its digest is the payload's to record.
+    crate::jobs::launches::write(&setup.workspace, plan, None, None)?;
     let job = submit(&shared.join(&plan.run_id), &script).await?;
     log::info!("run {}: Slurm job {} submitted", plan.run_id, job.job_id);
     let mine = Mine {
@@ -128,7 +133,7 @@ async fn submitted(setup: &JobSetup, plan: &RunPlan, commit_gpus: u32) -> Result
 /// Where a run's messages go.
 struct Board {
     tx: UnboundedSender<Msg>,
-    run_id: String,
+    run_id: RunId,
 }
 
 impl Board {

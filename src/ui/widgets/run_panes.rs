@@ -2,13 +2,14 @@
 
 use crate::app::AppState;
 use crate::runs::Pane;
+use crate::runs::RunId;
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Paragraph;
 
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, run_id: &str, shown: Pane, theme: &Theme) {
-    let Some(run) = state.runs.list.iter().find(|r| r.run_id == run_id) else {
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, run_id: &RunId, shown: Pane, theme: &Theme) {
+    let Some(run) = state.runs.list.iter().find(|r| r.run_id == *run_id) else {
         frame.render_widget(Paragraph::new("That run is gone.").style(theme.dim), area);
         return;
     };
