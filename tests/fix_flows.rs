@@ -186,6 +186,48 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
 }
 
 #[test]
+fn a_removed_fixed_image_stops_being_the_variants_image_and_the_confirm_says_why() {
+    let mut s = state();
+    docker_up(&mut s);
+    update(
+        &mut s,
+        Msg::Fix(FixMsg::Done(FixDone {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            recipe: "aimv2_exist_ok".into(),
+            outcome: FixOutcome::Verified,
+            image: Some("perftriage-fixed:7c01f706418d".into()),
+            log: None,
+            commit_image: true,
+        })),
+    );
+    let saved = update(&mut s, Msg::ImageRemoved("perftriage-fixed:7c01f706418d".into()));
+    assert!(
+        saved.iter().any(|e| matches!(e, Effect::SaveTriage(_))),
+        "recorded for the next start: {saved:?}"
+    );
+    assert_eq!(s.board.book.fixed_image("7c01f706", "human"), None);
+    select(&mut s, "7c01f706");
+    let mut planner = common::Planner::new();
+    planner.press(&mut s, Key::ch('r'));
+    planner.press(&mut s, Key::ch('h'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let preview = confirm.preview.join("\n");
+    assert!(!preview.contains("(fixed image"), "no longer in the fixed image: {preview}");
+    assert!(
+        preview.contains("its fixed image perftriage-fixed:7c01f706418d was removed"),
+        "the confirm says why: {preview}"
+    );
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. }] =
+        effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!((image, fixes.len()), (&None, 0), "the template (or override) image, no fixes");
+}
+
+#[test]
 fn unfixable_from_the_menu_is_prefilled_from_the_failure() {
     let mut s = state();
     select(&mut s, "7c01f706");

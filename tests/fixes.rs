@@ -172,3 +172,71 @@ fn an_injected_file_is_previewed_from_the_commit_it_is_copied_from() {
         );
     }
 }
+
+/// A recipe for aimv2 whose one step prints a token in two pieces around an escape sequence and a
+/// first line, then waits for `/tmp/go` (made by the test) before it ends; its verify is that file.
+/// What it prints is not in its own text (`$x`, `%s`), which the transcript echoes.
+const LEAKY: &str = r#"
+[[recipe]]
+id = "leaky"
+title = "Print a token, then wait"
+answers = ["aimv2"]
+steps = [["sh", "-c", "printf 'login hf_SEC\\033[1mR%sabc123 ok\\n' ET; x=first; echo \"$x line\"; while [ ! -e /tmp/go ]; do sleep 0.1; done; y=done; echo \"step $y\""]]
+verify = ["test", "-e", "/tmp/go"]
+"#;
+
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_headless_fix_streams_each_step_as_it_runs_and_its_stdout_holds_no_token() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let recipes = s.root.join("recipes.toml");
+    std::fs::write(&recipes, LEAKY).unwrap();
+    let config = std::fs::read_to_string(&s.config).unwrap();
+    std::fs::write(&s.config, format!("recipes = \"{}\"\n{config}", recipes.display())).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--config", s.config.to_str().unwrap(), "--workspace", s.root.join("ws").to_str().unwrap()])
+        .args(["fix", "apply", &s.short, "--variant", "human", "--recipe", "leaky", "--commit-image"])
+        .env("HF_TOKEN", "hf_SECRETabc123")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let child = common::wait::Watched::new(child);
+    // Killed on a failure, it would leave its fix container behind: removed however this ends.
+    let _fix_container = FixContainerRemoved(format!("perftriage-fix-{}", s.short));
+    // The step cannot end before the file exists: its first line on stdout is streamed.
+    common::wait::holds(
+        "the step's first line before the step ends",
+        60,
+        || child.stdout().contains("first line"),
+        || format!("stdout:\n{}\nstderr:\n{}", child.stdout(), child.stderr()),
+    );
+    let fix = common::engine::docker(&["ps", "-q", "--filter", &format!("name=perftriage-fix-{}", s.short)]);
+    assert!(!child.stdout().contains("step done"), "the step still runs: {}", child.stdout());
+    common::engine::docker(&["exec", &fix, "touch", "/tmp/go"]);
+    let (status, stdout, stderr) = child.finish();
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("step done") && stdout.contains("login [REDACTED] ok"), "{stdout}");
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains("SECRETabc") && !text.contains("RETabc123"), "a token printed: {text}");
+    }
+    let log = std::fs::read_dir(s.root.join("ws/fixes")).unwrap().next().unwrap().unwrap().path();
+    let kept = String::from_utf8_lossy(&std::fs::read(log).unwrap()).into_owned();
+    assert!(kept.contains("[REDACTED]") && !kept.contains("SECRETabc"), "the kept output: {kept}");
+}
+
+/// The fix containers of one commit (by name), removed when the test ends.
+struct FixContainerRemoved(String);
+
+impl Drop for FixContainerRemoved {
+    fn drop(&mut self) {
+        let filter = format!("name={}", self.0);
+        let ids = std::process::Command::new("docker").args(["ps", "-aq", "--filter", &filter]).output();
+        for id in ids.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default().lines() {
+            let _ = std::process::Command::new("docker").args(["rm", "-f", id]).output();
+        }
+    }
+}

@@ -94,10 +94,40 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// Absolute module paths a file refers to, from `crate::a::b` and `super::x` paths (a grouped
-/// `super::{a, b}` reads as the parent, which the folder check does not count).
+/// `prefix::{a, b::{c, d}}` written out as `prefix::a prefix::b::c prefix::b::d`, so that each
+/// path of a grouped import is seen.
+fn ungrouped(text: &str) -> String {
+    let Some(open) = text.find("::{") else { return text.to_string() };
+    let start =
+        text[..open].rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).map_or(0, |i| i + 1);
+    let prefix = &text[start..open];
+    let mut depth = 0;
+    let close = text[open + 2..]
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            depth == 0
+        })
+        .map_or(text.len(), |(i, _)| open + 2 + i);
+    let inner = ungrouped(&text[(open + 3).min(close)..close]);
+    let items: Vec<String> =
+        top_level_items(&inner).iter().map(|item| format!("{prefix}::{}", item.trim())).collect();
+    format!("{}{} {}", &text[..start], items.join(" "), ungrouped(text.get(close + 1..).unwrap_or("")))
+}
+
+/// The comma-separated items of a group (the groups inside it are already written out).
+fn top_level_items(inner: &str) -> Vec<String> {
+    inner.split([',', ' ', '\n']).filter(|i| !i.trim().is_empty()).map(str::to_string).collect()
+}
+
+/// Absolute module paths a file refers to, from `crate::a::b` and `super::x` paths, grouped ones
+/// (`use super::{a, b::c}`) included.
 fn references(file: &Path) -> Vec<Vec<String>> {
-    let text = code_only(&std::fs::read_to_string(file).unwrap());
+    let text = ungrouped(&code_only(&std::fs::read_to_string(file).unwrap()));
     let module = module_of(file);
     let mut out = Vec::new();
     let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'));
@@ -208,4 +238,12 @@ fn the_checker_sees_a_cycle_and_an_upward_import_when_there_is_one() {
         text.contains("crate::runtime::tui") && !text.contains("crate::ui") && !text.contains("crate::jobs")
     );
     assert!(layer("runtime") > layer("logs"), "domain → runtime would be reported as upward");
+}
+
+#[test]
+fn grouped_imports_are_seen_path_by_path() {
+    let text = ungrouped("use super::{runs, logs::{a, b}};\nuse crate::{app::Msg, ui};\n");
+    for path in ["super::runs", "super::logs::a", "super::logs::b", "crate::app::Msg", "crate::ui"] {
+        assert!(text.split_whitespace().any(|w| w.trim_end_matches(';') == path), "{path} in {text}");
+    }
 }

@@ -3,6 +3,8 @@
 
 use crate::dataset::{Entry, Variant};
 use crate::jobs::fix::{FixJob, FixReport, apply};
+use crate::jobs::lines::LinePath;
+use crate::logs::{Redactor, Stream};
 use crate::session::Context;
 use crate::triage::{Change, FixOutcome};
 use anyhow::Result;
@@ -84,11 +86,16 @@ pub fn apply_cli(
             job.image
         ));
         let repo = ctx.config.runs.vllm_repo.as_deref();
-        let mut out = super::out::stdout();
-        let printed = apply(&engine, &job, &recipe, repo, |t| drop(out.write_all(t.as_bytes()))).await;
-        drop(out);
+        // Its output takes the line path (decoded, redacted, spooled as the fix's log) to stdout.
+        let classifier = std::sync::Arc::new(ctx.classifier.clone());
+        let mut lines = LinePath::create(&job.log_path(recipe_id), Redactor::from_env(), classifier)?;
+        let printed =
+            apply(&engine, &job, &recipe, repo, |bytes| print_lines(lines.ingest(Stream::Stdout, bytes)))
+                .await;
+        print_lines(lines.finish());
+        let log = lines.path().display().to_string();
         match printed {
-            Ok(report) => after_fix(ctx, (entry, &job), recipe_id, report, rerun_on).await,
+            Ok(report) => after_fix(ctx, (entry, &job), (recipe_id, &log), report, rerun_on).await,
             Err(why) => {
                 super::out::err(&format!("perftriage: fix {recipe_id} not applied: {why}"));
                 Ok(ExitCode::from(3))
@@ -97,15 +104,26 @@ pub fn apply_cli(
     })
 }
 
-/// Record the fix; then, unless its image was committed, re-run the variant in it.
+/// A fix's lines on stdout, as they come (a closed stdout stops the printing, not the fix).
+fn print_lines(lines: std::io::Result<Vec<crate::logs::Line>>) {
+    let mut out = super::out::stdout();
+    for line in lines.unwrap_or_default() {
+        if writeln!(out, "{}", line.text()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Record the fix (its output kept at `log`); then, unless its image was committed, re-run the
+/// variant in it.
 async fn after_fix(
     ctx: &Context,
     (entry, job): (&Entry, &FixJob),
-    recipe_id: &str,
+    (recipe_id, log): (&str, &str),
     report: FixReport,
     host: Option<&str>,
 ) -> Result<ExitCode> {
-    let fixes = record(ctx, job, recipe_id, &report)?;
+    let fixes = record(ctx, job, (recipe_id, log), &report)?;
     let variant = job.variant;
     if report.outcome == FixOutcome::Failed {
         return Ok(ExitCode::from(3));
@@ -122,15 +140,19 @@ async fn after_fix(
 }
 
 /// The fix in the triage history (and its output kept); the fixes the variant now has.
-fn record(ctx: &Context, job: &FixJob, recipe_id: &str, report: &FixReport) -> Result<Vec<String>> {
+fn record(
+    ctx: &Context,
+    job: &FixJob,
+    (recipe_id, log): (&str, &str),
+    report: &FixReport,
+) -> Result<Vec<String>> {
     let mut workspace = ctx.open_workspace(false)?;
-    let log = job.save_output(recipe_id, &report.output);
     let change = Change::Fix {
         variant: job.variant.name().into(),
         recipe: recipe_id.into(),
         outcome: report.outcome,
         image: if job.commits_image() { report.image.clone() } else { None },
-        log: log.clone(),
+        log: Some(log.to_string()),
     };
     workspace.book.apply(&job.short, change, crate::session::now_rfc3339())?;
     workspace.store.save(&workspace.book)?;
@@ -139,9 +161,8 @@ fn record(ctx: &Context, job: &FixJob, recipe_id: &str, report: &FixReport) -> R
         FixOutcome::AlreadyApplied => "already applied",
         FixOutcome::Failed => "FAILED (fix failed; output kept)",
     };
-    let output = log.unwrap_or_default();
     super::out::err(&format!(
-        "perftriage: {recipe_id} on {} {}: {how}; output {output}",
+        "perftriage: {recipe_id} on {} {}: {how}; output {log}",
         job.short,
         job.variant.name()
     ));

@@ -104,14 +104,6 @@ impl FixJob {
             format!("{}-{}-{recipe}-{}.log", self.short, self.variant.name(), crate::session::now_compact());
         Path::new(&self.workspace).join("fixes").join(name)
     }
-
-    /// Save a fix's whole output (redacted) beside the others; its path.
-    pub fn save_output(&self, recipe: &str, output: &str) -> Option<String> {
-        let path = self.log_path(recipe);
-        let text = crate::logs::Redactor::from_env().text(output);
-        crate::files::write(&path, text.as_bytes()).ok()?;
-        Some(path.display().to_string())
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -127,13 +119,14 @@ struct Container<'a> {
 }
 
 impl Container<'_> {
-    async fn run(&self, argv: Vec<String>, mut sink: impl FnMut(&str)) -> Result<(i64, String), FixError> {
+    /// Run `argv`, its output to `sink` as it comes; its exit code and whole output.
+    async fn run(&self, argv: Vec<String>, mut sink: impl FnMut(&[u8])) -> Result<(i64, String), FixError> {
         let mut out = Vec::new();
         let done = self
             .engine
             .exec(&self.id, argv, Vec::new(), |_, b| {
                 out.extend_from_slice(b);
-                sink(&String::from_utf8_lossy(b));
+                sink(b);
             })
             .await?;
         Ok((done.exit_code.unwrap_or(-1), String::from_utf8_lossy(&out).into_owned()))
@@ -263,7 +256,7 @@ pub async fn apply(
     job: &FixJob,
     recipe: &Recipe,
     vllm_repo: Option<&Path>,
-    mut sink: impl FnMut(&str),
+    mut sink: impl FnMut(&[u8]),
 ) -> Result<FixReport, FixError> {
     let c = start(
         engine,
@@ -276,28 +269,35 @@ pub async fn apply(
     result
 }
 
-/// What a fix printed, as it goes to the sink and as it is kept for the report.
-struct Transcript<'s, F: FnMut(&str)> {
-    output: String,
+/// What a fix printed, as it goes to the sink (each step's output as it comes) and as it is kept
+/// for the report.
+struct Transcript<'s, F: FnMut(&[u8])> {
+    output: Vec<u8>,
     sink: &'s mut F,
 }
 
-impl<F: FnMut(&str)> Transcript<'_, F> {
+impl<F: FnMut(&[u8])> Transcript<'_, F> {
     fn say(&mut self, text: &str) {
-        self.output.push_str(text);
-        (self.sink)(text);
+        self.output.extend_from_slice(text.as_bytes());
+        (self.sink)(text.as_bytes());
     }
 
-    /// Run a command in the container, echoing it and its output; its exit code.
+    /// Run a command in the container, echoing it as a shell would read it, and its output as it
+    /// comes; its exit code.
     async fn run(&mut self, c: &Container<'_>, argv: Vec<String>) -> Result<i64, FixError> {
-        self.say(&format!("$ {}\n", argv.join(" ")));
-        let (code, text) = c.run(argv, |_| {}).await?;
-        self.say(&text);
+        self.say(&format!("$ {}\n", shell_words(&argv)));
+        let (output, sink) = (&mut self.output, &mut *self.sink);
+        let (code, _) = c
+            .run(argv, |chunk| {
+                output.extend_from_slice(chunk);
+                sink(chunk);
+            })
+            .await?;
         Ok(code)
     }
 
     fn report(self, outcome: FixOutcome, image: Option<String>) -> FixReport {
-        FixReport { outcome, image, output: self.output }
+        FixReport { outcome, image, output: String::from_utf8_lossy(&self.output).into_owned() }
     }
 }
 
@@ -306,14 +306,14 @@ async fn apply_in(
     job: &FixJob,
     recipe: &Recipe,
     vllm_repo: Option<&Path>,
-    sink: &mut impl FnMut(&str),
+    sink: &mut impl FnMut(&[u8]),
 ) -> Result<FixReport, FixError> {
     let facts = with_args(recipe, facts(c, job).await, job.evidence.as_deref());
     check(c, recipe, &facts)
         .await?
         .map_err(|why| FixError::NotApplicable { recipe: recipe.id.clone(), why: why.to_string() })?;
     let verify = facts.vars.argv(&recipe.verify);
-    let mut t = Transcript { output: String::new(), sink };
+    let mut t = Transcript { output: Vec::new(), sink };
     if t.run(c, verify.clone()).await? == 0 {
         t.say(&format!("{}: already applied (verify passes); nothing changed\n", recipe.id));
         return Ok(t.report(FixOutcome::AlreadyApplied, Some(job.image.clone())));
@@ -375,4 +375,10 @@ async fn commit(c: &Container<'_>, job: &FixJob, recipe: &Recipe) -> Result<Stri
 async fn git_show(repo: Option<&Path>, commit: &str, path: &str) -> Result<Vec<u8>, FixError> {
     let repo = repo.ok_or(FixError::NoCheckout)?;
     Ok(crate::jobs::git::show(repo, commit, path).await?)
+}
+
+/// A command as a shell would read it: each word quoted where it needs it (copyable as is).
+fn shell_words(argv: &[String]) -> String {
+    let words: Vec<String> = argv.iter().map(|w| shell_escape::unix::escape(w.into()).into_owned()).collect();
+    words.join(" ")
 }

@@ -48,6 +48,11 @@ pub enum Change {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         log: Option<String>,
     },
+    /// A variant's fixed image removed from the engine: it no longer runs in it.
+    ImageRemoved {
+        variant: String,
+        image: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +86,7 @@ impl Change {
                 let image = image.as_deref().map(|i| format!(", image {i}")).unwrap_or_default();
                 format!("baseline build ({max_jobs} jobs, {duration_s} s): {outcome}{image}")
             }
+            Change::ImageRemoved { variant, image } => format!("{variant}'s fixed image {image} removed"),
         }
     }
 }
@@ -167,7 +173,11 @@ impl TriageBook {
             Change::Unfixable { reason } => Some(Some(Mark::Unfixable { reason: reason.clone() })),
             Change::Skip => Some(Some(Mark::Skip)),
             Change::Clear => Some(None),
-            Change::Note { .. } | Change::Fix { .. } | Change::Pushed { .. } | Change::Built { .. } => None,
+            Change::Note { .. }
+            | Change::Fix { .. }
+            | Change::Pushed { .. }
+            | Change::Built { .. }
+            | Change::ImageRemoved { .. } => None,
         })?
     }
 
@@ -190,16 +200,34 @@ impl TriageBook {
         out
     }
 
-    /// The fixed image a variant now runs in, if one was committed.
+    /// The fixed image a variant now runs in, if one was committed and not removed since.
     pub fn fixed_image(&self, short: &str, variant: &str) -> Option<String> {
+        self.newest_fixed_image(short, variant).filter(|(_, removed)| !removed).map(|(image, _)| image)
+    }
+
+    /// The fixed image a variant ran in until it was removed (no newer one made since): what a
+    /// run's confirm names as gone.
+    pub fn removed_fixed_image(&self, short: &str, variant: &str) -> Option<String> {
+        self.newest_fixed_image(short, variant).filter(|(_, removed)| *removed).map(|(image, _)| image)
+    }
+
+    /// The newest fixed image made for a variant, and whether it was removed after.
+    fn newest_fixed_image(&self, short: &str, variant: &str) -> Option<(String, bool)> {
+        let mut removed = std::collections::HashSet::new();
         self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::ImageRemoved { variant: v, image } if v == variant => {
+                removed.insert(image.as_str());
+                None
+            }
             Change::Fix {
                 variant: v,
                 image: Some(image),
                 outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied,
                 ..
-            } if v == variant => Some(image.clone()),
-            Change::Built { image: Some(image), .. } if variant != "human" => Some(image.clone()),
+            } if v == variant => Some((image.clone(), removed.contains(image.as_str()))),
+            Change::Built { image: Some(image), .. } if variant != "human" => {
+                Some((image.clone(), removed.contains(image.as_str())))
+            }
             _ => None,
         })
     }

@@ -108,6 +108,11 @@ impl Watched {
         read(&self.stderr)
     }
 
+    /// What it printed on stdout so far (empty where stdout was not piped).
+    pub fn stdout(&self) -> String {
+        read(&self.stdout)
+    }
+
     /// Until its stderr holds `text`.
     pub fn printed(&self, text: &str, secs: u64) {
         let what = format!("`{text}` on the child's stderr");

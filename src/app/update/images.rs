@@ -57,6 +57,17 @@ pub fn pushed(state: &mut AppState, tag: &str, reference: &str) -> Vec<Effect> {
     effects
 }
 
+/// Removed from the engine: the variants that ran in it no longer do (recorded, so a restart
+/// knows it too); their next runs go to their override or template image.
+pub fn removed(state: &mut AppState, tag: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for (short, variant) in state.board.variants_fixed_by(tag) {
+        let change = Change::ImageRemoved { variant: variant.name().into(), image: tag.into() };
+        effects.extend(state.record(&short, change));
+    }
+    effects
+}
+
 fn ask_delete(state: &mut AppState, selected: usize) {
     let Some(image) = state.runs.images.get(selected) else { return };
     let tag = image.tag.clone();

@@ -43,6 +43,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Mouse { .. } => Vec::new(),
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::Images(listed) => images::listed(state, listed),
+        Msg::ImageRemoved(tag) => images::removed(state, &tag),
         Msg::Pushed { tag, reference } => images::pushed(state, &tag, &reference),
         Msg::DetailLimit(limit) => {
             state.board.detail_limit = limit;

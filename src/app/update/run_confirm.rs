@@ -23,6 +23,7 @@ pub(super) fn planned(
             Ok(lines) => {
                 runnable.push(variant);
                 preview.extend(lines);
+                preview.extend(removed_image_line(state, &short, variant));
             }
             Err(why) => preview.push(format!("{} {}: cannot run: {why}", variant.letter(), variant.name())),
         }
@@ -45,6 +46,12 @@ pub(super) fn planned(
     let action =
         ConfirmAction::StartRuns { short, variants: runnable, host: None, repeat: state.runs.repeat };
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
+}
+
+/// Why a variant whose fixed image was removed runs in another one (named in its plan's lines).
+fn removed_image_line(state: &AppState, short: &str, variant: Variant) -> Option<String> {
+    let gone = state.board.book.removed_fixed_image(short, variant.name())?;
+    Some(format!("  {}: its fixed image {gone} was removed, so it runs in the image above", variant.name()))
 }
 
 const HOST_LINE: &str = "host: ";

@@ -80,8 +80,8 @@ impl JobService {
         tokio::spawn(async move {
             let _one_at_a_time = lock.lock().await;
             let repo = setup.config.vllm_repo.as_deref();
-            let report = crate::jobs::fix::apply(&engine, &job, &recipe, repo, |text| {
-                super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, text.as_bytes()), false)
+            let report = crate::jobs::fix::apply(&engine, &job, &recipe, repo, |bytes| {
+                super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, bytes), false)
             })
             .await;
             super::forward(&tx, &req.log, lines.finish(), true);

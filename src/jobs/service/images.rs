@@ -59,7 +59,10 @@ impl JobService {
         let (tx, repos) = (self.tx.clone(), self.our_repos());
         tokio::spawn(async move {
             let (level, text) = match engine.remove_image(&tag).await {
-                Ok(()) => (Level::Info, format!("removed image {tag}")),
+                Ok(()) => {
+                    let _ = tx.send(Msg::ImageRemoved(tag.clone()));
+                    (Level::Info, format!("removed image {tag}"))
+                }
                 Err(e) => (Level::Error, format!("cannot remove image {tag}: {e}")),
             };
             let _ = tx.send(Msg::Notice(level, text));
