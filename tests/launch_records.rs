@@ -65,15 +65,23 @@ fn picked_up_and_recorded_as_launched(s: &Setup, container_image: &str) {
     let record = std::fs::read_dir(s.root.join("ws/runs")).unwrap().next().unwrap().unwrap().path();
     let launch: serde_json::Value =
         serde_json::from_slice(&std::fs::read(record.join("launch.json")).unwrap()).unwrap();
-    let r = result(s, "human");
+    let (r, fixed) = (result(s, "human"), fixed_image(s));
     let ours = &r["perftriage"];
     assert_eq!(ours["run_id"], launch["plan"]["run_id"], "the run the record is of: {r:#}");
-    assert_eq!(ours["image"].as_str(), Some(fixed_image(s).as_str()), "the fixed image it ran in: {r:#}");
+    assert_eq!(ours["image"].as_str(), Some(fixed.as_str()), "the fixed image it ran in: {r:#}");
     assert_eq!(ours["fixes"], serde_json::json!([RECIPE]), "{r:#}");
     assert_eq!(ours["image_digest"].as_str(), Some(container_image), "docker inspect's image: {r:#}");
     assert_eq!(ours["final_command"], launch["plan"]["final_command"], "{r:#}");
     assert_eq!(ours["repeats"]["n"], 3, "three runs a start, as launched: {r:#}");
     assert_eq!(r["status"], "success", "{r:#}");
+    // What scripts are told it ran in: the result's image, not the config's template.
+    let status = perftriage(s, &["status", "--json"]);
+    let rec: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let human = &rec["variants"]["human"];
+    assert_eq!(
+        (human["image"].as_str(), human["image_from"].as_str()),
+        (Some(fixed.as_str()), Some("result"))
+    );
 }
 
 #[test]

@@ -97,6 +97,9 @@ pub struct Outcome {
     /// Fix recipes applied to the environment these numbers were measured in.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixes: Vec<String>,
+    /// The image the run really ran in, where its record says (ours: `perftriage.image`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
     /// Where `metrics` came from, for outcomes read from result files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_from: Option<crate::metrics::MetricsFrom>,
@@ -116,6 +119,7 @@ impl Outcome {
             error: None,
             metrics: Metrics::new(),
             fixes: Vec::new(),
+            image: None,
             metrics_from: None,
             workload: super::Workload::default(),
             samples: BTreeMap::new(),

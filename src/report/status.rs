@@ -28,7 +28,10 @@ pub struct VariantRecord {
     pub gate: Option<String>,
     /// Lines a rule matched in a variant that succeeded and measured: never its category.
     pub warnings: Vec<crate::classify::Warning>,
+    /// The image its run really ran in where its result says, else the one the config names.
     pub image: Option<String>,
+    /// `result` or `config`: where `image` comes from.
+    pub image_from: &'static str,
     pub metrics: Metrics,
     /// Fix recipes applied to the environment these numbers come from.
     pub fixes: Vec<String>,
@@ -112,7 +115,8 @@ fn variant_record(entry: &Entry, v: Variant, images: &ImageTemplates) -> Variant
         evidence: state.verdict.as_ref().map(|x| x.evidence.clone()),
         gate: state.verdict.as_ref().and_then(|x| x.gate()).map(str::to_string),
         warnings: state.warnings.clone(),
-        image: images.image_for(&entry.commit, v),
+        image: outcome.image.clone().or_else(|| images.image_for(&entry.commit, v)),
+        image_from: if outcome.image.is_some() { "result" } else { "config" },
         metrics: outcome.metrics.clone(),
         fixes: outcome.fixes.clone(),
         workload: outcome.workload.clone(),

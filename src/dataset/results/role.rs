@@ -65,6 +65,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
         error: if keep { None } else { error },
         metrics,
         fixes: fixes_of(obj),
+        image: obj.get("perftriage").and_then(|p| p.get("image")).and_then(Value::as_str).map(str::to_string),
         metrics_from,
         samples,
         workload: Default::default(),

@@ -144,6 +144,7 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &RunId, outcome: &RunOutcome) {
     let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
     let result = Outcome {
         fixes: outcome.plan.fixes.clone(),
+        image: Some(outcome.plan.image.clone()),
         status: outcome.status,
         source: None,
         error: outcome.error.clone(),
