@@ -261,11 +261,28 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() {
+    // The first perftriage dies once its server is up.
+    let ready = |p: &perftriage::runs::RunPhase| matches!(p, perftriage::runs::RunPhase::Ready { .. });
+    picked_up_after_a_crash("crash1", ready, true);
+}
+
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_run_that_crashed_before_its_server_was_let_go_is_picked_up_from_the_steps_not_done() {
+    // The first perftriage dies as soon as its container runs: before the scripts, the patch and
+    // the go file (a board quit with `L` or killed then left a container waiting for ever).
+    let starting = |p: &perftriage::runs::RunPhase| *p == perftriage::runs::RunPhase::Starting;
+    picked_up_after_a_crash("crash2", starting, false);
+}
+
+/// A run whose perftriage dies at the first phase `crash_at` holds (`released`: whether its
+/// server was let go by then), picked up again from its container: it goes on to its result.
+fn picked_up_after_a_crash(run_id: &str, crash_at: fn(&perftriage::runs::RunPhase) -> bool, released: bool) {
     use perftriage::jobs::run::{RunEnv, RunEvent, Start, run};
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
     let ws = s.root.join("ws");
-    let (plan, config) = human_plan(&s, "crash1");
+    let (plan, config) = human_plan(&s, run_id);
     let classifier = std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap());
     let env = |events| RunEnv {
         engine: engine.clone(),
@@ -277,7 +294,6 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
         cancel: tokio::sync::watch::channel(false).1,
         host: None,
     };
-    // The first perftriage dies once its server is up: nothing removes the container.
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let first = rt.spawn({
         let (plan, env) = (plan.clone(), env(tx));
@@ -285,7 +301,7 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
     });
     rt.block_on(async {
         while let Some(event) = events.recv().await {
-            if matches!(event, RunEvent::Phase(perftriage::runs::RunPhase::Ready { .. })) {
+            if matches!(&event, RunEvent::Phase(p) if crash_at(p)) {
                 break;
             }
         }
@@ -295,6 +311,8 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
     let _ = rt.block_on(first);
     let left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
     assert_eq!(left.len(), 1, "the crash left the container running");
+    let go = Command::new("docker").args(["exec", &left[0].id, "test", "-e", "/tmp/perftriage-go"]).status();
+    assert_eq!(go.unwrap().success(), released, "the server let go by the crash: {released}");
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
     let start =
         Start::Resume { container: left[0].id.clone(), created_unix: left[0].created, image_digest: None };

@@ -30,7 +30,13 @@ fn hosts(config_text: &str, env: &[(&str, &std::path::Path)]) -> (Output, serde_
 
 /// A second daemon holding the test images, copied there without a registry; an engine on it.
 fn second_with_test_image() -> Option<(SecondDaemon, perftriage::docker::Engine, tokio::runtime::Runtime)> {
-    let second = SecondDaemon::start()?;
+    with_test_images(SecondDaemon::start()?)
+}
+
+/// `second`, holding the mock images the tests run.
+fn with_test_images(
+    second: SecondDaemon,
+) -> Option<(SecondDaemon, perftriage::docker::Engine, tokio::runtime::Runtime)> {
     let rt = common::engine::runtime();
     let engine = common::engine::engine(&rt)?;
     common::engine::ensure_images(&rt, &engine);
@@ -430,4 +436,48 @@ fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     });
     assert_eq!(most, 1, "gpu2 has one run slot: never two of its runs at once");
     assert!(waited, "the second run waited for the slot (host?)");
+}
+
+#[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
+fn hosts_a_run_left_on_a_host_whose_daemon_restarts_is_resumed_from_its_launch_record() {
+    let Some((second, _remote, _rt)) = SecondDaemon::start_live_restore().and_then(with_test_images) else {
+        return;
+    };
+    // Three runs a start, a server that takes 8 s: the board is left while the run starts.
+    let slow = "repeat = 3\nserver = \"env MOCK_STARTUP_MS=8000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"\n";
+    let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &gpu2(&second, slow, ""));
+    let first = board(&s, "restart-first");
+    confirm_runs(&first, "hosts: gpu2 ●0/1", "h");
+    first.keys("y");
+    let running = || second.ps("-q").trim().to_string();
+    wait_until("the run on gpu2", 60, || !running().is_empty());
+    let inspect = second.docker(&["inspect", "-f", "{{.Image}}", &running()]);
+    let image = String::from_utf8_lossy(&inspect.stdout).trim().to_string();
+    first.keys("q");
+    first.until("the quit confirm", 30, |t| t.contains("leaves them running"));
+    first.keys("L");
+    first.until("the board gone", 30, |t| !t.contains("Commit"));
+    drop(first);
+    // The host goes away while no board follows the run, and comes back under the next one.
+    second.stop();
+    let again = board(&s, "restart-again");
+    again.until("the next board", 60, |t| t.contains(&s.short[..8]));
+    second.resume();
+    let ended = |t: &str| ["✓", "✗", "◷"].iter().any(|mark| row_has(t, &s.short[..8], mark));
+    let screen = again.until("the run picked up on gpu2 and ended", 300, ended);
+    drop(again);
+    let r = common::engine::result(&s, "human");
+    assert!(row_has(&screen, &s.short[..8], "✓"), "{screen}\n{r:#}");
+    let ours = &r["perftriage"];
+    assert_eq!(ours["repeats"]["n"], 3, "three runs a start, as launched: {r:#}");
+    assert_eq!(ours["image_digest"].as_str(), Some(image.as_str()), "docker inspect's image on gpu2: {r:#}");
+    let runs = std::fs::read_dir(s.root.join("ws/runs")).unwrap().next().unwrap().unwrap().path();
+    let launch: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(runs.join("launch.json")).unwrap()).unwrap();
+    assert_eq!(launch["host"], "gpu2", "{launch:#}");
+    assert_eq!(ours["final_command"], launch["plan"]["final_command"], "{r:#}");
 }

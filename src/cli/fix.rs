@@ -135,8 +135,8 @@ async fn after_fix(
     }
     let image = report.image.unwrap_or(job.image.clone());
     let run_id = super::run::run_id();
-    let plan = super::run::planned(ctx, entry, variant, &run_id, None)?;
-    super::run::run_plan(ctx, plan.with_fixed_image(image, fixes), false, host).await
+    let plan = super::run::planned(ctx, (entry, variant), &run_id, None, Some((image, fixes)))?;
+    super::run::run_plan(ctx, plan, false, host).await
 }
 
 /// The fix in the triage history (and its output kept); the fixes the variant now has.

@@ -4,8 +4,7 @@
 use crate::dataset::{RunStatus, Variant};
 use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
 use crate::logs::Redactor;
-use crate::runs::RunId;
-use crate::runs::{Pane, Repeat, RunPlan, plan};
+use crate::runs::{LaunchAsk, Pane, Planning, Repeat, RunId, RunPlan, launch_plan};
 use crate::session::Context;
 use anyhow::Result;
 use std::io::Write;
@@ -22,25 +21,26 @@ pub struct How<'a> {
 pub fn run(ctx: &Context, short: &str, variant: Variant, how: &How) -> Result<ExitCode> {
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
     let book = ctx.read_workspace().book;
-    let mut plan = planned(ctx, entry, variant, &run_id(), how.repeat)?;
-    if let Some(image) = book.fixed_image(&entry.commit.short, variant.name()) {
-        plan = plan.with_fixed_image(image, book.fixes(&entry.commit.short, variant.name()));
-    }
+    let short = &entry.commit.short;
+    let fixed =
+        book.fixed_image(short, variant.name()).map(|image| (image, book.fixes(short, variant.name())));
+    let plan = planned(ctx, (entry, variant), &run_id(), how.repeat, fixed)?;
     super::runtime()?.block_on(run_plan(ctx, plan, how.json, how.host))
 }
 
-/// `entry`'s `variant` planned as the config says, run `repeat` times (`None`: `[runs] repeat`).
+/// `entry`'s `variant` planned for a launch (`runs::launch_plan`): run `repeat` times (`None`:
+/// `[runs] repeat`), in `fixed` (an image and the fixes that made it) where given.
 pub fn planned(
     ctx: &Context,
-    entry: &crate::dataset::Entry,
-    variant: Variant,
+    (entry, variant): (&crate::dataset::Entry, Variant),
     run_id: &RunId,
     repeat: Option<Repeat>,
+    fixed: Option<(String, Vec<String>)>,
 ) -> Result<RunPlan> {
     let runs = &ctx.config.runs;
-    let mut plan = plan(&entry.commit, variant, runs, &ctx.images, &ctx.workspace, run_id)?;
-    plan.repeating(repeat.unwrap_or(runs.repeat).plan_for(entry, variant), runs.warmup);
-    Ok(plan)
+    let on = Planning { config: runs, images: &ctx.images, workspace: &ctx.workspace };
+    let ask = LaunchAsk { fixed, repeat: repeat.unwrap_or(runs.repeat).plan_for(entry, variant) };
+    Ok(launch_plan((&entry.commit, variant), run_id, on, ask)?)
 }
 
 /// Unique across processes: two runs of one commit in the same second must not share a container name.

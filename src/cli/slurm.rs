@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 fn script_of(ctx: &Context, short: &str, variant: Variant) -> Result<Option<(RunPlan, String)>> {
     let Some(entry) = ctx.find(short) else { return Ok(None) };
-    let plan = super::run::planned(ctx, entry, variant, &super::run::run_id(), None)?;
+    let plan = super::run::planned(ctx, (entry, variant), &super::run::run_id(), None, None)?;
     match crate::runs::job_script(&ctx.config.slurm, &plan, entry.commit.gpu_count(), &ctx.view) {
         Ok(script) => Ok(Some((plan, script))),
         Err(why) => {

@@ -6,8 +6,7 @@
 use crate::config::HostConfig;
 use crate::docker::endpoint::Endpoint;
 use crate::docker::{DockerError, Engine, Gpus};
-use crate::runs::RunId;
-use crate::runs::{GpuRequest, HostSlot, LABEL_GPUS, LABEL_RUN, place};
+use crate::runs::{GpuRequest, HostSlot, LABEL_GPUS, LABEL_RUN, RunId, place};
 use crate::telemetry::HostGpus;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The container a run needs, as data: named `perftriage-{short}-{variant}-{run}` and labelled
 //! so a restarted board finds it again.
 
-use crate::runs::RunId;
+use super::RunId;
 use std::collections::HashMap;
 
 pub const LABEL_COMMIT: &str = "perftriage.commit";

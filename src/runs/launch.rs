@@ -3,8 +3,7 @@
 //! board, a daemon or host back, a Slurm job followed again). Nothing about a running run is
 //! rebuilt from today's config. Pure: reading and writing the file is the caller's.
 
-use super::RunPlan;
-use crate::runs::RunId;
+use super::{RunId, RunPlan};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

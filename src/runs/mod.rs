@@ -25,7 +25,9 @@ pub use container::{
 pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};
 pub use placement::{HostSlot, Misfit, NoHostFits, place};
-pub use plan::{PlanError, RunConfig, RunPlan, container_name, find_patch, plan};
+pub use plan::{
+    LaunchAsk, PlanError, Planning, RunConfig, RunPlan, container_name, find_patch, launch_plan, plan,
+};
 pub use rewrite::{benchmark_argv, split_env};
 pub use slurm::{SlurmConfig, SlurmError, SlurmJobState, ViewFlags, job_in_squeue, job_script, quoted};
 

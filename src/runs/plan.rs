@@ -2,9 +2,8 @@
 //! list; dataset fields are never pasted into a shell string.
 
 use super::rewrite::benchmark_argv;
-use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE};
+use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE, RunId};
 use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant, Workload};
-use crate::runs::RunId;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -135,6 +134,39 @@ pub enum PlanError {
     NoPatchDir,
     #[error("config [runs] gpus = `{0}`: use auto, all, none or a number")]
     BadGpus(String),
+}
+
+/// What a launch asks for beyond its commit and variant: the fixed image a fix made and the fixes
+/// that made it (the triage history's), and its repeats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchAsk {
+    pub fixed: Option<(String, Vec<String>)>,
+    pub repeat: super::RepeatPlan,
+}
+
+/// Where plans come from: the config, the image templates, the workspace.
+#[derive(Debug, Clone, Copy)]
+pub struct Planning<'a> {
+    pub config: &'a RunConfig,
+    pub images: &'a ImageTemplates,
+    pub workspace: &'a Path,
+}
+
+/// The one plan of a launch — the board's runs, `perftriage run`, the re-run after `fix apply`
+/// (and what its launch record keeps): the config's plan of the variant, in its fixed image where
+/// a fix made one, repeated as asked.
+pub fn launch_plan(
+    (commit, variant): (&Commit, Variant),
+    run_id: &RunId,
+    on: Planning<'_>,
+    ask: LaunchAsk,
+) -> Result<RunPlan, PlanError> {
+    let mut plan = plan(commit, variant, on.config, on.images, on.workspace, run_id)?;
+    plan.repeating(ask.repeat, on.config.warmup);
+    Ok(match ask.fixed {
+        Some((image, fixes)) => plan.with_fixed_image(image, fixes),
+        None => plan,
+    })
 }
 
 pub fn plan(

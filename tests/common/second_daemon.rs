@@ -109,6 +109,16 @@ fn missing_tools() -> Option<String> {
 impl SecondDaemon {
     /// Started and answering, or `None` (a notice) where it cannot be; under CI that fails.
     pub fn start() -> Option<SecondDaemon> {
+        SecondDaemon::start_with(false)
+    }
+
+    /// `start`, its containers outliving a stop of the daemon (`live-restore`): a host that drops
+    /// and comes back with its runs still running.
+    pub fn start_live_restore() -> Option<SecondDaemon> {
+        SecondDaemon::start_with(true)
+    }
+
+    fn start_with(live_restore: bool) -> Option<SecondDaemon> {
         if let Some(why) = missing_tools() {
             // Tests that need it are #[ignore]d where it was missing at build time (build.rs).
             panic!("the hosts tests need {why}: without it they fail, never pass");
@@ -118,8 +128,8 @@ impl SecondDaemon {
         std::fs::create_dir_all(&tls).unwrap();
         certificates(&tls);
         let driver = run("docker", &["info", "--format", "{{.Driver}}"]);
-        std::fs::write(dir.path().join("daemon.json"), format!("{{\"storage-driver\": \"{driver}\"}}"))
-            .unwrap();
+        let config = format!("{{\"storage-driver\": \"{driver}\", \"live-restore\": {live_restore}}}");
+        std::fs::write(dir.path().join("daemon.json"), config).unwrap();
         // One bridge and subnet per daemon: tests of one binary start theirs side by side.
         static STARTED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let k = STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -4,8 +4,7 @@
 
 use super::logview::{LogKey, LogView};
 use crate::dataset::Variant;
-use crate::runs::RunId;
-use crate::runs::{Pane, RunPhase};
+use crate::runs::{Pane, RunId, RunPhase};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, PartialEq)]

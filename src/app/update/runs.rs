@@ -7,8 +7,7 @@ use crate::app::{
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
-use crate::runs::RunId;
-use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunPhase};
+use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunId, RunPhase};
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
 pub fn open_chooser(state: &mut AppState) -> Vec<Effect> {

@@ -94,6 +94,11 @@ pub(super) async fn resume_steps(
     id: &str,
 ) -> Result<(), Failure> {
     outcome.container = Some(id.to_string());
+    if plan.server_argv.is_some() && !released(env, id).await? {
+        // Left (quit with `L`, killed) before its server was let go: it still waits for its go file.
+        return started_steps(plan, env, panes, outcome, id).await;
+    }
+    outcome.server_released = true;
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
     if plan.server_argv.is_some() {
         let now = i64::try_from(crate::session::unix_now()).unwrap_or(0);
@@ -301,6 +306,11 @@ async fn still_starting(
 }
 
 /// Run a small command, keeping its output.
+/// Whether the container's server was let go (its go file made).
+async fn released(env: &RunEnv, id: &str) -> Result<bool, Failure> {
+    Ok(exec_quiet(env, id, vec!["test".into(), "-e".into(), GO_FILE.into()]).await?.0 == 0)
+}
+
 async fn exec_quiet(env: &RunEnv, id: &str, cmd: Vec<String>) -> Result<(i64, String), Failure> {
     let mut out = Vec::new();
     let done = env

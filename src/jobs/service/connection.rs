@@ -5,9 +5,8 @@ use super::{EngineSlot, JobSetup};
 use crate::app::{DockerMsg, Msg, RunMsg};
 use crate::dataset::Variant;
 use crate::docker::Engine;
-use crate::runs::RunId;
 use crate::runs::{
-    FoundRun, LABEL_COMMIT, LABEL_LAUNCH, LABEL_RUN, LABEL_VARIANT, Launch, LaunchError, RunPhase,
+    FoundRun, LABEL_COMMIT, LABEL_LAUNCH, LABEL_RUN, LABEL_VARIANT, Launch, LaunchError, RunId, RunPhase,
 };
 use std::collections::HashMap;
 use std::path::Path;

@@ -18,8 +18,9 @@ use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
 use crate::logs::Redactor;
-use crate::runs::RunId;
-use crate::runs::{Failure, FailureKind, RunConfig, RunPhase, RunPlan, plan};
+use crate::runs::{
+    Failure, FailureKind, LaunchAsk, Planning, RunConfig, RunId, RunPhase, RunPlan, launch_plan, plan,
+};
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -146,12 +147,13 @@ impl JobService {
 
     /// The plan a run will have: the same for the confirm and the executor.
     fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
-        let mut plan = self.plan(run_id, &request.short, request.variant)?;
-        plan.repeating(request.repeat.clone(), self.setup.config.warmup);
-        Ok(match &request.image {
-            Some(image) => plan.with_fixed_image(image.clone(), request.fixes.clone()),
-            None => plan,
-        })
+        let short = &request.short;
+        let commit = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
+        let s = &self.setup;
+        let on = Planning { config: &s.config, images: &s.images, workspace: &s.workspace };
+        let fixed = request.image.clone().map(|image| (image, request.fixes.clone()));
+        let ask = LaunchAsk { fixed, repeat: request.repeat.clone() };
+        Ok(launch_plan((commit, request.variant), run_id, on, ask)?)
     }
 
     /// Describe the runs a confirm asks about, from their plans.

@@ -11,8 +11,7 @@ use crate::dataset::{Outcome, RunStatus};
 use crate::jobs::lines::LinePath;
 use crate::jobs::slurm::{SlurmCommandError, Submitted, cancel, follow, submit};
 use crate::logs::Stream;
-use crate::runs::RunId;
-use crate::runs::{FailureKind, Pane, RunPhase, RunPlan, SlurmError, SlurmJobState, job_script};
+use crate::runs::{FailureKind, Pane, RunId, RunPhase, RunPlan, SlurmError, SlurmJobState, job_script};
 use std::sync::Arc;
 use tokio::sync::{mpsc::UnboundedSender, watch};
 

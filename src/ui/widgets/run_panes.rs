@@ -1,8 +1,7 @@
 //! A run's two live log panes, server above benchmark; the one shown first takes the log keys.
 
 use crate::app::AppState;
-use crate::runs::Pane;
-use crate::runs::RunId;
+use crate::runs::{Pane, RunId};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
