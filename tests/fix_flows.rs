@@ -15,6 +15,19 @@ use perftriage::app::{
 use perftriage::dataset::Variant;
 use perftriage::triage::FixOutcome;
 
+/// 7c01f706's human fixed with aimv2_exist_ok: how it went, and the image committed.
+fn aimv2_fixed(outcome: FixOutcome, image: Option<&str>) -> Msg {
+    Msg::Fix(FixMsg::Done(FixDone {
+        short: "7c01f706".into(),
+        variant: Variant::Human,
+        recipe: "aimv2_exist_ok".into(),
+        outcome,
+        image: image.map(str::to_string),
+        log: Some("ws/fixes/y.log".into()),
+        commit_image: true,
+    }))
+}
+
 fn select(s: &mut AppState, short: &str) {
     press(s, Key::ch('/'));
     chars(s, short);
@@ -149,17 +162,7 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
 #[test]
 fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
     let mut s = state();
-    let done = |outcome, image: Option<&str>| {
-        Msg::Fix(FixMsg::Done(FixDone {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            recipe: "aimv2_exist_ok".into(),
-            outcome,
-            image: image.map(str::to_string),
-            log: Some("ws/fixes/y.log".into()),
-            commit_image: true,
-        }))
-    };
+    let done = aimv2_fixed;
     docker_up(&mut s);
     update(&mut s, done(FixOutcome::Failed, None));
     assert!(s.session.message.as_ref().unwrap().1.contains("FAILED its verify"));
@@ -189,18 +192,7 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
 fn a_removed_fixed_image_stops_being_the_variants_image_and_the_confirm_says_why() {
     let mut s = state();
     docker_up(&mut s);
-    update(
-        &mut s,
-        Msg::Fix(FixMsg::Done(FixDone {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            recipe: "aimv2_exist_ok".into(),
-            outcome: FixOutcome::Verified,
-            image: Some("perftriage-fixed:7c01f706418d".into()),
-            log: None,
-            commit_image: true,
-        })),
-    );
+    update(&mut s, aimv2_fixed(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     let saved = update(&mut s, Msg::ImageRemoved("perftriage-fixed:7c01f706418d".into()));
     assert!(
         saved.iter().any(|e| matches!(e, Effect::SaveTriage(_))),
@@ -306,16 +298,7 @@ fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
 fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
     use perftriage::docker::TaggedImage;
     let mut s = state();
-    let done = FixDone {
-        short: "7c01f706".into(),
-        variant: Variant::Human,
-        recipe: "aimv2_exist_ok".into(),
-        outcome: FixOutcome::Verified,
-        image: Some("perftriage-fixed:7c01f706418d".into()),
-        log: None,
-        commit_image: true,
-    };
-    update(&mut s, Msg::Fix(FixMsg::Done(done)));
+    update(&mut s, aimv2_fixed(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     assert_eq!(press(&mut s, Key::ch('I')), vec![Effect::ListImages]);
     let image =
         |tag: &str, created_unix| TaggedImage { tag: tag.into(), size_bytes: 812_000_000, created_unix };

@@ -257,11 +257,11 @@ fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
         let id = ours();
         !id.is_empty() && common::engine::text(&docker_logs(&id)).contains("Initializing a V1 LLM engine")
     };
-    common::wait::holds("the engine never started", 300, engine_starting, || board.screen());
+    common::wait::holds("the engine starting", 300, engine_starting, || board.screen());
     board.keys("x");
     board.until("the cancel confirm", 30, |t| t.contains(&format!("Cancel {}", s.short)));
     board.keys("y");
-    common::wait::holds("the container outlived x", 60, || ours().is_empty(), || board.screen());
+    common::wait::holds("the container gone after x", 60, || ours().is_empty(), || board.screen());
     board.until("the variant as it was", 30, |t| row_has(t, &s.short, "· not run     · not run"));
     assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
 }

@@ -316,19 +316,14 @@ fn slurm_scancel_stops_the_payload_and_its_container_is_removed() {
     let out = submit(&s, &cluster, false).wait_with_output().unwrap();
     let job = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(job.parse::<u64>().is_ok(), "a job id: {job} {}", String::from_utf8_lossy(&out.stderr));
-    common::wait::holds(
-        "the payload never started its container",
-        60,
-        || !containers(&s).is_empty(),
-        String::new,
-    );
+    common::wait::holds("the payload's container", 60, || !containers(&s).is_empty(), String::new);
     let cancelled = Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .args(["slurm", "cancel", &job])
         .env("SLURM_CONF", cluster.conf())
         .output()
         .unwrap();
     assert!(cancelled.status.success(), "{}", String::from_utf8_lossy(&cancelled.stderr));
-    common::wait::holds("the container outlived scancel", 40, || containers(&s).is_empty(), String::new);
+    common::wait::holds("the container gone after scancel", 40, || containers(&s).is_empty(), String::new);
     let log = std::fs::read_dir(shared.path())
         .unwrap()
         .flatten()
@@ -397,11 +392,11 @@ fn slurm_x_on_the_board_scancels_the_job_and_the_payload_removes_its_container()
     let board = board(&s, &cluster, "slurm-cancel");
     start_human_run(&board);
     let started = || !containers(&s).is_empty();
-    common::wait::holds("the payload never started its container", 60, started, || board.screen());
+    common::wait::holds("the payload's container", 60, started, || board.screen());
     board.keys("x");
     board.until("the cancel confirm", 10, |t| t.contains("Cancel "));
     board.keys("y");
-    common::wait::holds("the container outlived x", 60, || containers(&s).is_empty(), || board.screen());
+    common::wait::holds("the container gone after x", 60, || containers(&s).is_empty(), || board.screen());
     board.keys("R");
     let runs = board.until("the run cancelled", 60, |t| t.contains("cancelled"));
     assert!(!row_of(&runs, &s.short[..8]).contains(" job "), "no longer live: {runs}");

@@ -20,8 +20,12 @@ pub fn write(
     }
 }
 
-/// Run `run_id`'s record in `workspace`.
+/// Run `run_id`'s record in `workspace` (an id read from a container's label that would lead out
+/// of the workspace's `runs/` is refused).
 pub fn read(workspace: &Path, run_id: &crate::runs::RunId) -> Result<Launch, LaunchError> {
+    if !run_id.is_plain() {
+        return Err(LaunchError::BadRunId(run_id.clone()));
+    }
     let path = Launch::path(workspace, run_id);
     let bytes = std::fs::read(&path).map_err(|source| LaunchError::Read { path: path.clone(), source })?;
     Launch::parse(&path, &bytes, run_id)

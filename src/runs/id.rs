@@ -12,6 +12,12 @@ impl RunId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Letters, digits, `-`, `_` and `.`, not starting with a `.`: usable as one file name.
+    pub fn is_plain(&self) -> bool {
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+        !self.0.is_empty() && !self.0.starts_with('.') && self.0.chars().all(plain)
+    }
 }
 
 impl std::fmt::Display for RunId {
@@ -60,5 +66,20 @@ impl PartialEq<str> for RunId {
 impl PartialEq<&str> for RunId {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunId;
+
+    #[test]
+    fn only_a_plain_name_is_a_file_name() {
+        for ok in ["20261127t014545z-27343", "20261127014611p31518-1", "fix", "a.b_c-1"] {
+            assert!(RunId::from(ok).is_plain(), "{ok}");
+        }
+        for bad in ["", ".", "..", "../x", "a/b", ".hidden", "a b", "run\n1"] {
+            assert!(!RunId::from(bad).is_plain(), "{bad:?}");
+        }
     }
 }

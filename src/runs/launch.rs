@@ -28,6 +28,8 @@ pub struct Launch {
 /// Why a run's launch record cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
+    #[error("run id `{}` is not a plain name (letters, digits, `-`, `_`, `.`): no launch record is read for it", .0.escape_debug())]
+    BadRunId(RunId),
     #[error("the container has no launch record (no {LABEL_LAUNCH} label: started before records were kept)")]
     NoLabel,
     #[error("cannot read the launch record {}: {source}", path.display())]

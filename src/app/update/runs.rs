@@ -242,8 +242,6 @@ fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobErro
     }
 }
 
-/// A container of ours still running after a restart: show it; it is picked up where it is
-/// (`false` when the run is already on the board).
 /// A container of ours found running: picked up with what its launch record says it ran, or,
 /// without a usable record, shown (cancelling removes it) and never recorded.
 fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>, String>) -> Vec<Effect> {
@@ -269,6 +267,8 @@ fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>,
     }
 }
 
+/// A container of ours still running after a restart: show it (`false` when the run is already on
+/// the board).
 fn found(state: &mut AppState, run_id: &RunId, short: &str, variant: Variant, host: Option<String>) -> bool {
     if state.runs.get(run_id).is_some() {
         return false;

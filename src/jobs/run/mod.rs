@@ -1,6 +1,7 @@
 //! Carrying out one run plan against the engine: image, container, scripts, agent patch,
 //! server readiness, benchmark, result file. Every exit path removes the container.
 
+mod in_container;
 mod ready;
 mod result;
 mod steps;
