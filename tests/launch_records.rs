@@ -87,31 +87,32 @@ fn picked_up_and_recorded_as_launched(s: &Setup, container_image: &str) {
 #[test]
 #[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
 fn a_run_left_running_with_q_then_l_is_resumed_from_its_launch_record() {
-    let Some((_rt, _engine)) = ready() else { return };
-    let s = fixed_setup();
-    let first = Board::start(&s.config, &s.root.join("ws"), "launch-leave", 200);
-    let container = launch_from_the_board(&s, &first);
-    let image = docker(&["inspect", "-f", "{{.Image}}", &container]);
-    first.keys("q");
-    first.until("the quit confirm", 30, |t| t.contains("leaves them running"));
-    first.keys("L");
-    first.until("the board gone", 30, |t| !t.contains("Commit"));
-    drop(first);
-    assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");
-    picked_up_and_recorded_as_launched(&s, &image);
+    left_then_resumed("launch-leave", |_, first| {
+        first.keys("q");
+        first.until("the quit confirm", 30, |t| t.contains("leaves them running"));
+        first.keys("L");
+    });
 }
 
 #[test]
 #[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
 fn a_run_whose_board_was_killed_is_resumed_from_its_launch_record() {
+    left_then_resumed("launch-kill", |s, _| {
+        let pattern = format!("workspace {}$", s.root.join("ws").display());
+        let killed = std::process::Command::new("pkill").args(["-KILL", "-f", &pattern]).status().unwrap();
+        assert!(killed.success(), "the board killed");
+    });
+}
+
+/// A run launched from a board (`name`) in the fixed image, the board then left by `leave`; the
+/// container still runs, and the next board picks it up as it was launched.
+fn left_then_resumed(name: &str, leave: fn(&Setup, &Board)) {
     let Some((_rt, _engine)) = ready() else { return };
     let s = fixed_setup();
-    let first = Board::start(&s.config, &s.root.join("ws"), "launch-kill", 200);
+    let first = Board::start(&s.config, &s.root.join("ws"), name, 200);
     let container = launch_from_the_board(&s, &first);
     let image = docker(&["inspect", "-f", "{{.Image}}", &container]);
-    let pattern = format!("workspace {}$", s.root.join("ws").display());
-    let killed = std::process::Command::new("pkill").args(["-KILL", "-f", &pattern]).status().unwrap();
-    assert!(killed.success(), "the board killed");
+    leave(&s, &first);
     first.until("the board gone", 30, |t| !t.contains("Commit"));
     drop(first);
     assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");

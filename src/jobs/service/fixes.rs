@@ -29,7 +29,7 @@ impl JobService {
         evidence: Option<String>,
         commit: bool,
     ) -> Result<FixJob, ServiceError> {
-        let c = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
+        let c = self.commit(short)?;
         let image = match image {
             Some(image) => image,
             None => self.plan(&"fix".into(), short, variant)?.image,

@@ -139,17 +139,18 @@ impl JobService {
         self.engine.read().ok().and_then(|e| e.clone())
     }
 
+    fn commit(&self, short: &str) -> Result<&Commit, ServiceError> {
+        self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))
+    }
+
     fn plan(&self, run_id: &RunId, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
-        let commit = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
-        let s = &self.setup;
+        let (commit, s) = (self.commit(short)?, &self.setup);
         Ok(plan(commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
     }
 
     /// The plan a run will have: the same for the confirm and the executor.
     fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
-        let short = &request.short;
-        let commit = self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
-        let s = &self.setup;
+        let (commit, s) = (self.commit(&request.short)?, &self.setup);
         let on = Planning { config: &s.config, images: &s.images, workspace: &s.workspace };
         let fixed = request.image.clone().map(|image| (image, request.fixes.clone()));
         let ask = LaunchAsk { fixed, repeat: request.repeat.clone() };
