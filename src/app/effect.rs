@@ -61,8 +61,6 @@ pub enum Effect {
     /// Follow a Slurm job found again to its end, and read its result back.
     FollowJob {
         run_id: RunId,
-        short: String,
-        variant: Variant,
         job_id: u64,
     },
     ResumeRun {

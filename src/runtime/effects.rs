@@ -44,7 +44,7 @@ impl Io {
                     Start::Resume { container: found.container, created_unix: found.created, image_digest };
                 self.jobs.resume(launch.plan, start, found.host.as_deref())
             }
-            Effect::FollowJob { run_id, job_id, .. } => self.jobs.follow_job(&run_id, job_id),
+            Effect::FollowJob { run_id, job_id } => self.jobs.follow_job(&run_id, job_id),
             Effect::CancelRun { run_id } => self.jobs.cancel(&run_id),
             Effect::RemoveContainers(ids) => self.jobs.remove_containers(ids),
             Effect::ProbeFixes { short, variant, image, category, evidence } => {

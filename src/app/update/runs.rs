@@ -129,7 +129,7 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
         RunMsg::Planned { short, plans } => super::run_confirm::planned(state, short, plans),
         RunMsg::FoundJob { run_id, short, variant, job_id } => {
             if found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
-                return vec![Effect::FollowJob { run_id, short, variant, job_id }];
+                return vec![Effect::FollowJob { run_id, job_id }];
             }
         }
         RunMsg::Found { found, launch } => return reattached(state, found, launch),
