@@ -1,6 +1,7 @@
 //! The command line: what `perftriage --help` lists, as clap reads it.
 
 use clap::{Args, Parser, Subcommand};
+use perftriage::ids::Short;
 use perftriage::report::ReportFormat;
 use perftriage::session::Options;
 use perftriage::triage::Change;
@@ -90,7 +91,7 @@ pub(crate) enum Command {
     /// A commit's patch: the agent's (its run folder, else `[runs] patches`) or the human's
     /// (`git diff parent commit` in `[runs] vllm_repo`). Exit 0, 2 no such commit or patch.
     Patch {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["human", "agent"])]
         variant: String,
         /// Files with their added and removed lines instead of the diff.
@@ -99,13 +100,13 @@ pub(crate) enum Command {
     },
     /// How the agent's own run of a commit went: model, status, duration, steps, tool calls.
     Trajectory {
-        short: String,
+        short: Short,
         #[arg(long)]
         json: bool,
     },
     /// Run one variant of a commit in Docker; logs on stdout. Exit 0 ok, 3 run failed, 1 tool error.
     Run {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
         #[arg(long)]
@@ -123,7 +124,7 @@ pub(crate) enum Command {
     /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
     /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
     Build {
-        short: String,
+        short: Short,
         /// Compiler jobs at once (MAX_JOBS); default from `[build]`, else the daemon's memory.
         #[arg(long)]
         max_jobs: Option<u32>,
@@ -197,7 +198,7 @@ pub(crate) enum FixCommand {
     /// Apply a recipe in a container from the variant's image, verify it, then re-run the variant
     /// there (or, with --commit-image, save it as the variant's fixed image).
     Apply {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
         #[arg(long)]
@@ -214,14 +215,14 @@ pub(crate) enum FixCommand {
 pub(crate) enum SlurmCommand {
     /// Print the batch script a run of this variant is submitted with.
     Script {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
     /// Submit the run; with --wait, follow it (state, its log) and read its result back.
     /// Exit 0 the run succeeded, 3 it failed, 1 tool error.
     Submit {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
         #[arg(long)]
@@ -235,13 +236,13 @@ pub(crate) enum SlurmCommand {
 pub(crate) enum ImageCommand {
     /// Push the variant's fixed image to the registry; its digest is recorded.
     Push {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
     /// Pull the variant's pushed image back by its recorded digest, under its local name.
     Pull {
-        short: String,
+        short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
@@ -250,7 +251,7 @@ pub(crate) enum ImageCommand {
 #[derive(Args)]
 pub(crate) struct MarkArgs {
     /// Commit short hash.
-    pub(crate) short: String,
+    pub(crate) short: Short,
     #[command(flatten)]
     pub(crate) change: ChangeArgs,
 }

@@ -126,7 +126,9 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
             *json,
         )?,
         Command::Metrics { files, json } => inspect::metrics(files, *json)?,
-        Command::Ingest { file, spool, search } => inspect::ingest(file, spool, search)?,
+        Command::Ingest { file, spool, search } => {
+            inspect::ingest(file, spool, search, perftriage::logs::Redactor::from_env())?
+        }
         Command::SynthLog { lines, out } => {
             perftriage::synthetic::write_vllm_log(out, *lines)?;
             ExitCode::SUCCESS

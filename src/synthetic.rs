@@ -21,7 +21,7 @@ pub fn commits(n: usize) -> Result<Vec<Commit>, dataset::DatasetError> {
         .map(|i| {
             let mut commit = base[i % base.len()].clone();
             commit.full = format!("{i:08x}{}", &commit.full[8..]);
-            commit.short = commit.full[..8].to_string();
+            commit.short = commit.full[..8].into();
             commit
         })
         .collect())

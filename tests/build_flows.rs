@@ -9,8 +9,8 @@ use common::{chars, enter, press, screen_of, state};
 use perftriage::app::{AppState, BuildMsg, Effect, Key, Mode, Msg, update};
 use perftriage::builds::KnobSet;
 
-fn selected(s: &AppState) -> String {
-    s.board.selected_short().unwrap().to_string()
+fn selected(s: &AppState) -> perftriage::ids::Short {
+    s.board.selected_short().unwrap().clone()
 }
 
 /// `b`, the plan answered, `y`: the build is started; its `StartBuild` effect.

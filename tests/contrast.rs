@@ -42,7 +42,7 @@ fn the_selected_row_shows_its_commit_and_cells_in_every_theme() {
         // Row 3: top line, border, column header, then the first (selected) commit.
         let y = 3;
         let line: String = (1..159).map(|x| buf[(x, y)].symbol().to_string()).collect();
-        assert!(line.contains(&s.board.rows[s.board.visible[0]].short), "{name}: {line}");
+        assert!(line.contains(s.board.rows[s.board.visible[0]].short.as_str()), "{name}: {line}");
         for x in 1..159 {
             let c = &buf[(x, y)];
             if c.symbol().trim().is_empty() {

@@ -11,7 +11,7 @@ mod common;
 
 use common::engine::{Setup, ready, result, run, setup};
 use common::wait::{Reaped, Watched};
-use perftriage::docker::Engine;
+use perftriage::docker::{Engine, RepoFilter};
 use std::path::Path;
 use std::process::Command;
 
@@ -566,7 +566,7 @@ fn fixed_images_are_listed_by_repository_and_removed_by_tag() {
     let tag = format!("perftriage-fixed:ptest-{}", std::process::id());
     let tagged = Command::new("docker").args(["tag", "perftriage-test/vllm:ok", &tag]).status().unwrap();
     assert!(tagged.success());
-    let repos = vec!["perftriage-fixed".to_string(), "perftriage-fixed-local".to_string()];
+    let repos = [RepoFilter::all("perftriage-fixed"), RepoFilter::all("perftriage-fixed-local")];
     let listed = rt.block_on(engine.images_in(&repos)).unwrap();
     let ours = listed.iter().find(|i| i.tag == tag).unwrap_or_else(|| panic!("{tag} not in {listed:?}"));
     assert!(ours.size_bytes > 0 && ours.created_unix > 0, "{ours:?}");
@@ -578,4 +578,42 @@ fn fixed_images_are_listed_by_repository_and_removed_by_tag() {
     let after = rt.block_on(engine.images_in(&repos)).unwrap();
     assert!(after.iter().all(|i| i.tag != tag), "{after:?}");
     assert!(rt.block_on(engine.has_image("perftriage-test/vllm:ok")), "the other tag of the image stays");
+}
+
+/// The baseline template's repository holds the unfixed bases and the images builds committed:
+/// only the built ones (labelled with the commit they were built for) are ours to list and delete.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn of_the_baseline_repository_only_built_images_are_listed() {
+    let Some((rt, engine)) = ready() else { return };
+    let repo = format!("perftriage-ptest-baseline-{}", std::process::id());
+    let (base, built) = (format!("{repo}:base"), format!("{repo}:built"));
+    let _gone = RemovedTags(vec![base.clone(), built.clone()]);
+    assert!(
+        Command::new("docker").args(["tag", "perftriage-test/vllm:ok", &base]).status().unwrap().success()
+    );
+    let dockerfile = format!(
+        "FROM perftriage-test/vllm:ok\nLABEL {}=8aa1485f\n",
+        perftriage::jobs::build::LABEL_BUILT_FOR
+    );
+    let mut build = Command::new("docker")
+        .args(["build", "-q", "-t", &built, "-"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut build.stdin.take().unwrap(), dockerfile.as_bytes()).unwrap();
+    assert!(build.wait().unwrap().success());
+    let filter = [RepoFilter::labelled(&repo, perftriage::jobs::build::LABEL_BUILT_FOR)];
+    let listed: Vec<String> =
+        rt.block_on(engine.images_in(&filter)).unwrap().into_iter().map(|i| i.tag).collect();
+    assert_eq!(listed, vec![built], "the base is not offered for deletion");
+}
+
+/// Image tags removed when the test ends, failed or not.
+struct RemovedTags(Vec<String>);
+
+impl Drop for RemovedTags {
+    fn drop(&mut self) {
+        let _ = Command::new("docker").arg("rmi").args(&self.0).output();
+    }
 }

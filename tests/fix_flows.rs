@@ -10,7 +10,8 @@ mod common;
 
 use common::{chars, docker_up, enter, press, state};
 use perftriage::app::{
-    AppState, BulkPicker, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, Mode, Msg, RecipeInfo, update,
+    AppState, BoardState, BulkPicker, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, LogKey, LogMsg, Mode,
+    Msg, RecipeInfo, update,
 };
 use perftriage::dataset::Variant;
 use perftriage::triage::FixOutcome;
@@ -22,7 +23,7 @@ fn aimv2_fixed(outcome: FixOutcome, image: Option<&str>) -> Msg {
         variant: Variant::Human,
         recipe: "aimv2_exist_ok".into(),
         outcome,
-        image: image.map(str::to_string),
+        image: image.map(Into::into),
         log: Some("ws/fixes/y.log".into()),
         commit_image: true,
     }))
@@ -103,7 +104,7 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     assert!(
         matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
     );
-    let Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. } = &effects[1]
+    let Effect::StartRun { request: perftriage::runs::RunRequest { image, fixes, .. }, .. } = &effects[1]
     else {
         panic!("{effects:?}")
     };
@@ -121,6 +122,7 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
 #[test]
 fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
     let mut s = state();
+    s.session.now = "2026-11-27T03:00:00Z".into();
     docker_up(&mut s);
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('f'));
@@ -143,6 +145,10 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
     let cell =
         |s: &AppState| s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap().cells[1].text.clone();
     assert_eq!(cell(&s), "✚ fixed");
+    let restarted = BoardState::new(s.board.entries.clone(), s.board.book.clone());
+    let row = restarted.rows.iter().find(|r| r.short == "7c01f706").unwrap();
+    assert_eq!(row.cells[1].text, "✚ fixed", "a restart reads the mark from the book");
+    s.session.now = "2026-11-27T03:10:00Z".into();
     let mut planner = common::Planner::new();
     planner.press(&mut s, Key::ch('r'));
     planner.press(&mut s, Key::ch('h'));
@@ -169,6 +175,13 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
     assert_eq!(s.board.book.fixed_image("7c01f706", "human"), None);
     update(&mut s, done(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     select(&mut s, "7c01f706");
+    s.board.detail_open = true;
+    let detail = common::screen_of(&s, 160, 48);
+    assert!(
+        detail.contains("human    perftriage-fixed:7c01f706418d  [fixed: aimv2_exist_ok]"),
+        "the detail pane names the image the next run uses: {detail}"
+    );
+    s.board.detail_open = false;
     let mut planner = common::Planner::new();
     planner.press(&mut s, Key::ch('r'));
     planner.press(&mut s, Key::ch('h'));
@@ -179,7 +192,7 @@ fn committed_fixed_images_are_used_by_later_runs_and_failed_fixes_say_so() {
         confirm.preview
     );
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. }] =
+    let [Effect::StartRun { request: perftriage::runs::RunRequest { image, fixes, .. }, .. }] =
         effects.as_slice()
     else {
         panic!("{effects:?}")
@@ -211,7 +224,7 @@ fn a_removed_fixed_image_stops_being_the_variants_image_and_the_confirm_says_why
         "the confirm says why: {preview}"
     );
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::StartRun { request: perftriage::app::RunRequest { image, fixes, .. }, .. }] =
+    let [Effect::StartRun { request: perftriage::runs::RunRequest { image, fixes, .. }, .. }] =
         effects.as_slice()
     else {
         panic!("{effects:?}")
@@ -261,6 +274,49 @@ fn bulk_fix_over_picked_commits_or_the_filter() {
     assert_eq!(effects.len(), 2);
     assert!(effects.iter().all(|e| matches!(e, Effect::ApplyFix(r) if r.commit_image && r.recipe == "rope")));
     assert!(s.board.picked.is_empty());
+}
+
+/// A bulk fix over three commits: each fix's output fills a view of its own (the last one shown,
+/// the others behind it, said in the title), and `o` goes from one to the next.
+#[test]
+fn a_bulk_fix_over_three_commits_keeps_each_commits_output() {
+    let mut s = state();
+    update(&mut s, Msg::Resize(160, 48));
+    s.session.recipes =
+        vec![RecipeInfo { id: "rope".into(), title: "rope".into(), answers: vec!["rope_llama3".into()] }];
+    press(&mut s, Key::ch('/'));
+    chars(&mut s, "cat:rope");
+    press(&mut s, enter());
+    press(&mut s, Key::ch('g'));
+    for _ in 0..3 {
+        press(&mut s, Key::ch(' '));
+    }
+    press(&mut s, Key::ch('F'));
+    press(&mut s, enter());
+    let effects = press(&mut s, Key::ch('y'));
+    let keys: Vec<LogKey> = effects
+        .iter()
+        .filter_map(|e| if let Effect::ApplyFix(r) = e { Some(r.log.clone()) } else { None })
+        .collect();
+    assert_eq!(keys.len(), 3, "{effects:?}");
+    for key in &keys {
+        let lines = common::decoded(&format!("INFO patching {}\n", key.short));
+        update(&mut s, Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped: 0, finished: false }));
+    }
+    let screen = common::screen_of(&s, 160, 48);
+    assert!(screen.contains("+2 more open (o: next)"), "{screen}");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let shown = s.logs.recorded.as_ref().unwrap();
+        let text = shown.line(0).map(|l| l.text.clone()).unwrap_or_default();
+        assert_eq!(text, format!("INFO patching {}", shown.key.short), "its own output only");
+        seen.push(shown.key.short.clone());
+        press(&mut s, Key::ch('o'));
+    }
+    seen.sort();
+    let mut wanted: Vec<_> = keys.iter().map(|k| k.short.clone()).collect();
+    wanted.sort();
+    assert_eq!(seen, wanted, "o shows each commit's fix in turn");
 }
 
 #[test]
@@ -340,7 +396,7 @@ fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
         variant: "human".into(),
         recipe: "numpy_lt_2".into(),
         outcome: FixOutcome::Verified,
-        image: Some(tag.clone()),
+        image: Some(tag.clone().into()),
         log: None,
     };
     s.board.book.apply("7c01f706", fix, "2026-11-23T00:00:00Z".into()).unwrap();
@@ -358,5 +414,5 @@ fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
     let reference = format!("127.0.0.1:5000/perftriage-fixed@sha256:{}", "a".repeat(64));
     let effects = update(&mut s, Msg::Pushed { tag: tag.clone(), reference: reference.clone() });
     assert!(!effects.is_empty(), "the change is saved");
-    assert_eq!(s.board.book.pushed("7c01f706", "human"), Some((tag, reference)));
+    assert_eq!(s.board.book.pushed("7c01f706", "human"), Some((tag.into(), reference)));
 }

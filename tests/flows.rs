@@ -14,7 +14,7 @@ use perftriage::app::{Effect, Key, KeyCode, Mode, Msg, View, update};
 use perftriage::triage::Mark;
 
 fn shown(s: &perftriage::app::AppState) -> Vec<String> {
-    s.board.visible.iter().map(|&i| s.board.entries[i].commit.short.clone()).collect()
+    s.board.visible.iter().map(|&i| s.board.entries[i].commit.short.to_string()).collect()
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn navigation_clamps_and_keeps_the_selection_through_filters() {
     let before = s.board.selected_short().unwrap().to_string();
     press(&mut s, Key::ch('/'));
     chars(&mut s, &before);
-    assert_eq!(s.board.selected_short(), Some(before.as_str()));
+    assert_eq!(s.board.selected_short(), Some(&before.as_str().into()));
 }
 
 #[test]

@@ -300,8 +300,9 @@ fn hosts_the_board_watches_each_host_in_its_header_and_its_gpus_in_the_gpu_pane(
 
 #[test]
 fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
-    use perftriage::app::{DockerMsg, Key, Msg, RunMsg, RunRequest, update};
+    use perftriage::app::{DockerMsg, Key, Msg, RunMsg, update};
     use perftriage::docker::Gpus;
+    use perftriage::runs::RunRequest;
     let csv = std::fs::read_to_string("fixtures/gpu/nvidia-smi-query-gpu.csv").unwrap();
     let probe = Gpus::Found(csv.lines().map(String::from).collect());
     let gpus = vec![

@@ -118,3 +118,25 @@ fn left_then_resumed(name: &str, leave: fn(&Setup, &Board)) {
     assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");
     picked_up_and_recorded_as_launched(&s, &image);
 }
+
+/// A failure is said the same live as after a restart: a run whose image is missing fails on the
+/// board as `manifest_unknown` (the result file as read back), and the next board says the same.
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn a_missing_image_fails_on_the_board_as_the_next_board_reads_it() {
+    let Some((_rt, _engine)) = ready() else { return };
+    let s = setup("perftriage-test/absent:nope", SERVING, "pull_estimate_gb = 0");
+    let short = &s.short[..8];
+    let failed = |t: &str| row_has(t, short, "✗") && row_has(t, short, "manifest");
+    let live = Board::start(&s.config, &s.root.join("ws"), "missing-live", 200);
+    live.until("the board", 60, |t| t.contains(short));
+    live.keys("r");
+    live.keys("h");
+    live.until("the confirm", 60, |t| t.contains("perftriage-test/absent:nope"));
+    live.keys("y");
+    let screen = live.until("the run failed as manifest_unknown", 120, failed);
+    drop(live);
+    let again = Board::start(&s.config, &s.root.join("ws"), "missing-again", 200);
+    let reread = again.until("the next board", 60, |t| row_has(t, short, "✗"));
+    assert!(failed(&reread), "the same category after a restart:\nlive:\n{screen}\nagain:\n{reread}");
+}

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// Layers, lowest first; a module may import its own layer and those below.
 const LAYERS: &[&[&str]] = &[
     &[
+        "ids",
         "logs",
         "classify",
         "metrics",

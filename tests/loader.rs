@@ -147,7 +147,7 @@ fn a_directory_of_fixtures_joins_onto_the_embedded_dataset() {
 fn embedded_dataset_has_the_96_commits_of_the_report() {
     let commits = dataset::load_embedded().unwrap().commits;
     assert_eq!(commits.len(), 96);
-    assert!(commits.iter().all(|c| c.full.len() == 40 && c.full.starts_with(&c.short)));
+    assert!(commits.iter().all(|c| c.full.len() == 40 && c.full.starts_with(c.short.as_str())));
     assert_eq!(commits.iter().filter(|c| c.perf_command.executed.is_some()).count(), 17);
     let mut gpus: BTreeMap<String, usize> = BTreeMap::new();
     for c in &commits {

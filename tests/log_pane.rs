@@ -210,7 +210,7 @@ fn recorded_logs(
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let classifier = std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap());
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    (Logs::new(ws, classifier, tx), rx, runtime)
+    (Logs::new(ws, (classifier, perftriage::logs::Redactor::default()), tx), rx, runtime)
 }
 
 /// Messages until one `done` says the stream of them ended.
@@ -238,7 +238,7 @@ fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
     let key = perftriage::app::LogKey {
         short: "7c01f706".into(),
         variant: perftriage::dataset::Variant::Human,
-        run: "t".into(),
+        log: perftriage::app::LogId::Recorded,
     };
     let source = "fixtures/results/isobench/claude_code/results/7c01f706_human_result.json";
     logs.open(key.clone(), Some(source.into()), String::new(), DEFAULT_RING);
@@ -261,7 +261,7 @@ fn the_runtime_spools_a_recorded_log_and_searches_it_on_a_thread() {
     logs.save(&key);
     let saved = until(&mut rx, |_| true);
     assert!(matches!(saved.as_slice(), [Msg::Notice(perftriage::app::Level::Info, _)]), "{saved:?}");
-    assert!(ws.path().join("exports/7c01f706-human-t.log").exists());
+    assert!(ws.path().join("exports/7c01f706-human-recorded.log").exists());
 }
 
 #[test]
@@ -346,7 +346,7 @@ fn w_saves_a_run_pane_s_log_from_its_spool() {
     let key = perftriage::app::LogKey {
         short: "7c01f706".into(),
         variant: perftriage::dataset::Variant::Human,
-        run: "run7-server".into(),
+        log: perftriage::app::LogId::Run { run_id: "run7".into(), pane: perftriage::runs::Pane::Server },
     };
     logs.save(&key);
     let said = until(&mut rx, |_| true);

@@ -45,7 +45,7 @@ fn report_counts_match_the_hand_count() {
     assert_eq!(r.three_way_2pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
     assert_eq!(r.three_way_5pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
     assert_eq!(r.not_comparable, 3);
-    assert_eq!(r.unfixable, vec![("aaaa0004".to_string(), "needs 2 GPUs".to_string())]);
+    assert_eq!(r.unfixable, vec![("aaaa0004".into(), "needs 2 GPUs".to_string())]);
     assert_eq!(r.skipped, vec!["aaaa0005".to_string()]);
 }
 

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{Planner, chars, docker_up, enter, state};
-use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, RunMsg, update};
+use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, Reread, RunMsg, update};
 use perftriage::dataset::{Outcome, RunStatus, Variant};
 use perftriage::metrics::Metrics;
 use perftriage::runs::{AutoRepeat, FailureKind, Pane, RepeatPlan, RunPhase};
@@ -139,7 +139,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
         "the result file next"
     );
     let source = Ok("ws/results/x.json".to_string());
-    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source }));
+    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source, reread: None }));
     let entry = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap();
     assert_eq!(entry.variants[1].outcome.source.as_deref(), Some("ws/results/x.json"));
 }
@@ -233,7 +233,10 @@ fn launched(run_id: &str, short: &str, variant: Variant) -> perftriage::runs::La
         &run_id.into(),
     )
     .unwrap()
-    .with_fixed_image(format!("perftriage-fixed:{short}-{}", variant.name()), vec!["numpy_lt_2".into()]);
+    .with_fixed_image(
+        format!("perftriage-fixed:{short}-{}", variant.name()).into(),
+        vec!["numpy_lt_2".into()],
+    );
     let mut plan = plan;
     plan.repeat = 3;
     perftriage::runs::Launch::new(&plan, Some("sha256:feed".into()), None, "2026-11-27T01:00:00Z".into())
@@ -605,7 +608,10 @@ fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     queue_all_three(&mut s, "22dd9c27");
     let baseline = s.runs.list[0].run_id.clone();
     let image = "perftriage-fixed-local:22dd9c27-baseline".to_string();
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: baseline, phase: RunPhase::Creating { image } }));
+    update(
+        &mut s,
+        Msg::Run(RunMsg::Phase { run_id: baseline, phase: RunPhase::Creating { image: image.into() } }),
+    );
     press(&mut s, Key::ch('R'));
     assert_eq!(s.mode, Mode::Runs(0));
     for (w, h) in [(80, 24), (160, 48)] {
@@ -649,4 +655,61 @@ fn keys_typed_while_a_run_is_planned_wait_for_its_confirm() {
     assert_eq!(s.mode, Mode::Normal);
     update(&mut s, Msg::Run(RunMsg::Planned { short: "7c01f706".into(), plans }));
     assert_eq!(s.mode, Mode::Normal, "a plan that comes after Esc is dropped");
+}
+
+/// A failure is said the same live as after a restart: the classification of the result file as
+/// it reads back replaces the one the run's own output gave (a failed pull leaves no output).
+#[test]
+fn the_result_file_as_read_back_classifies_the_run_as_a_restart_would() {
+    let mut s = state();
+    docker_up(&mut s);
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('r'));
+    press(&mut s, Key::ch('h'));
+    let effects = press(&mut s, Key::ch('y'));
+    let [Effect::StartRun { run_id, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    let run_id = run_id.clone();
+    let why = "pull access denied: manifest unknown";
+    let outcome = Outcome { status: RunStatus::Error, error: Some(why.into()), ..Outcome::not_run() };
+    update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
+    let category = |s: &AppState| {
+        let entry = &s.board.entries[s.board.entry_index("7c01f706").unwrap()];
+        entry.variant(Variant::Human).verdict.as_ref().map(|v| v.category.clone())
+    };
+    assert_eq!(category(&s), None, "nothing in the run's output named it");
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let reread = Reread { verdict: classifier.named("manifest_unknown", why), warnings: Vec::new() };
+    let source = Ok("ws/results/x.json".to_string());
+    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source, reread: Some(reread) }));
+    assert_eq!(
+        category(&s).as_deref(),
+        Some("manifest_unknown"),
+        "what a restart reads from the result file"
+    );
+}
+
+/// An open pane of a run goes on with the newest run of its commit and variant (a re-run).
+#[test]
+fn an_open_run_pane_follows_the_newest_run_of_its_variant() {
+    let mut s = state();
+    docker_up(&mut s);
+    s.runs.concurrency = 2;
+    select(&mut s, "7c01f706");
+    let start = |s: &mut AppState, variant: char| {
+        press(s, Key::ch('r'));
+        press(s, Key::ch(variant));
+        let effects = press(s, Key::ch('y'));
+        let [Effect::StartRun { run_id, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+        run_id.clone()
+    };
+    let first = start(&mut s, 'h');
+    press(&mut s, Key::ch('L'));
+    press(&mut s, Key::ch('o'));
+    assert_eq!(s.logs.run_pane, Some((first.clone(), Pane::Benchmark)));
+    let baseline = start(&mut s, 'b');
+    assert_eq!(s.logs.run_pane, Some((first.clone(), Pane::Benchmark)), "another variant: the pane stays");
+    assert_ne!(baseline, first);
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: first.clone(), phase: RunPhase::Cancelled }));
+    let second = start(&mut s, 'h');
+    assert_eq!(s.logs.run_pane, Some((second, Pane::Benchmark)), "the newest human run, same pane");
 }

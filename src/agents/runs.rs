@@ -3,6 +3,7 @@
 //! commit their summary names (else the folder's name), several runs of a commit kept by time.
 
 use crate::dataset::short_from_name;
+use crate::ids::Short;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ struct AgentPart {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentRun {
     pub dir: PathBuf,
-    pub short: String,
+    pub short: Short,
     /// The agent as result folders name it (`trae_gpt5`), where the summary says.
     pub agent: Option<String>,
     /// The model's full name as the run recorded it (`gpt-5-2025-08-07`).
@@ -71,7 +72,7 @@ impl AgentRun {
 /// Every run found, by commit, oldest first; and folders that name no commit.
 #[derive(Debug, Default)]
 pub struct AgentRuns {
-    pub by_commit: BTreeMap<String, Vec<AgentRun>>,
+    pub by_commit: BTreeMap<Short, Vec<AgentRun>>,
     pub warnings: Vec<String>,
 }
 
@@ -131,7 +132,7 @@ fn read_run(dir: &Path) -> Option<AgentRun> {
     });
     Some(AgentRun {
         dir: dir.to_path_buf(),
-        short,
+        short: short.into(),
         agent: meta.agent.as_deref().map(|a| agent_name(a, meta.model.as_deref())),
         model: meta.model_full.or(meta.model),
         started: meta.timestamp,

@@ -5,6 +5,7 @@
 use super::diff::{self, DiffError, DiffStats};
 use super::runs::AgentRuns;
 use crate::dataset::{Commit, Variant};
+use crate::ids::Short;
 use crate::runs::RunConfig;
 use std::path::Path;
 
@@ -21,11 +22,11 @@ pub struct Patch {
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     #[error("no agent patch for {short}: no agent run under --trajectories names it, and {why}")]
-    NoAgentPatch { short: String, why: crate::runs::PlanError },
+    NoAgentPatch { short: Short, why: crate::runs::PlanError },
     #[error("no human patch for {0}: set [runs] vllm_repo to a vLLM checkout")]
-    NoRepo(String),
+    NoRepo(Short),
     #[error("{0} has no parent commit in the dataset")]
-    NoParent(String),
+    NoParent(Short),
     #[error("`{0}` is not a hex commit id; refusing to pass it to git")]
     NotACommit(String),
     #[error("cannot run git in {repo}: {why}")]

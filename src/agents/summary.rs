@@ -3,6 +3,7 @@
 
 use super::runs::AgentRun;
 use super::trajectory::Trajectory;
+use crate::ids::Short;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ const TASK_LINES: usize = 5;
 /// `trajectory --json`: null where the run did not record it.
 #[derive(Debug, Serialize)]
 pub struct RunSummary {
-    pub short: String,
+    pub short: Short,
     pub source: String,
     pub agent: Option<String>,
     pub model: Option<String>,

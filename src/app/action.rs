@@ -202,7 +202,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::Follow, "last line, follow new lines", Some("follow")),
     (Action::LogSearch, "search (regex, case-insensitive)", Some("search")),
     (Action::CloseLog, "clear the search, else close the log", Some("close")),
-    (Action::OtherPane, "switch between a run's server and benchmark panes", Some("pane")),
+    (Action::OtherPane, "a run's other pane, or the next open fix or build log", Some("pane")),
     (Action::SearchNext, "next match", Some("next")),
     (Action::SearchPrev, "previous match", None),
     (Action::NextError, "next error", Some("error")),

@@ -2,6 +2,7 @@
 
 use super::state::LogKey;
 use crate::dataset::Variant;
+use crate::ids::{ImageRef, Short};
 use crate::runs::RunId;
 use crate::telemetry::GpuSummary;
 use crate::triage::TriageBook;
@@ -24,7 +25,7 @@ pub enum Effect {
         ring: usize,
     },
     /// Read a commit's two patches for the detail pane's line (answered by `Msg::PatchLine`).
-    PatchLine(String),
+    PatchLine(Short),
     /// Read lines `first..first + count` back from the log's spool.
     ReadLog {
         key: LogKey,
@@ -49,13 +50,13 @@ pub enum Effect {
     /// Start a run now (a slot is free); `image`/`fixes`: in a fixed image, with its recipes.
     /// Plan these runs as the executor will, for a confirm (answered by `RunMsg::Planned`).
     PlanRuns {
-        short: String,
-        requests: Vec<crate::app::RunRequest>,
+        short: Short,
+        requests: Vec<crate::runs::RunRequest>,
     },
     /// What to run (its image, fixes, the host and repeats the confirm chose).
     StartRun {
         run_id: RunId,
-        request: crate::app::RunRequest,
+        request: crate::runs::RunRequest,
     },
     /// Pick a running container of ours up again: readiness, benchmark, result, removal.
     /// Follow a Slurm job found again to its end, and read its result back.
@@ -80,9 +81,9 @@ pub enum Effect {
     RemoveContainers(Vec<String>),
     /// Probe the variant's image (its fixed image, if any) for applicable fixes.
     ProbeFixes {
-        short: String,
+        short: Short,
         variant: Variant,
-        image: Option<String>,
+        image: Option<ImageRef>,
         category: String,
         evidence: Option<String>,
     },
@@ -102,18 +103,18 @@ pub enum Effect {
     PushImage(String),
     /// Plan a commit's baseline build for a confirm (answered by `BuildMsg::Planned`).
     PlanBuild {
-        short: String,
+        short: Short,
         knobs: crate::builds::KnobSet,
     },
     /// Build it; its log streams to the log pane `log`, its status as `BuildMsg::Status`.
     StartBuild {
-        short: String,
+        short: Short,
         knobs: crate::builds::KnobSet,
         log: LogKey,
     },
     /// Stop a live build (its container is removed; `BuildMsg::Done` follows).
     CancelBuild {
-        short: String,
+        short: Short,
     },
     /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
     MouseCapture(bool),
@@ -133,11 +134,11 @@ pub enum Document {
 /// A fix to apply, as the job service needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FixRequest {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
     pub recipe: String,
     pub commit_image: bool,
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     pub evidence: Option<String>,
     pub log: LogKey,
 }

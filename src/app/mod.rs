@@ -16,6 +16,6 @@ pub use action::Action;
 pub use effect::{Document, Effect, FixRequest};
 pub use input::{Key, KeyCode};
 pub use keymap::{KeyError, KeyMap, KeyMode};
-pub use msg::{BuildMsg, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, RunMsg};
+pub use msg::{BuildMsg, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, Reread, RunMsg};
 pub use state::*;
 pub use update::update;

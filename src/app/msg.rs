@@ -5,6 +5,7 @@ use super::state::{Level, LogKey};
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
 use crate::fixes::FixOffer;
+use crate::ids::{ImageRef, Short};
 use crate::logs::Line;
 use crate::runs::{Pane, RunId, RunPhase};
 use crate::telemetry::{GpuSample, Owners};
@@ -85,7 +86,7 @@ pub enum Msg {
     Reading(crate::dataset::Progress),
     /// The detail pane's `patches:` line of a commit, once both patches were read.
     PatchLine {
-        short: String,
+        short: Short,
         line: String,
     },
     /// The result files are read: the commits joined with them, and what could not be read.
@@ -99,13 +100,13 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildMsg {
     /// The confirm's lines (steps, image, expected time and disk), or why it cannot be built.
-    Planned { short: String, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, JobError> },
+    Planned { short: Short, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, JobError> },
     /// About once a second: the phase, the gauge's fraction and the status line.
-    Status { short: String, phase: String, fraction: Option<f64>, status: String },
+    Status { short: Short, phase: String, fraction: Option<f64>, status: String },
     /// Finished: the triage record (none when it was stopped), how it went in words, and a
     /// MAX_JOBS after an OOM.
     Done {
-        short: String,
+        short: Short,
         change: Option<crate::triage::Change>,
         lines: Vec<String>,
         suggested_jobs: Option<u32>,
@@ -146,14 +147,15 @@ pub enum RunMsg {
         outcome: Outcome,
         verdict: Option<Verdict>,
     },
-    /// The run's result file was written (or why not).
+    /// The run's result file was written (or why not), and how it reads back.
     Recorded {
         run_id: RunId,
         source: Result<String, JobError>,
+        reread: Option<Reread>,
     },
     /// The plans asked for with `Effect::PlanRuns`: each variant's description, or why it cannot run.
     Planned {
-        short: String,
+        short: Short,
         plans: Vec<(Variant, Result<Vec<String>, JobError>)>,
     },
     /// A container of ours found running (after a restart), created at `created` (unix seconds).
@@ -165,7 +167,7 @@ pub enum RunMsg {
     /// A Slurm job this workspace's board submitted and never read back (`[slurm] board`).
     FoundJob {
         run_id: RunId,
-        short: String,
+        short: Short,
         variant: Variant,
         job_id: u64,
     },
@@ -188,7 +190,7 @@ pub enum DockerMsg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FixMsg {
     Offers {
-        short: String,
+        short: Short,
         variant: Variant,
         offers: Result<Vec<FixOffer>, JobError>,
     },
@@ -198,11 +200,11 @@ pub enum FixMsg {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FixDone {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
     pub recipe: String,
     pub outcome: FixOutcome,
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     pub log: Option<String>,
     pub commit_image: bool,
 }
@@ -223,4 +225,12 @@ pub enum Pointed {
     Board,
     /// The pane beside or below the board: a log, or the detail.
     Pane,
+}
+
+/// A run's result file as a restart will read it: its classification replaces the live one, so
+/// the board says the same before and after a restart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reread {
+    pub verdict: Option<Verdict>,
+    pub warnings: Vec<crate::classify::Warning>,
 }

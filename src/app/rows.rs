@@ -2,8 +2,10 @@
 //! filtering and sorting never recompute strings.
 
 use crate::classify::Disposition;
+use crate::dataset::results::Stamp;
 use crate::dataset::{BenchKind, CommitStatus};
 use crate::dataset::{Entry, RunStatus, Variant};
+use crate::ids::Short;
 use crate::metrics;
 use crate::triage::{Mark, TriageBook};
 use serde::{Deserialize, Serialize};
@@ -82,7 +84,7 @@ pub struct Cell {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    pub short: String,
+    pub short: Short,
     pub subject: String,
     pub model: String,
     pub kind: BenchKind,
@@ -123,14 +125,24 @@ fn delta_of(entry: &Entry) -> (String, Option<f64>, Option<crate::metrics::Verdi
     }
 }
 
-fn cell(entry: &Entry, variant: Variant, primary: Option<&str>) -> Cell {
+fn cell(entry: &Entry, variant: Variant, primary: Option<&str>, book: &TriageBook) -> Cell {
     let outcome = &entry.variant(variant).outcome;
     let value = primary.and_then(|m| outcome.metrics.get(m).copied());
     let detail = match (outcome.status, value, primary) {
         (RunStatus::Success, Some(v), Some(m)) => metrics::format_value(m, v),
         (status, _, _) => status.word().to_string(),
     };
-    Cell { status: outcome.status, text: format!("{} {detail}", outcome.status.glyph()), value, live: false }
+    let text = match fixed_since_run(entry, variant, book) {
+        true => "✚ fixed".to_string(),
+        false => format!("{} {detail}", outcome.status.glyph()),
+    };
+    Cell { status: outcome.status, text, value, live: false }
+}
+
+/// Whether a fix took on the variant after its newest record: from the book, so a restart keeps it.
+fn fixed_since_run(entry: &Entry, variant: Variant, book: &TriageBook) -> bool {
+    let fixed = book.last_fix_at(&entry.commit.short, variant.name()).and_then(Stamp::parse);
+    fixed.is_some_and(|fixed| entry.variant(variant).at.is_none_or(|ran| ran < fixed))
 }
 
 pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
@@ -166,7 +178,7 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
         model: model_short,
         kind,
         gpus: c.gpu.clone().unwrap_or_else(|| "?".into()),
-        cells: Variant::ALL.map(|v| cell(entry, v, primary)),
+        cells: Variant::ALL.map(|v| cell(entry, v, primary, book)),
         agent: entry.variant(Variant::Agent).agent.clone().unwrap_or_default(),
         agents: entry.agents.keys().flatten().map(|a| a.to_lowercase()).collect(),
         category,

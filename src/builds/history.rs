@@ -2,14 +2,15 @@
 //! time and size of the next one come from them. A line that does not parse is skipped (and
 //! counted), never fatal: the history only informs.
 
+use crate::ids::{ImageRef, Short};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BuildRecord {
-    pub short: String,
+    pub short: Short,
     pub parent: String,
-    pub image: String,
+    pub image: ImageRef,
     /// `built`, or the failure kind's name.
     pub outcome: String,
     pub duration_s: f64,

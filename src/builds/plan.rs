@@ -3,6 +3,7 @@
 //! pip's build output shown (`-v`), so ninja's `[N/M]` lines reach the log.
 
 use super::knobs::Knobs;
+use crate::ids::{ImageRef, Short};
 
 /// Where a build is; the executor moves through them in order (link is seen in the compile's log).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -51,10 +52,10 @@ pub struct BuildStep {
 /// One baseline build: from the human image, the parent's source, to the image baseline runs use.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildPlan {
-    pub short: String,
+    pub short: Short,
     pub parent: String,
-    pub from_image: String,
-    pub image: String,
+    pub from_image: ImageRef,
+    pub image: ImageRef,
     pub dir: String,
     pub knobs: Knobs,
     pub env: Vec<String>,

@@ -83,7 +83,7 @@ pub fn patch_rows(entries: &[crate::dataset::Entry], ctx: &Context) -> Vec<crate
         }
         let shared = human.as_ref().zip(agent.as_ref()).map(|(h, a)| h.shared_paths(a).len());
         rows.push(crate::report::PatchRow {
-            commit: entry.commit.short.clone(),
+            commit: entry.commit.short.to_string(),
             human_files: human.map(|h| h.files.len()),
             agent_files: agent.map(|a| a.files.len()),
             shared_files: shared,

@@ -36,7 +36,7 @@ pub fn build_cli(ctx: &Context, short: &str, changes: &KnobSet, plan_only: bool)
         plan.iter().for_each(|l| super::out::err(&format!("perftriage: {l}")));
         let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
         let stopped_by = super::run::on_signal(&cancel_tx);
-        let report = run(&engine?, &job, cancel).await?;
+        let report = run(&engine?, &job, ctx.redactor.clone(), cancel).await?;
         if let Some((name, number)) = stopped_by.lock().ok().and_then(|s| *s) {
             super::out::err(&format!(
                 "perftriage: build stopped by {name}; its container is removed, nothing recorded"
@@ -50,10 +50,10 @@ pub fn build_cli(ctx: &Context, short: &str, changes: &KnobSet, plan_only: bool)
 async fn run(
     engine: &Engine,
     job: &BuildJob,
+    redactor: crate::logs::Redactor,
     cancel: tokio::sync::watch::Receiver<bool>,
 ) -> Result<BuildReport> {
     let spool = log_path(job);
-    let redactor = crate::logs::Redactor::from_env();
     let classifier = std::sync::Arc::new(crate::classify::Classifier::embedded()?);
     let mut lines = crate::jobs::lines::LinePath::create(&spool, redactor, classifier)?;
     let mut status = StatusPrinter::default();

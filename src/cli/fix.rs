@@ -4,7 +4,7 @@
 use crate::dataset::{Entry, Variant};
 use crate::jobs::fix::{FixJob, FixReport, apply};
 use crate::jobs::lines::LinePath;
-use crate::logs::{Redactor, Stream};
+use crate::logs::Stream;
 use crate::session::Context;
 use crate::triage::{Change, FixOutcome};
 use anyhow::Result;
@@ -88,7 +88,7 @@ pub fn apply_cli(
         let repo = ctx.config.runs.vllm_repo.as_deref();
         // Its output takes the line path (decoded, redacted, spooled as the fix's log) to stdout.
         let classifier = std::sync::Arc::new(ctx.classifier.clone());
-        let mut lines = LinePath::create(&job.log_path(recipe_id), Redactor::from_env(), classifier)?;
+        let mut lines = LinePath::create(&job.log_path(recipe_id), ctx.redactor.clone(), classifier)?;
         let printed =
             apply(&engine, &job, &recipe, repo, |bytes| print_lines(lines.ingest(Stream::Stdout, bytes)))
                 .await;

@@ -240,13 +240,16 @@ fn into_ring(ring: &mut crate::logs::Ring, batch: crate::logs::Batch) {
 
 /// Stream a log file through the line path in 4 MiB chunks (into a ring, as a log view keeps
 /// them, taking what came every 50 ms) and report lines per second.
-pub fn ingest(file: &Path, spool: &Path, search: &[String]) -> std::io::Result<ExitCode> {
+pub fn ingest(
+    file: &Path,
+    spool: &Path,
+    search: &[String],
+    redactor: crate::logs::Redactor,
+) -> std::io::Result<ExitCode> {
     use std::io::Read;
     let classifier = std::sync::Arc::new(Classifier::embedded().map_err(std::io::Error::other)?);
     let keep = crate::logs::DEFAULT_RING;
-    let mut path =
-        crate::jobs::lines::LinePath::create(spool, crate::logs::Redactor::from_env(), classifier)?
-            .keeping(keep);
+    let mut path = crate::jobs::lines::LinePath::create(spool, redactor, classifier)?.keeping(keep);
     let mut ring = crate::logs::Ring::new(keep);
     let mut input = std::fs::File::open(file)?;
     let mut buf = vec![0u8; 4 << 20];

@@ -35,7 +35,7 @@ pub fn planned(
     (entry, variant): (&crate::dataset::Entry, Variant),
     run_id: &RunId,
     repeat: Option<Repeat>,
-    fixed: Option<(String, Vec<String>)>,
+    fixed: Option<(crate::ids::ImageRef, Vec<String>)>,
 ) -> Result<RunPlan> {
     let runs = &ctx.config.runs;
     let on = Planning { config: runs, images: &ctx.images, workspace: &ctx.workspace };
@@ -72,7 +72,7 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&st
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let (cancel_tx, cancel) = watch::channel(false);
     let stopped_by = on_signal(&cancel_tx);
-    let redactor = Redactor::from_env();
+    let redactor = ctx.redactor.clone();
     let env = RunEnv {
         engine: engine.clone(),
         workspace: ctx.workspace.clone(),

@@ -3,6 +3,7 @@
 //! `ssh://user@host`, or a docker CLI context name), an optional GPU count that replaces what the
 //! probe finds, the runs it takes at once, and the image its GPU probe starts.
 
+use crate::ids::ImageRef;
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -16,7 +17,7 @@ pub struct HostConfig {
     #[serde(default = "one")]
     pub concurrency: usize,
     /// An image on that host for the GPU probe (`nvidia-smi` comes from the NVIDIA runtime).
-    pub probe_image: Option<String>,
+    pub probe_image: Option<ImageRef>,
 }
 
 fn one() -> usize {

@@ -1,6 +1,7 @@
 //! One commit of the dataset and its recorded per-variant outcomes (schema: fixtures/dataset/SCHEMA.md).
 
 use super::BenchKind;
+use crate::ids::{ImageRef, Short};
 use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -99,7 +100,7 @@ pub struct Outcome {
     pub fixes: Vec<String>,
     /// The image the run really ran in, where its record says (ours: `perftriage.image`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     /// Where `metrics` came from, for outcomes read from result files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_from: Option<crate::metrics::MetricsFrom>,
@@ -145,7 +146,7 @@ impl PerfCommand {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Images {
     /// A fixed image that replaces the human template for this commit.
-    pub human_override: Option<String>,
+    pub human_override: Option<ImageRef>,
     pub human_evidence: Option<String>,
     pub baseline_evidence: Option<String>,
 }
@@ -164,7 +165,7 @@ pub struct Upstream {
 #[serde(deny_unknown_fields)]
 pub struct Commit {
     pub schema_version: u32,
-    pub short: String,
+    pub short: Short,
     pub full: String,
     pub parent: Option<String>,
     pub item_id: Option<String>,

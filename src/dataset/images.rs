@@ -1,6 +1,7 @@
 //! Image names from templates (ISO-Bench naming by default; overridable in config).
 
 use super::{Commit, Variant};
+use crate::ids::ImageRef;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,7 +24,7 @@ impl Default for ImageTemplates {
 impl ImageTemplates {
     /// The image a variant runs in; the agent runs in the baseline image plus its patch.
     /// `None` when the template needs a parent the commit does not have.
-    pub fn image_for(&self, commit: &Commit, variant: Variant) -> Option<String> {
+    pub fn image_for(&self, commit: &Commit, variant: Variant) -> Option<ImageRef> {
         match variant {
             Variant::Human => {
                 Some(commit.images.human_override.clone().unwrap_or_else(|| fill(&self.human, commit)))
@@ -38,11 +39,12 @@ impl ImageTemplates {
     }
 }
 
-fn fill(template: &str, commit: &Commit) -> String {
+fn fill(template: &str, commit: &Commit) -> ImageRef {
     let parent = commit.parent.as_deref().unwrap_or("");
     template
         .replace("{full}", &commit.full)
         .replace("{short}", &commit.short)
         .replace("{parent12}", parent.get(..12).unwrap_or(parent))
         .replace("{parent}", parent)
+        .into()
 }

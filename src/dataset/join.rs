@@ -5,6 +5,7 @@
 use super::results::{self, Digested, LoadWarning, ResultSet};
 use super::{Commit, Entry};
 use crate::classify::Classifier;
+use crate::ids::Short;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -39,7 +40,7 @@ impl Part {
 /// The entries being joined, and what they have to say.
 pub struct Joiner {
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: HashMap<Short, usize>,
     /// Files that could not be read or listed, in file order.
     unreadable: Vec<String>,
     /// Records and notes of commits the dataset does not have.
@@ -57,7 +58,7 @@ impl Joiner {
     pub fn take(&mut self, part: Part) {
         self.unreadable.extend(part.warnings.iter().map(ToString::to_string));
         for digested in part.records {
-            match self.index.get(&digested.record.short) {
+            match self.index.get(digested.record.short.as_str()) {
                 Some(&i) => self.entries[i].take(digested),
                 None => self.unknown.push(format!(
                     "{}: commit {} is not in the dataset",
@@ -67,7 +68,7 @@ impl Joiner {
             }
         }
         for (short, note) in part.notes {
-            match self.index.get(&short) {
+            match self.index.get(short.as_str()) {
                 Some(&i) => self.entries[i].notes.push(note),
                 None => self.unknown_notes.push(format!("{note}: commit {short} is not in the dataset")),
             }

@@ -1,6 +1,7 @@
 //! Reading the dataset JSONL: the embedded copy or a file, with line-numbered errors.
 
 use super::Commit;
+use crate::ids::Short;
 use std::path::Path;
 
 /// The 96 ISO-Bench vLLM commits, compiled in (built by fixtures/dataset/build_dataset.py).
@@ -58,13 +59,13 @@ enum RowError {
     #[error("{0}")]
     Json(#[from] serde_json::Error),
     #[error("duplicate commit {0}")]
-    Duplicate(String),
+    Duplicate(Short),
     #[error("schema_version {0} is not supported (expected {SCHEMA_VERSION})")]
     Schema(u32),
     #[error("field `short`: `{}` is not 8 lower-case hex digits", .0.escape_debug())]
-    Short(String),
+    Short(Short),
     #[error("field `full`: `{}` is not the 40-hex commit starting with `{short}`", full.escape_debug())]
-    Full { full: String, short: String },
+    Full { full: String, short: Short },
     #[error("field `parent`: `{}` is not a 40-hex commit", .0.escape_debug())]
     Parent(String),
     #[error("field `item_id`: `{}` is not a plain file name", .0.escape_debug())]
@@ -83,7 +84,7 @@ fn check_row(c: &Commit) -> Result<(), RowError> {
     if !hex(&c.short, 8) {
         return Err(RowError::Short(c.short.clone()));
     }
-    if !hex(&c.full, 40) || !c.full.starts_with(&c.short) {
+    if !hex(&c.full, 40) || !c.full.starts_with(c.short.as_str()) {
         return Err(RowError::Full { full: c.full.clone(), short: c.short.clone() });
     }
     if let Some(parent) = c.parent.as_deref().filter(|p| !hex(p, 40)) {

@@ -60,7 +60,7 @@ impl Engine {
         let mut labels = spec.labels.clone();
         labels.insert(crate::runs::LABEL_GPUS.to_string(), gpus_label(&spec.gpus));
         let body = ContainerCreateBody {
-            image: Some(spec.image.clone()),
+            image: Some(spec.image.to_string()),
             entrypoint,
             cmd,
             env: Some(spec.env.clone()),

@@ -66,7 +66,7 @@ impl Engine {
     async fn gpus_in(&self, image: &str) -> Gpus {
         let spec = ContainerSpec {
             name: format!("perftriage-gpu-probe-{}", std::process::id()),
-            image: image.to_string(),
+            image: image.into(),
             cmd: query(),
             env: Vec::new(),
             labels: HashMap::new(),

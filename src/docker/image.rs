@@ -54,17 +54,39 @@ pub(super) fn layer_event(
     }
 }
 
+/// A repository whose images are listed: all of them, or only those carrying a label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepoFilter {
+    pub repo: String,
+    pub label: Option<String>,
+}
+
+impl RepoFilter {
+    pub fn all(repo: &str) -> RepoFilter {
+        RepoFilter { repo: repo.to_string(), label: None }
+    }
+
+    /// Only the images of `repo` that carry `label` (the bases beside them are not ours).
+    pub fn labelled(repo: &str, label: &str) -> RepoFilter {
+        RepoFilter { repo: repo.to_string(), label: Some(label.to_string()) }
+    }
+
+    fn takes(&self, tag: &str, labels: &std::collections::HashMap<String, String>) -> bool {
+        let in_repo = tag.rsplit_once(':').is_some_and(|(repo, _)| repo == self.repo);
+        in_repo && self.label.as_ref().is_none_or(|l| labels.get(l).is_some_and(|v| !v.is_empty()))
+    }
+}
+
 impl Engine {
-    /// Every tag of the local images in these repositories (`repo:tag`).
-    pub async fn images_in(&self, repos: &[String]) -> Result<Vec<TaggedImage>, DockerError> {
+    /// Every tag of the local images these filters take (`repo:tag`).
+    pub async fn images_in(&self, repos: &[RepoFilter]) -> Result<Vec<TaggedImage>, DockerError> {
         let list = self
             .raw()
             .list_images(None::<ListImagesOptions>)
             .await
             .map_err(|e| DockerError::api("list images", e))?;
-        let ours =
-            |tag: &&String| tag.rsplit_once(':').is_some_and(|(repo, _)| repos.iter().any(|r| r == repo));
         let tagged = list.iter().flat_map(|image| {
+            let ours = |tag: &&String| repos.iter().any(|r| r.takes(tag, &image.labels));
             let made = |tag: &String| TaggedImage {
                 tag: tag.clone(),
                 size_bytes: image.size,

@@ -1,6 +1,8 @@
 //! The Docker adapter (bollard): connecting like the docker CLI, containers, exec, uploads,
 //! images. Depends on the domain only; reports through return values, never touches the UI.
 
+use crate::ids::ImageRef;
+
 mod archive;
 mod container;
 mod disk;
@@ -16,7 +18,7 @@ pub use container::Ours;
 pub use disk::Room;
 pub use exec::ExecOutput;
 pub use host_probe::{Gpus, HostProbe};
-pub use image::{PullEvent, TaggedImage};
+pub use image::{PullEvent, RepoFilter, TaggedImage};
 
 use bollard::Docker;
 
@@ -25,7 +27,7 @@ pub enum DockerError {
     #[error("Docker unreachable: {0}")]
     Unreachable(String),
     #[error("image {image} not found: {message}")]
-    ImageMissing { image: String, message: String },
+    ImageMissing { image: ImageRef, message: String },
     #[error(
         "the daemon cannot give this container GPUs ({0}); install the NVIDIA Container Toolkit, or set gpus = \"none\" in the config"
     )]

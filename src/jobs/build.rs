@@ -116,7 +116,7 @@ fn spec(job: &BuildJob) -> ContainerSpec {
         env: Vec::new(),
         labels: HashMap::from([
             (LABEL_WORKSPACE.to_string(), job.workspace.clone()),
-            (LABEL_COMMIT.to_string(), plan.short.clone()),
+            (LABEL_COMMIT.to_string(), plan.short.to_string()),
             (crate::runs::LABEL_PID.to_string(), std::process::id().to_string()),
             (LABEL_BUILD.to_string(), plan.parent.clone()),
         ]),
@@ -169,7 +169,7 @@ impl<F: FnMut(BuildEvent)> Running<'_, F> {
                 return Ok(Err(failure));
             }
         }
-        Ok(Ok(self.job.plan.image.clone()))
+        Ok(Ok(self.job.plan.image.to_string()))
     }
 
     async fn step(&mut self, step: &BuildStep) -> Result<Option<Failure>, BuildError> {
@@ -297,12 +297,15 @@ pub fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
+/// The label of an image a build committed: the commit it was built for.
+pub const LABEL_BUILT_FOR: &str = "perftriage.build.commit";
+
 fn labels(plan: &BuildPlan, duration_s: f64) -> HashMap<String, String> {
     HashMap::from([
         (LABEL_PARENT.to_string(), plan.parent.clone()),
         ("baseline.parent_commit".to_string(), plan.parent.clone()),
-        ("perftriage.build.commit".to_string(), plan.short.clone()),
-        ("perftriage.build.from".to_string(), plan.from_image.clone()),
+        (LABEL_BUILT_FOR.to_string(), plan.short.to_string()),
+        ("perftriage.build.from".to_string(), plan.from_image.to_string()),
         ("perftriage.build.recipe".to_string(), plan.recipe_id()),
         ("perftriage.build.knobs".to_string(), serde_json::to_string(&plan.knobs).unwrap_or_default()),
         ("perftriage.build.duration_s".to_string(), format!("{duration_s:.0}")),

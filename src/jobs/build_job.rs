@@ -6,6 +6,7 @@ use super::build::{BuildJob, BuildReport};
 use crate::builds::history::{self, BuildRecord};
 use crate::builds::{BuildConfig, BuildPlan, KnobSet, Machine};
 use crate::dataset::{Commit, ImageTemplates, Variant};
+use crate::ids::{ImageRef, Short};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -56,8 +57,8 @@ impl BuildSettings {
     ) -> Result<BuildJob, BuildJobError> {
         let parent = commit.parent.clone().ok_or_else(|| BuildJobError::NoParent(commit.short.clone()))?;
         let checkout = self.checkout.clone().ok_or(BuildJobError::NoCheckout)?;
-        let from = match self.overrides.get(&commit.short) {
-            Some(image) => image.clone(),
+        let from = match self.overrides.get(commit.short.as_str()) {
+            Some(image) => ImageRef::from(image),
             None => self.images.image_for(commit, Variant::Human).ok_or(BuildJobError::NoImage("human"))?,
         };
         let target =
@@ -176,7 +177,7 @@ pub fn change(
 ) -> crate::triage::Change {
     crate::triage::Change::Built {
         outcome: record.outcome.clone(),
-        image: report.outcome.as_ref().ok().cloned(),
+        image: report.outcome.as_ref().ok().map(ImageRef::from),
         duration_s: crate::builds::whole_secs(report.duration_s),
         max_jobs: job.plan.knobs.max_jobs,
         log,
@@ -212,7 +213,7 @@ pub fn outcome_lines(job: &BuildJob, report: &BuildReport) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BuildJobError {
     #[error("{0} has no parent commit to build")]
-    NoParent(String),
+    NoParent(Short),
     #[error("a build archives the parent from the vLLM checkout: set [runs] vllm_repo")]
     NoCheckout,
     #[error("no {0} image name")]

@@ -5,6 +5,7 @@ use crate::agents::document::{self, Layout};
 use crate::agents::{self, AgentRuns, RunSummary};
 use crate::app::{Document, Msg};
 use crate::dataset::{Commit, Variant};
+use crate::ids::Short;
 use crate::runs::RunConfig;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// Where patches and agent runs are found.
 pub struct Sources {
-    pub commits: HashMap<String, Commit>,
+    pub commits: HashMap<Short, Commit>,
     pub trajectory_dirs: Vec<PathBuf>,
     pub config: RunConfig,
 }
@@ -30,13 +31,13 @@ impl Documents {
     }
 
     /// What `make` returns: the document's text (run it on a blocking thread).
-    pub fn maker(&self, short: String, which: Document) -> impl FnOnce() -> String + Send + 'static {
+    pub fn maker(&self, short: Short, which: Document) -> impl FnOnce() -> String + Send + 'static {
         let sources = self.sources.clone();
         move || sources.text(&short, which)
     }
 
     /// The detail pane's `patches:` line of `short`, as a message.
-    pub fn patch_line(&self, short: String) {
+    pub fn patch_line(&self, short: Short) {
         let (sources, tx) = (self.sources.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
             let runs = sources.agent_runs();

@@ -4,6 +4,7 @@
 
 use crate::docker::{DockerError, Engine, tar_of};
 use crate::fixes::{Facts, FixOffer, NotApplicable, Recipe, RecipeBook, Vars, applicable};
+use crate::ids::{ImageRef, Short};
 use crate::runs::{ContainerSpec, GpuRequest, LABEL_WORKSPACE};
 use crate::triage::FixOutcome;
 use std::collections::HashMap;
@@ -45,9 +46,9 @@ fn commit_target(
 /// One fix to apply.
 #[derive(Debug, Clone)]
 pub struct FixJob {
-    pub short: String,
+    pub short: Short,
     pub variant: crate::dataset::Variant,
-    pub image: String,
+    pub image: ImageRef,
     /// The commit whose files an injection takes (the PR commit for human, the parent otherwise).
     pub source_commit: String,
     pub full: String,
@@ -66,7 +67,7 @@ impl FixJob {
     pub fn new(
         commit: &crate::dataset::Commit,
         variant: crate::dataset::Variant,
-        image: String,
+        image: ImageRef,
         evidence: Option<String>,
         fixed_repo: Option<&str>,
         workspace: &Path,
@@ -109,7 +110,7 @@ impl FixJob {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FixReport {
     pub outcome: FixOutcome,
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     pub output: String,
 }
 
@@ -296,7 +297,7 @@ impl<F: FnMut(&[u8])> Transcript<'_, F> {
         Ok(code)
     }
 
-    fn report(self, outcome: FixOutcome, image: Option<String>) -> FixReport {
+    fn report(self, outcome: FixOutcome, image: Option<ImageRef>) -> FixReport {
         FixReport { outcome, image, output: String::from_utf8_lossy(&self.output).into_owned() }
     }
 }
@@ -338,7 +339,7 @@ async fn apply_in(
     t.say(&format!("{}: verified\n", recipe.id));
     let image = commit(c, job, recipe).await?;
     t.say(&format!("committed as {image}\n"));
-    Ok(t.report(FixOutcome::Verified, Some(image)))
+    Ok(t.report(FixOutcome::Verified, Some(image.into())))
 }
 
 /// Copy `from` at the job's source commit out of the vLLM checkout into `to` in the container.

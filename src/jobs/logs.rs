@@ -31,8 +31,12 @@ pub struct Logs {
 }
 
 impl Logs {
-    pub fn new(workspace: &Path, classifier: Arc<Classifier>, tx: UnboundedSender<Msg>) -> Logs {
-        let (readers, searches, redactor) = (Readers::default(), HashMap::new(), Redactor::from_env());
+    pub fn new(
+        workspace: &Path,
+        (classifier, redactor): (Arc<Classifier>, Redactor),
+        tx: UnboundedSender<Msg>,
+    ) -> Logs {
+        let (readers, searches) = (Readers::default(), HashMap::new());
         Logs { workspace: workspace.to_path_buf(), classifier, redactor, readers, searches, tx }
     }
 
@@ -49,7 +53,7 @@ impl Logs {
     pub fn open_with(&self, key: LogKey, ring: usize, make: impl FnOnce() -> String + Send + 'static) {
         let stamp = crate::session::now_compact();
         let path = self.workspace.join("logs").join(&key.short).join(key.variant.name());
-        let path = path.join(format!("{}-{stamp}.log", key.run));
+        let path = path.join(format!("{}-{stamp}.log", key.log));
         let (redactor, classifier) = (self.redactor.clone(), self.classifier.clone());
         let (readers, tx) = (self.readers.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
@@ -122,13 +126,13 @@ impl Logs {
             .join("logs")
             .join(&key.short)
             .join(key.variant.name())
-            .join(format!("{}.log", key.run));
+            .join(format!("{}.log", key.log));
         let reader = self.readers.lock().ok().and_then(|r| r.get(key).cloned());
         if reader.is_none() && !spool.is_file() {
             return notice(&self.tx, Level::Warn, format!("no log to save at {}", spool.display()));
         }
         let exports = self.workspace.join("exports");
-        let dest = unused_name(&exports, &format!("{}-{}-{}", key.short, key.variant.name(), key.run));
+        let dest = unused_name(&exports, &format!("{}-{}-{}", key.short, key.variant.name(), key.log));
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
             let copy = |dest: &Path| match &reader {

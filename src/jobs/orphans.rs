@@ -18,7 +18,7 @@ pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
             let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
             Orphan {
                 run_id: label(LABEL_RUN).into(),
-                short: label(LABEL_COMMIT),
+                short: label(LABEL_COMMIT).into(),
                 variant: label(LABEL_VARIANT),
                 id: c.id,
                 name: c.name,

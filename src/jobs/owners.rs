@@ -10,7 +10,7 @@ pub async fn owners(engine: &Engine, workspace: &str) -> Owners {
         let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
         let owner = Owner {
             run_id: label(LABEL_RUN).into(),
-            short: label(LABEL_COMMIT),
+            short: label(LABEL_COMMIT).into(),
             variant: label(LABEL_VARIANT),
         };
         out.insert(c.id.clone(), owner);

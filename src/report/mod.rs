@@ -12,6 +12,7 @@ pub use patches::PatchRow;
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
 use crate::dataset::{Entry, Variant};
+use crate::ids::Short;
 use crate::metrics::Verdict;
 use crate::triage::{Mark, TriageBook};
 use serde::Serialize;
@@ -43,14 +44,14 @@ pub struct Report {
     pub comparability: BTreeMap<String, Comparability>,
     /// The same 3-way outcome with each agent's own results in the agent slot.
     pub by_agent: BTreeMap<String, AgentOutcomes>,
-    pub unfixable: Vec<(String, String)>,
-    pub skipped: Vec<String>,
+    pub unfixable: Vec<(Short, String)>,
+    pub skipped: Vec<Short>,
     /// (commit, variant, fixes): numbers measured in a modified environment.
-    pub modified: Vec<(String, String, Vec<String>)>,
+    pub modified: Vec<(Short, String, Vec<String>)>,
     /// Files changed by the human and the agent, and by both, for commits with a patch known.
     pub patches: Vec<PatchRow>,
     /// (commit, variant, gate): results that said success but failed a validity gate.
-    pub invalid_measurements: Vec<(String, String, String)>,
+    pub invalid_measurements: Vec<(Short, String, String)>,
 }
 
 /// One pair over all commits that have both of its values.

@@ -3,6 +3,7 @@
 use super::{Comparison, compare};
 use crate::dataset::results::Stamp;
 use crate::dataset::{Entry, ImageTemplates, Overridden, PerfCommand, Variant};
+use crate::ids::{ImageRef, Short};
 use crate::metrics::{Metrics, MetricsFrom};
 use crate::triage::{Mark, TriageBook};
 use serde::Serialize;
@@ -29,7 +30,7 @@ pub struct VariantRecord {
     /// Lines a rule matched in a variant that succeeded and measured: never its category.
     pub warnings: Vec<crate::classify::Warning>,
     /// The image its run really ran in where its result says, else the one the config names.
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     /// `result` or `config`: where `image` comes from.
     pub image_from: &'static str,
     pub metrics: Metrics,
@@ -42,7 +43,7 @@ pub struct VariantRecord {
 #[derive(Debug, Serialize)]
 pub struct StatusRecord {
     pub schema_version: u32,
-    pub short: String,
+    pub short: Short,
     pub full: String,
     pub parent: Option<String>,
     pub subject: String,

@@ -2,6 +2,7 @@
 //! so a restarted board finds it again.
 
 use super::RunId;
+use crate::ids::{ImageRef, Short};
 use std::collections::HashMap;
 
 pub const LABEL_COMMIT: &str = "perftriage.commit";
@@ -28,7 +29,7 @@ pub enum GpuRequest {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContainerSpec {
     pub name: String,
-    pub image: String,
+    pub image: ImageRef,
     /// The long-running command (the server, or `sleep` for offline runs that exec into it).
     pub cmd: Vec<String>,
     pub env: Vec<String>,
@@ -48,7 +49,7 @@ pub struct Orphan {
     pub id: String,
     pub name: String,
     pub run_id: RunId,
-    pub short: String,
+    pub short: Short,
     pub variant: String,
     pub running: bool,
 }

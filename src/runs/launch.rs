@@ -4,6 +4,7 @@
 //! rebuilt from today's config. Pure: reading and writing the file is the caller's.
 
 use super::{RunId, RunPlan};
+use crate::ids::Short;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -97,7 +98,7 @@ struct SchemaOnly {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoundRun {
     pub run_id: RunId,
-    pub short: String,
+    pub short: Short,
     pub variant: crate::dataset::Variant,
     pub container: String,
     /// When it was created (unix seconds): its time limit counts from then.

@@ -8,13 +8,13 @@ mod describe;
 pub use auto::{AutoRepeat, Next, Repeat, RepeatPlan};
 pub use describe::one_workload;
 mod failure;
-mod id;
-pub use id::RunId;
+pub use crate::ids::RunId;
 mod launch;
 pub use launch::{FoundRun, LABEL_LAUNCH, LAUNCH_SCHEMA, Launch, LaunchError};
 mod phase;
 mod placement;
 mod plan;
+mod request;
 mod rewrite;
 mod slurm;
 
@@ -28,6 +28,7 @@ pub use placement::{HostSlot, Misfit, NoHostFits, place};
 pub use plan::{
     LaunchAsk, PlanError, Planning, RunConfig, RunPlan, container_name, find_patch, launch_plan, plan,
 };
+pub use request::RunRequest;
 pub use rewrite::{benchmark_argv, split_env};
 pub use slurm::{SlurmConfig, SlurmError, SlurmJobState, ViewFlags, job_in_squeue, job_script, quoted};
 

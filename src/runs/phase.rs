@@ -1,5 +1,6 @@
 //! The life of a run, as the board shows it.
 
+use crate::ids::ImageRef;
 use crate::metrics::Metrics;
 use serde::Serialize;
 
@@ -23,7 +24,7 @@ pub enum RunPhase {
     },
     /// The container is being created from `image` (after overrides and fixed images).
     Creating {
-        image: String,
+        image: ImageRef,
     },
     Starting,
     Ready {

@@ -4,6 +4,7 @@
 use super::rewrite::benchmark_argv;
 use super::{ContainerSpec, GpuRequest, LABEL_COMMIT, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE, RunId};
 use crate::dataset::{BenchKind, Commit, ImageTemplates, Variant, Workload};
+use crate::ids::{ImageRef, Short};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -87,13 +88,13 @@ impl Default for RunConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPlan {
     pub run_id: RunId,
-    pub short: String,
+    pub short: Short,
     pub full: String,
     pub parent: Option<String>,
     pub variant: Variant,
     pub kind: BenchKind,
     pub model: String,
-    pub image: String,
+    pub image: ImageRef,
     pub container: ContainerSpec,
     pub server_argv: Option<Vec<String>>,
     pub bench_argv: Vec<String>,
@@ -123,11 +124,11 @@ pub struct RunPlan {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
     #[error("{0} has no benchmark command in the dataset")]
-    NoCommand(String),
+    NoCommand(Short),
     #[error("{0} has no parent commit, so there is no baseline image")]
-    NoParent(String),
+    NoParent(Short),
     #[error("no agent patch for {short} in {dir} ({tried})")]
-    NoPatch { short: String, dir: String, tried: String },
+    NoPatch { short: Short, dir: String, tried: String },
     #[error("the agent patch {patch} leads out of the patch folder {dir}; refusing to read it")]
     PatchOutside { patch: String, dir: String },
     #[error("no patches directory configured: set [runs] patches = \"DIR\" in the config")]
@@ -140,7 +141,7 @@ pub enum PlanError {
 /// that made it (the triage history's), and its repeats.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaunchAsk {
-    pub fixed: Option<(String, Vec<String>)>,
+    pub fixed: Option<(ImageRef, Vec<String>)>,
     pub repeat: super::RepeatPlan,
 }
 
@@ -181,8 +182,8 @@ pub fn plan(
         commit.perf_command.effective().ok_or_else(|| PlanError::NoCommand(commit.short.clone()))?;
     let kind = commit.kind();
     let no_parent = || PlanError::NoParent(commit.short.clone());
-    let image = match config.image_overrides.get(&commit.short) {
-        Some(fixed) => fixed.clone(),
+    let image = match config.image_overrides.get(commit.short.as_str()) {
+        Some(fixed) => ImageRef::from(fixed),
         None => images.image_for(commit, variant).ok_or_else(no_parent)?,
     };
     let scripts_commit = match variant {
@@ -254,7 +255,7 @@ impl Target<'_> {
         let (commit, config) = (self.commit, self.config);
         Ok(ContainerSpec {
             name: container_name(&commit.short, self.variant, self.run_id),
-            image: image.to_string(),
+            image: image.into(),
             // The container only stays up; server and benchmark run as execs so their output is kept apart.
             cmd: vec!["sleep".into(), "2000000".into()],
             env: token_env(),
@@ -273,7 +274,7 @@ impl Target<'_> {
 
     fn labels(&self) -> HashMap<String, String> {
         HashMap::from([
-            (LABEL_COMMIT.to_string(), self.commit.short.clone()),
+            (LABEL_COMMIT.to_string(), self.commit.short.to_string()),
             (LABEL_VARIANT.to_string(), self.variant.name().to_string()),
             (LABEL_RUN.to_string(), self.run_id.to_string()),
             (LABEL_WORKSPACE.to_string(), self.workspace.display().to_string()),
@@ -300,7 +301,7 @@ impl RunPlan {
     }
 
     /// Run in a fixed image (from a fix), with the recipes that made it.
-    pub fn with_fixed_image(mut self, image: String, fixes: Vec<String>) -> RunPlan {
+    pub fn with_fixed_image(mut self, image: ImageRef, fixes: Vec<String>) -> RunPlan {
         self.container.image = image.clone();
         self.image = image;
         self.fixes = fixes;

@@ -130,7 +130,7 @@ fn executor(
         recipes,
         fixed_repo: ctx.config.fixed_repo(),
         registry: ctx.config.registry.clone(),
-        redactor: crate::logs::Redactor::from_env(),
+        redactor: ctx.redactor.clone(),
         build: ctx.config.build.clone(),
         hosts: ctx.config.hosts.clone(),
         claims: crate::jobs::fleet::Claims::default(),
@@ -139,7 +139,7 @@ fn executor(
     };
     let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
     let jobs = JobService::new(setup, commits, tx.clone());
-    let logs = crate::jobs::logs::Logs::new(&ctx.workspace, classifier, tx.clone());
+    let logs = crate::jobs::logs::Logs::new(&ctx.workspace, (classifier, ctx.redactor.clone()), tx.clone());
     let sources = crate::jobs::documents::Sources {
         commits: state.board.entries.iter().map(|e| (e.commit.short.clone(), e.commit.clone())).collect(),
         trajectory_dirs: ctx.trajectory_dirs.clone(),

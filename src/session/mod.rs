@@ -42,6 +42,9 @@ pub struct Context {
     pub images: ImageTemplates,
     pub workspace: PathBuf,
     pub classifier: Classifier,
+    /// The one redactor of this process (HF tokens from the environment): every spool, pane,
+    /// result file and printed line goes through it.
+    pub redactor: crate::logs::Redactor,
     pub verbose: bool,
 }
 
@@ -128,6 +131,7 @@ impl Context {
             images,
             workspace,
             classifier,
+            redactor: crate::logs::Redactor::from_env(),
             verbose: options.verbose,
         })
     }

@@ -2,6 +2,7 @@
 //! that run, and each run's peak memory and mean utilisation are accounted for its result file.
 
 use super::GpuSample;
+use crate::ids::Short;
 use crate::runs::RunId;
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Owner {
     pub run_id: RunId,
-    pub short: String,
+    pub short: Short,
     pub variant: String,
 }
 

@@ -1,6 +1,8 @@
 //! Triage decisions (unfixable with a reason, skip, clear, notes) as an append-only history per
 //! commit, and their crash-safe store. The mark is derived from the history, never stored twice.
 
+use crate::ids::ImageRef;
+
 mod store;
 
 pub use store::{LoadReport, StoreError, TriageStore};
@@ -26,7 +28,7 @@ pub enum Change {
         variant: String,
         recipe: String,
         outcome: FixOutcome,
-        image: Option<String>,
+        image: Option<ImageRef>,
         /// The fix's full output, kept in the workspace.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         log: Option<String>,
@@ -34,7 +36,7 @@ pub enum Change {
     /// A variant's fixed image pushed to a registry: `reference` pulls exactly it back.
     Pushed {
         variant: String,
-        image: String,
+        image: ImageRef,
         /// `host/repo@sha256:…`
         reference: String,
     },
@@ -42,7 +44,7 @@ pub enum Change {
     /// committed, which the baseline and agent then run in. `outcome`: `built` or the failure.
     Built {
         outcome: String,
-        image: Option<String>,
+        image: Option<ImageRef>,
         duration_s: u64,
         max_jobs: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,7 +53,7 @@ pub enum Change {
     /// A variant's fixed image removed from the engine: it no longer runs in it.
     ImageRemoved {
         variant: String,
-        image: String,
+        image: ImageRef,
     },
 }
 
@@ -201,18 +203,18 @@ impl TriageBook {
     }
 
     /// The fixed image a variant now runs in, if one was committed and not removed since.
-    pub fn fixed_image(&self, short: &str, variant: &str) -> Option<String> {
+    pub fn fixed_image(&self, short: &str, variant: &str) -> Option<ImageRef> {
         self.newest_fixed_image(short, variant).filter(|(_, removed)| !removed).map(|(image, _)| image)
     }
 
     /// The fixed image a variant ran in until it was removed (no newer one made since): what a
     /// run's confirm names as gone.
-    pub fn removed_fixed_image(&self, short: &str, variant: &str) -> Option<String> {
+    pub fn removed_fixed_image(&self, short: &str, variant: &str) -> Option<ImageRef> {
         self.newest_fixed_image(short, variant).filter(|(_, removed)| *removed).map(|(image, _)| image)
     }
 
     /// The newest fixed image made for a variant, and whether it was removed after.
-    fn newest_fixed_image(&self, short: &str, variant: &str) -> Option<(String, bool)> {
+    fn newest_fixed_image(&self, short: &str, variant: &str) -> Option<(ImageRef, bool)> {
         let mut removed = std::collections::HashSet::new();
         self.history(short).iter().rev().find_map(|h| match &h.change {
             Change::ImageRemoved { variant: v, image } if v == variant => {
@@ -232,6 +234,17 @@ impl TriageBook {
         })
     }
 
+    /// When a fix last took on a variant (verified, or found applied already): the board marks the
+    /// variant fixed until a run newer than this ends.
+    pub fn last_fix_at(&self, short: &str, variant: &str) -> Option<&str> {
+        self.history(short).iter().rev().find_map(|h| match &h.change {
+            Change::Fix {
+                variant: v, outcome: FixOutcome::Verified | FixOutcome::AlreadyApplied, ..
+            } if v == variant => Some(h.at.as_str()),
+            _ => None,
+        })
+    }
+
     /// When `image` was made as a variant's fixed image (the history's RFC 3339 time).
     pub fn fixed_at(&self, short: &str, variant: &str, image: &str) -> Option<&str> {
         self.history(short).iter().rev().find_map(|h| match &h.change {
@@ -244,7 +257,7 @@ impl TriageBook {
     }
 
     /// The last push of a variant's fixed image: (local tag, reference by digest).
-    pub fn pushed(&self, short: &str, variant: &str) -> Option<(String, String)> {
+    pub fn pushed(&self, short: &str, variant: &str) -> Option<(ImageRef, String)> {
         self.history(short).iter().rev().find_map(|h| match &h.change {
             Change::Pushed { variant: v, image, reference } if v == variant => {
                 Some((image.clone(), reference.clone()))

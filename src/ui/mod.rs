@@ -86,7 +86,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     if let Some(pane) = areas.detail {
         match (&state.logs.run_pane, &state.logs.recorded) {
             (Some((id, shown)), _) => widgets::run_panes::render(frame, pane, state, id, *shown, theme),
-            (None, Some(view)) if view.key.run == crate::app::BUILD_LOG => {
+            (None, Some(view)) if view.key.log == crate::app::LogId::Build => {
                 widgets::build_pane::render(frame, pane, state, view, theme);
             }
             (None, Some(view)) => widgets::log_pane::render(frame, pane, &log_props(state, view), theme),
@@ -122,5 +122,6 @@ pub(crate) fn log_props<'a>(
         page_rows: state.log_rows(),
         focused: state.focus == Focus::Log,
         expand_key: state.session.keymap.key_name(KeyMode::Log, Action::ExpandLines),
+        behind: (state.logs.behind.len(), state.session.keymap.key_name(KeyMode::Log, Action::OtherPane)),
     }
 }

@@ -5,6 +5,7 @@ use super::super::filter::Query;
 use super::super::rows::{Column, Row, build_row};
 use crate::dataset::results::Stamp;
 use crate::dataset::{CommitStatus, Entry, Variant};
+use crate::ids::Short;
 use crate::triage::{Mark, TriageBook};
 use std::collections::BTreeSet;
 
@@ -78,11 +79,9 @@ pub struct BoardState {
     /// The furthest the detail pane scrolls, as last drawn.
     pub detail_limit: u16,
     /// Variants a fix is being applied to that re-run once it is verified.
-    pub rerun_after_fix: BTreeSet<(String, Variant)>,
-    /// Variants fixed since their last run: the cell says so until a run of it ends.
-    pub fixed_not_rerun: BTreeSet<(String, Variant)>,
+    pub rerun_after_fix: BTreeSet<(Short, Variant)>,
     /// Commits picked with Space for a bulk fix.
-    pub picked: BTreeSet<String>,
+    pub picked: BTreeSet<Short>,
     /// The agent whose results fill the A column; `None`: each commit's newest of any agent.
     pub agent: Option<String>,
     /// Whether any result names its agent (the board then shows an Agent column).
@@ -90,7 +89,7 @@ pub struct BoardState {
     /// While the result files are being read: how far it has got.
     pub loading: Option<crate::dataset::Progress>,
     /// The detail pane's `patches:` line per commit; `None` while it is being read.
-    pub patch_lines: std::collections::BTreeMap<String, Option<String>>,
+    pub patch_lines: std::collections::BTreeMap<Short, Option<String>>,
 }
 
 impl BoardState {
@@ -113,7 +112,6 @@ impl BoardState {
             detail_scroll: 0,
             detail_limit: u16::MAX,
             rerun_after_fix: BTreeSet::new(),
-            fixed_not_rerun: BTreeSet::new(),
             picked: BTreeSet::new(),
             agent: None,
             agents_named,
@@ -129,8 +127,8 @@ impl BoardState {
         self.visible.get(self.selected).copied()
     }
 
-    pub fn selected_short(&self) -> Option<&str> {
-        self.selected_entry().map(|i| self.entries[i].commit.short.as_str())
+    pub fn selected_short(&self) -> Option<&Short> {
+        self.selected_entry().map(|i| &self.entries[i].commit.short)
     }
 
     pub fn entry_index(&self, short: &str) -> Option<usize> {
@@ -177,7 +175,7 @@ impl BoardState {
             sort_reverse: self.sort_reverse,
             view: self.view,
             filter: self.query.text.clone(),
-            selected: self.selected_short().map(str::to_string),
+            selected: self.selected_short().map(ToString::to_string),
             agent: self.agent.clone(),
         }
     }
@@ -246,7 +244,7 @@ impl BoardState {
     }
 
     /// The commit variants that run in fixed image `tag`.
-    pub fn variants_fixed_by(&self, tag: &str) -> Vec<(String, Variant)> {
+    pub fn variants_fixed_by(&self, tag: &str) -> Vec<(Short, Variant)> {
         let mut out = Vec::new();
         for entry in &self.entries {
             let short = &entry.commit.short;
@@ -287,10 +285,6 @@ impl BoardState {
 
     pub fn rebuild_row(&mut self, index: usize) {
         self.rows[index] = build_row(&self.entries[index], &self.book);
-        let short = self.entries[index].commit.short.clone();
-        for v in Variant::ALL.into_iter().filter(|v| self.fixed_not_rerun.contains(&(short.clone(), *v))) {
-            self.rows[index].cells[v as usize].text = "✚ fixed".into();
-        }
     }
 
     /// The unfixable reason to prefill from the board: the failure's category and evidence line.

@@ -2,10 +2,10 @@
 //! (phase, gauge fraction, the status line) and, once finished, how it went and the MAX_JOBS a
 //! re-run should use. The build's log is the log pane's (key run `build`).
 
+use crate::ids::Short;
 use std::collections::BTreeMap;
 
 /// The log pane key's run name for a build.
-pub const BUILD_LOG: &str = "build";
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BuildView {
@@ -22,11 +22,11 @@ pub struct BuildView {
 
 #[derive(Debug, Clone, Default)]
 pub struct BuildsState {
-    pub by_commit: BTreeMap<String, BuildView>,
+    pub by_commit: BTreeMap<Short, BuildView>,
 }
 
 impl BuildsState {
-    pub fn live(&self) -> impl Iterator<Item = (&String, &BuildView)> {
+    pub fn live(&self) -> impl Iterator<Item = (&Short, &BuildView)> {
         self.by_commit.iter().filter(|(_, b)| b.live)
     }
 

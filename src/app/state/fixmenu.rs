@@ -3,10 +3,11 @@
 
 use crate::dataset::Variant;
 use crate::fixes::FixOffer;
+use crate::ids::Short;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixMenu {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
     pub category: String,
     /// `None` while the image is being probed; `Err` when probing failed.

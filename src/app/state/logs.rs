@@ -4,14 +4,12 @@
 use super::logview::LogView;
 use crate::runs::Pane;
 
-/// The `run` of a document's log key: the 3-way diff view and the agent run pane.
-pub const PATCHES: &str = "patches";
-pub const AGENT_RUN: &str = "agent-run";
-
 #[derive(Debug, Clone)]
 pub struct LogsState {
     /// A recorded log (or a fix's output) open in the pane.
     pub recorded: Option<LogView>,
+    /// Fix and build logs opened before the shown one, still filling: `o` shows the next.
+    pub behind: Vec<LogView>,
     /// The run whose panes are open, and which of its two panes is shown on top.
     pub run_pane: Option<(crate::runs::RunId, Pane)>,
     /// Decoded lines kept in memory per log.
@@ -25,6 +23,7 @@ impl LogsState {
     pub fn new() -> LogsState {
         LogsState {
             recorded: None,
+            behind: Vec::new(),
             run_pane: None,
             ring: crate::logs::DEFAULT_RING,
             last_query: String::new(),
@@ -38,11 +37,41 @@ impl LogsState {
 
     /// A document is open: it takes the board's place too.
     pub fn document_open(&self) -> bool {
-        self.recorded.as_ref().is_some_and(|v| [PATCHES, AGENT_RUN].contains(&v.key.run.as_str()))
+        self.recorded.as_ref().is_some_and(|v| v.key.log.is_document())
+    }
+
+    /// Show `view`; the fix or build log it replaces stays open behind it.
+    pub fn show(&mut self, view: LogView) {
+        self.behind.retain(|v| v.key != view.key);
+        if let Some(shown) = self.recorded.take().filter(|v| v.key.log.is_job() && v.key != view.key) {
+            self.behind.push(shown);
+        }
+        self.recorded = Some(view);
+        self.run_pane = None;
+        self.document = None;
+    }
+
+    /// `o` over a fix or build log: the next one open behind it, the shown one going to the back.
+    pub fn next_behind(&mut self) -> bool {
+        if self.behind.is_empty() || self.run_pane.is_some() {
+            return false;
+        }
+        let next = self.behind.remove(0);
+        if let Some(shown) = self.recorded.replace(next).filter(|v| v.key.log.is_job()) {
+            self.behind.push(shown);
+        }
+        true
+    }
+
+    /// The open view of `key`, shown or behind.
+    pub fn view_mut(&mut self, key: &super::LogKey) -> Option<&mut LogView> {
+        let shown = self.recorded.as_mut().filter(|v| &v.key == key);
+        shown.or_else(|| self.behind.iter_mut().find(|v| &v.key == key))
     }
 
     pub fn close(&mut self) {
         self.recorded = None;
+        self.behind.clear();
         self.run_pane = None;
         self.document = None;
     }

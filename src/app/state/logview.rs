@@ -2,15 +2,59 @@
 //! filter-to-matches, level filter, wrap, and a page of older lines fetched from the spool.
 
 use crate::dataset::Variant;
+use crate::ids::Short;
 use crate::logs::{Level, Line, Ring};
+use crate::runs::{Pane, RunId};
 use regex::{Regex, RegexBuilder};
 use std::collections::BTreeMap;
 
+/// Which log of a commit's variant: what its lines are and where its spool is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LogId {
+    /// One of a run's two panes.
+    Run { run_id: RunId, pane: Pane },
+    /// A fix's output.
+    Fix { recipe: String },
+    /// A baseline build's log.
+    Build,
+    /// The variant's recorded output: its result file's, or the dataset's error text.
+    Recorded,
+    /// The 3-way diff document.
+    Patches,
+    /// The agent run document.
+    AgentRun,
+}
+
+impl LogId {
+    /// A fix's or a build's output: a job of its own, kept open beside others (`o` goes to the next).
+    pub fn is_job(&self) -> bool {
+        matches!(self, LogId::Fix { .. } | LogId::Build)
+    }
+
+    pub fn is_document(&self) -> bool {
+        matches!(self, LogId::Patches | LogId::AgentRun)
+    }
+}
+
+/// The log's file stem in the workspace: `recorded`, `build`, `fix-<recipe>`, `<run id>-<pane>`.
+impl std::fmt::Display for LogId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LogId::Run { run_id, pane } => write!(f, "{run_id}-{}", pane.name()),
+            LogId::Fix { recipe } => write!(f, "fix-{recipe}"),
+            LogId::Build => f.write_str("build"),
+            LogId::Recorded => f.write_str("recorded"),
+            LogId::Patches => f.write_str("patches"),
+            LogId::AgentRun => f.write_str("agent-run"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LogKey {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
-    pub run: String,
+    pub log: LogId,
 }
 
 #[derive(Debug, Clone)]

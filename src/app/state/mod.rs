@@ -13,13 +13,13 @@ mod session;
 
 pub use crate::fixes::FixOffer;
 pub use board::{BoardPrefs, BoardState, View};
-pub use builds::{BUILD_LOG, BuildView, BuildsState};
+pub use builds::{BuildView, BuildsState};
 pub use fixmenu::FixMenu;
 pub use gpu::{GpuState, Window};
-pub use logs::{AGENT_RUN, LogsState, PATCHES};
-pub use logview::{LogKey, LogView, MAX_MATCHES, Search};
+pub use logs::LogsState;
+pub use logview::{LogId, LogKey, LogView, MAX_MATCHES, Search};
 pub use popup::{ActionMenu, BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
-pub use runs::{DockerStatus, RunRequest, RunView, RunsState, compact_duration};
+pub use runs::{DockerStatus, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
 use super::{KeyMap, KeyMode};
@@ -136,12 +136,24 @@ impl AppState {
     }
 
     /// Queue a run under a new id; `update` starts it when a slot is free.
-    pub fn queue_run(&mut self, request: RunRequest) -> crate::runs::RunId {
+    pub fn queue_run(&mut self, request: crate::runs::RunRequest) -> crate::runs::RunId {
         self.runs.counter += 1;
         let run_id: crate::runs::RunId =
             format!("{}{}{}", self.session.now_compact(), self.session.id, self.runs.counter).into();
+        let (short, variant) = (request.short.clone(), request.variant);
         self.runs.enqueue(run_id.clone(), request, self.session.ticks, self.logs.ring);
+        self.follow_newest_run(&short, variant, &run_id);
         run_id
+    }
+
+    /// An open pane of an older run of `short`'s `variant` goes on with its newest run (a re-run
+    /// after a fix, a repeat), on the same pane.
+    fn follow_newest_run(&mut self, short: &str, variant: Variant, newest: &crate::runs::RunId) {
+        let Some((shown, pane)) = &self.logs.run_pane else { return };
+        let same = self.runs.get(shown).is_some_and(|r| r.short() == short && r.variant() == variant);
+        if same {
+            self.logs.run_pane = Some((newest.clone(), *pane));
+        }
     }
 
     /// `repeat` decided for a run of `short`'s `variant` (`auto` against the recorded samples).

@@ -3,6 +3,7 @@
 
 use super::fixmenu::FixMenu;
 use crate::dataset::Variant;
+use crate::ids::Short;
 use crate::runs::RunId;
 
 /// What a text prompt is for.
@@ -21,13 +22,13 @@ pub enum PromptPurpose {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
     pub purpose: PromptPurpose,
-    pub short: String,
+    pub short: Short,
     pub text: String,
 }
 
 impl Prompt {
     pub fn new(purpose: PromptPurpose, short: &str, text: String) -> Prompt {
-        Prompt { purpose, short: short.to_string(), text }
+        Prompt { purpose, short: short.into(), text }
     }
 }
 
@@ -35,11 +36,11 @@ impl Prompt {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmAction {
     MarkUnfixable {
-        short: String,
+        short: Short,
         reason: String,
     },
     StartRuns {
-        short: String,
+        short: Short,
         variants: Vec<Variant>,
         /// A `[[hosts]]` host chosen in the confirm (`o`); `None`: placed when each starts.
         host: Option<String>,
@@ -50,7 +51,7 @@ pub enum ConfirmAction {
         run_id: RunId,
     },
     ApplyFix {
-        short: String,
+        short: Short,
         variant: Variant,
         recipe: String,
         commit_image: bool,
@@ -62,11 +63,11 @@ pub enum ConfirmAction {
     },
     /// Build the commit's baseline image; `max_jobs` set when a failed build suggested one.
     StartBuild {
-        short: String,
+        short: Short,
         knobs: Box<crate::builds::KnobSet>,
     },
     BulkFix {
-        shorts: Vec<String>,
+        shorts: Vec<Short>,
         recipe: String,
         /// Above `BULK_SECOND_CONFIRM` commits a second confirm is asked; this is that one.
         again: bool,
@@ -104,7 +105,7 @@ impl Confirm {
 /// `m`: what can be done to one commit now, each action with its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionMenu {
-    pub short: String,
+    pub short: Short,
     pub items: Vec<crate::app::Action>,
     pub selected: usize,
 }
@@ -112,7 +113,7 @@ pub struct ActionMenu {
 /// Choosing the recipe to apply to several commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BulkPicker {
-    pub shorts: Vec<String>,
+    pub shorts: Vec<Short>,
     /// (id, title) of the recipes that answer their failures.
     pub recipes: Vec<(String, String)>,
     pub selected: usize,
@@ -124,10 +125,10 @@ pub enum Mode {
     Prompt(Prompt),
     Confirm(Confirm),
     /// Choosing which variants of this commit to run.
-    Choose(String),
+    Choose(Short),
     /// The chosen runs are being planned; their confirm comes next (keys typed meanwhile are
     /// not taken as board keys; Esc gives up).
-    Planning(String),
+    Planning(Short),
     Fix(FixMenu),
     BulkFix(BulkPicker),
     Help,

@@ -2,9 +2,10 @@
 //! run's phase, elapsed time and two live log panes (server, benchmark). `update` starts a queued
 //! run only when a slot is free and Docker is connected; the job service only executes.
 
-use super::logview::{LogKey, LogView};
+use super::logview::{LogId, LogKey, LogView};
 use crate::dataset::Variant;
-use crate::runs::{Pane, RunId, RunPhase};
+use crate::ids::{ImageRef, Short};
+use crate::runs::{Pane, RunId, RunPhase, RunRequest};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -14,26 +15,13 @@ pub enum DockerStatus {
     Unreachable(String),
 }
 
-/// What to run: a variant of a commit, in a fixed image (with the recipes that made it) or not.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunRequest {
-    pub short: String,
-    pub variant: Variant,
-    pub image: Option<String>,
-    pub fixes: Vec<String>,
-    /// The `[[hosts]]` host the confirm chose; `None`: placed when it starts.
-    pub host: Option<String>,
-    /// Benchmark runs against one server start, as the confirm (or `[runs] repeat`) chose.
-    pub repeat: crate::runs::RepeatPlan,
-}
-
 #[derive(Debug, Clone)]
 pub struct RunView {
     pub run_id: RunId,
     pub request: RunRequest,
     pub phase: RunPhase,
     /// The image its container was created from, once it was (`RunPhase::Creating`).
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     /// The `[[hosts]]` engine it was placed on (`RunPhase::Placed`).
     pub host: Option<String>,
     /// Handed to the job service (it holds a slot until it finishes).
@@ -49,8 +37,9 @@ pub struct RunView {
 impl RunView {
     pub fn new(run_id: &RunId, request: RunRequest, started_tick: u64, ring: usize) -> RunView {
         let (short, variant) = (request.short.clone(), request.variant);
-        let key = |pane: &str| LogKey { short: short.clone(), variant, run: format!("{run_id}-{pane}") };
-        let title = |pane: &str| format!("{pane} · {short} {} · run {run_id}", variant.name());
+        let key =
+            |pane| LogKey { short: short.clone(), variant, log: LogId::Run { run_id: run_id.clone(), pane } };
+        let title = |pane: Pane| format!("{} · {short} {} · run {run_id}", pane.name(), variant.name());
         RunView {
             run_id: run_id.clone(),
             phase: RunPhase::Queued,
@@ -58,14 +47,14 @@ impl RunView {
             host: None,
             dispatched: false,
             started_tick,
-            server: LogView::new(key("server"), title("server"), ring),
-            bench: LogView::new(key("benchmark"), title("benchmark"), ring),
+            server: LogView::new(key(Pane::Server), title(Pane::Server), ring),
+            bench: LogView::new(key(Pane::Benchmark), title(Pane::Benchmark), ring),
             reattached: false,
             request,
         }
     }
 
-    pub fn short(&self) -> &str {
+    pub fn short(&self) -> &Short {
         &self.request.short
     }
 

@@ -69,7 +69,7 @@ fn switch_view(state: &mut AppState, step: usize) {
 /// Space: pick the selected commit for a bulk fix, then move on.
 pub fn pick(state: &mut AppState) -> Vec<Effect> {
     let board = &mut state.board;
-    if let Some(short) = board.selected_short().map(str::to_string)
+    if let Some(short) = board.selected_short().cloned()
         && !board.picked.remove(&short)
     {
         board.picked.insert(short);

@@ -3,23 +3,24 @@
 //! it; status and the outcome come back from the job service and go into the triage history.
 
 use crate::app::{
-    AppState, BUILD_LOG, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, JobError, Level, LogKey,
+    AppState, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, JobError, Level, LogId, LogKey,
     LogView, Mode,
 };
 use crate::app::{Prompt, PromptPurpose};
 use crate::builds::KnobSet;
 use crate::dataset::Variant;
+use crate::ids::Short;
 
 /// `b`: plan the selected commit's build for a confirm, with the MAX_JOBS a failed build suggested.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {
-    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
     let max_jobs = state.builds.by_commit.get(&short).and_then(|b| b.suggested_jobs);
     plan(state, short, KnobSet { max_jobs, ..KnobSet::default() })
 }
 
 /// `B`: a prompt for the knobs (the suggested MAX_JOBS already in it).
 pub fn open_knobs(state: &mut AppState) -> Vec<Effect> {
-    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
     let suggested = state.builds.by_commit.get(&short).and_then(|b| b.suggested_jobs);
     let text = suggested.map(|jobs| format!("max_jobs={jobs} ")).unwrap_or_default();
     state.mode = Mode::Prompt(Prompt::new(PromptPurpose::BuildKnobs, &short, text));
@@ -29,7 +30,7 @@ pub fn open_knobs(state: &mut AppState) -> Vec<Effect> {
 /// The knobs prompt submitted: plan with them, or say which word is wrong.
 pub fn ask_with(state: &mut AppState, short: &str, text: &str) -> Vec<Effect> {
     match crate::builds::parse_knobs(text) {
-        Ok(knobs) => plan(state, short.to_string(), knobs),
+        Ok(knobs) => plan(state, short.into(), knobs),
         Err(why) => {
             state.notify(Level::Warn, why.to_string());
             Vec::new()
@@ -37,7 +38,7 @@ pub fn ask_with(state: &mut AppState, short: &str, text: &str) -> Vec<Effect> {
     }
 }
 
-fn plan(state: &mut AppState, short: String, knobs: KnobSet) -> Vec<Effect> {
+fn plan(state: &mut AppState, short: Short, knobs: KnobSet) -> Vec<Effect> {
     if state.builds.is_live(&short) {
         state.notify(Level::Info, format!("{short}'s baseline is already building"));
         return Vec::new();
@@ -60,7 +61,7 @@ pub fn message(state: &mut AppState, msg: BuildMsg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn planned(state: &mut AppState, short: String, knobs: KnobSet, plan: Result<Vec<String>, JobError>) {
+fn planned(state: &mut AppState, short: Short, knobs: KnobSet, plan: Result<Vec<String>, JobError>) {
     if state.mode != Mode::Planning(short.clone()) {
         return; // given up with Esc while it was being planned
     }
@@ -80,15 +81,14 @@ fn planned(state: &mut AppState, short: String, knobs: KnobSet, plan: Result<Vec
 
 /// Confirmed: the build's log opens in the pane and the job service starts it.
 pub fn start(state: &mut AppState, short: &str, knobs: KnobSet) -> Vec<Effect> {
-    let log = LogKey { short: short.into(), variant: Variant::Baseline, run: BUILD_LOG.into() };
+    let log = LogKey { short: short.into(), variant: Variant::Baseline, log: LogId::Build };
     let title = format!("build · {short} baseline");
-    state.logs.recorded = Some(LogView::new(log.clone(), title, state.logs.ring));
-    state.logs.run_pane = None;
+    state.logs.show(LogView::new(log.clone(), title, state.logs.ring));
     state.focus = Focus::Log;
     let view = BuildView { live: true, phase: "starting".into(), ..BuildView::default() };
-    state.builds.by_commit.insert(short.to_string(), view);
+    state.builds.by_commit.insert(short.into(), view);
     state.notify(Level::Info, format!("building {short}'s baseline…"));
-    vec![Effect::StartBuild { short: short.to_string(), knobs, log }]
+    vec![Effect::StartBuild { short: short.into(), knobs, log }]
 }
 
 fn done(
@@ -98,7 +98,7 @@ fn done(
     lines: &[String],
     suggested_jobs: Option<u32>,
 ) -> Vec<Effect> {
-    let view = state.builds.by_commit.entry(short.to_string()).or_default();
+    let view = state.builds.by_commit.entry(short.into()).or_default();
     (view.live, view.outcome, view.suggested_jobs) = (false, lines.to_vec(), suggested_jobs);
     let recorded = change.is_some();
     let effects = change.map(|change| state.record(short, change)).unwrap_or_default();

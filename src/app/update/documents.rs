@@ -3,7 +3,7 @@
 //! to file there). The detail pane's `patches:` line is asked for while the detail shows a commit.
 
 use crate::agents::document::Layout;
-use crate::app::{AGENT_RUN, Action, AppState, Document, Effect, Focus, LogKey, LogView, PATCHES};
+use crate::app::{Action, AppState, Document, Effect, Focus, LogId, LogKey, LogView};
 use crate::dataset::Variant;
 
 /// From this width the two patches are side by side.
@@ -15,18 +15,21 @@ const CHROME: u16 = 2 + 8;
 pub fn open(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Some(index) = state.board.selected_entry() else { return Vec::new() };
     let short = state.board.entries[index].commit.short.clone();
-    let (run, variant) =
-        if action == Action::PatchView { (PATCHES, Variant::Human) } else { (AGENT_RUN, Variant::Agent) };
-    let key = LogKey { short, variant, run: run.into() };
+    let (log, variant) = if action == Action::PatchView {
+        (LogId::Patches, Variant::Human)
+    } else {
+        (LogId::AgentRun, Variant::Agent)
+    };
+    let document = match log {
+        LogId::Patches => Document::Patches(layout(state.session.size.0)),
+        _ => Document::AgentRun,
+    };
+    let key = LogKey { short, variant, log };
     if state.logs.recorded.as_ref().is_some_and(|v| v.key == key) {
         state.logs.close();
         state.focus = Focus::Board;
         return Vec::new();
     }
-    let document = match run {
-        PATCHES => Document::Patches(layout(state.session.size.0)),
-        _ => Document::AgentRun,
-    };
     show(state, key, document)
 }
 
@@ -39,8 +42,7 @@ fn show(state: &mut AppState, key: LogKey, document: Document) -> Vec<Effect> {
     let mut view = LogView::new(key.clone(), title, ring);
     view.follow = false;
     state.board.detail_open = false;
-    state.logs.run_pane = None;
-    state.logs.recorded = Some(view);
+    state.logs.show(view);
     state.logs.document = Some(document);
     state.focus = Focus::Log;
     vec![Effect::OpenDocument { key, document, ring }]
@@ -57,7 +59,9 @@ pub fn layout(width: u16) -> Layout {
 
 /// After a resize: an open diff is laid out again for the new width, at the same line.
 pub fn resized(state: &mut AppState) -> Vec<Effect> {
-    let Some(view) = state.logs.recorded.as_ref().filter(|v| v.key.run == PATCHES) else { return Vec::new() };
+    let Some(view) = state.logs.recorded.as_ref().filter(|v| v.key.log == LogId::Patches) else {
+        return Vec::new();
+    };
     let document = Document::Patches(layout(state.session.size.0));
     if state.logs.document == Some(document) {
         return Vec::new();

@@ -2,10 +2,12 @@
 
 use crate::app::{
     Action, AppState, BulkPicker, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest,
-    Focus, JobError, Level, LogKey, LogView, Mode, Prompt, PromptPurpose, RunRequest,
+    Focus, JobError, Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
 };
 use crate::dataset::{RunStatus, Variant};
 use crate::fixes::FixOffer;
+use crate::ids::Short;
+use crate::runs::RunRequest;
 use crate::triage::{Change, FixOutcome};
 
 /// The variant a fix is for: the first failing one, with its failure's category.
@@ -135,13 +137,12 @@ pub fn apply(
 ) -> Vec<Effect> {
     let image = state.board.book.fixed_image(short, variant.name());
     let evidence = evidence(state, short, variant);
-    let log = LogKey { short: short.into(), variant, run: format!("fix-{recipe}") };
+    let log = LogKey { short: short.into(), variant, log: LogId::Fix { recipe: recipe.to_string() } };
     let title = format!("fix {recipe} · {short} {}", variant.name());
-    state.logs.recorded = Some(LogView::new(log.clone(), title, state.logs.ring));
-    state.logs.run_pane = None;
+    state.logs.show(LogView::new(log.clone(), title, state.logs.ring));
     state.focus = Focus::Log;
     state.notify(Level::Info, format!("applying {recipe} to {short} {}…", variant.name()));
-    let (short, recipe) = (short.to_string(), recipe.to_string());
+    let (short, recipe) = (Short::from(short), recipe.to_string());
     vec![Effect::ApplyFix(FixRequest { short, variant, recipe, commit_image, image, evidence, log })]
 }
 
@@ -173,7 +174,6 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
     if outcome == FixOutcome::Failed {
         return effects;
     }
-    state.board.fixed_not_rerun.insert((short.clone(), variant));
     if let Some(index) = state.board.entry_index(&short) {
         state.board.rebuild_row(index);
     }
@@ -192,7 +192,7 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
 /// `F`: one recipe for the picked commits (else all shown), chosen from what their failures suggest.
 pub fn open_bulk(state: &mut AppState) -> Vec<Effect> {
     let board = &state.board;
-    let shorts: Vec<String> = if board.picked.is_empty() {
+    let shorts: Vec<Short> = if board.picked.is_empty() {
         board.visible.iter().map(|&i| board.entries[i].commit.short.clone()).collect()
     } else {
         board.picked.iter().cloned().collect()
@@ -213,7 +213,7 @@ pub fn open_bulk(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
-fn failed_categories(state: &AppState, shorts: &[String]) -> Vec<String> {
+fn failed_categories(state: &AppState, shorts: &[Short]) -> Vec<String> {
     let board = &state.board;
     shorts
         .iter()
@@ -248,17 +248,17 @@ pub fn bulk(state: &mut AppState, action: Action) -> Vec<Effect> {
 pub const BULK_SECOND_CONFIRM: usize = 10;
 
 /// The commits whose failure `recipe` answers: done commits and other failures are left out.
-fn answered_by(state: &AppState, shorts: &[String], recipe: &str) -> Vec<String> {
+fn answered_by(state: &AppState, shorts: &[Short], recipe: &str) -> Vec<Short> {
     let answers: Vec<String> =
         state.session.recipes.iter().filter(|r| r.id == recipe).flat_map(|r| r.answers.clone()).collect();
     shorts
         .iter()
-        .filter(|s| failed_categories(state, &[s.to_string()]).iter().any(|c| answers.contains(c)))
+        .filter(|s| failed_categories(state, std::slice::from_ref(*s)).iter().any(|c| answers.contains(c)))
         .cloned()
         .collect()
 }
 
-fn bulk_confirm(state: &mut AppState, shorts: Vec<String>, recipe: String, again: bool) {
+fn bulk_confirm(state: &mut AppState, shorts: Vec<Short>, recipe: String, again: bool) {
     let mut preview = vec![
         format!("{recipe} on {} failing commit(s) it answers, one at a time:", shorts.len()),
         "(done commits and other failures are left out)".into(),
@@ -277,7 +277,7 @@ fn bulk_confirm(state: &mut AppState, shorts: Vec<String>, recipe: String, again
 }
 
 /// Yes on a bulk confirm: a large batch is asked about once more, then applied.
-pub fn confirmed_bulk(state: &mut AppState, shorts: Vec<String>, recipe: String, again: bool) -> Vec<Effect> {
+pub fn confirmed_bulk(state: &mut AppState, shorts: Vec<Short>, recipe: String, again: bool) -> Vec<Effect> {
     if shorts.len() > BULK_SECOND_CONFIRM && !again {
         bulk_confirm(state, shorts, recipe, true);
         return Vec::new();
@@ -285,7 +285,7 @@ pub fn confirmed_bulk(state: &mut AppState, shorts: Vec<String>, recipe: String,
     apply_bulk(state, &shorts, &recipe)
 }
 
-pub fn apply_bulk(state: &mut AppState, shorts: &[String], recipe: &str) -> Vec<Effect> {
+pub fn apply_bulk(state: &mut AppState, shorts: &[Short], recipe: &str) -> Vec<Effect> {
     let mut effects = Vec::new();
     for short in shorts {
         let Some(index) = state.board.entry_index(short) else { continue };

@@ -2,7 +2,7 @@
 //! match navigation, error jumps, filters, wrap and save. Lines arrive as messages.
 
 use crate::app::{
-    Action, AppState, Effect, Focus, Level, LogKey, LogMsg, LogView, Mode, Prompt, PromptPurpose,
+    Action, AppState, Effect, Focus, Level, LogId, LogKey, LogMsg, LogView, Mode, Prompt, PromptPurpose,
 };
 use crate::dataset::{RunStatus, Variant};
 use crate::logs::{self, Line};
@@ -19,7 +19,7 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
     let short = state.board.entries[index].commit.short.clone();
     state.board.detail_open = false;
     state.focus = Focus::Log;
-    if let Some(run) = state.runs.list.iter().rev().find(|r| r.short() == short) {
+    if let Some(run) = state.runs.list.iter().rev().find(|r| *r.short() == short) {
         state.logs.run_pane = Some((run.run_id.clone(), Pane::Server));
         return Vec::new();
     }
@@ -44,7 +44,7 @@ fn open_recorded(state: &mut AppState, index: usize) -> Vec<Effect> {
 fn open_variant(state: &mut AppState, index: usize, variant: Variant) -> Vec<Effect> {
     let entry = &state.board.entries[index];
     let recorded = entry.variant(variant);
-    let key = LogKey { short: entry.commit.short.clone(), variant, run: "recorded".into() };
+    let key = LogKey { short: entry.commit.short.clone(), variant, log: LogId::Recorded };
     let source = recorded.loaded.then(|| recorded.outcome.source.clone()).flatten();
     let text = match (&recorded.outcome.error, recorded.outcome.status) {
         (Some(err), _) => err.clone(),
@@ -53,7 +53,7 @@ fn open_variant(state: &mut AppState, index: usize, variant: Variant) -> Vec<Eff
     };
     let title =
         format!("{} {} — {}", key.short, variant.name(), source.as_deref().unwrap_or("recorded error text"));
-    state.logs.recorded = Some(LogView::new(key.clone(), title, state.logs.ring));
+    state.logs.show(LogView::new(key.clone(), title, state.logs.ring));
     vec![Effect::OpenLog { key, source, text, ring: state.logs.ring }]
 }
 
@@ -81,9 +81,9 @@ pub fn message(state: &mut AppState, msg: LogMsg) -> Vec<Effect> {
     Vec::new()
 }
 
-/// The open recorded log, if it is `key`'s.
+/// The open log of `key`, shown or behind the shown one.
 fn recorded<'a>(state: &'a mut AppState, key: &LogKey) -> Option<&'a mut LogView> {
-    state.logs.recorded.as_mut().filter(|v| &v.key == key)
+    state.logs.view_mut(key)
 }
 
 fn top(view: &LogView, rows: usize) -> usize {
@@ -115,14 +115,18 @@ fn show_variant(state: &mut AppState, action: Action) -> Vec<Effect> {
         _ => Variant::Agent,
     };
     let of_run =
-        state.logs.run_pane.as_ref().and_then(|(id, _)| state.runs.get(id)).map(|r| r.short().to_string());
+        state.logs.run_pane.as_ref().and_then(|(id, _)| state.runs.get(id)).map(|r| r.short().clone());
     let short = of_run.or_else(|| state.logs.recorded.as_ref().map(|v| v.key.short.clone()));
     let Some(index) = short.and_then(|s| state.board.entry_index(&s)) else { return Vec::new() };
     state.logs.run_pane = None;
     open_variant(state, index, variant)
 }
 
+/// `o`: a run's other pane, or the next fix or build log open behind the shown one.
 fn other_pane(state: &mut AppState) -> Vec<Effect> {
+    if state.logs.next_behind() {
+        return Vec::new();
+    }
     if let Some((_, pane)) = &mut state.logs.run_pane {
         *pane = match pane {
             Pane::Server => Pane::Benchmark,

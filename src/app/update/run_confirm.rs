@@ -3,13 +3,14 @@
 
 use crate::app::{AppState, Confirm, ConfirmAction, JobError, Level, Mode};
 use crate::dataset::Variant;
+use crate::ids::Short;
 use crate::runs::Repeat;
 use crate::runs::auto::{AUTO_MAX, AUTO_MIN};
 
 /// The plans came back: confirm the runs that can run, saying exactly what each will do.
 pub(super) fn planned(
     state: &mut AppState,
-    short: String,
+    short: Short,
     plans: Vec<(Variant, Result<Vec<String>, JobError>)>,
 ) {
     if state.mode != Mode::Planning(short.clone()) {

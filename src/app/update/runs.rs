@@ -3,15 +3,15 @@
 
 use crate::app::{
     Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, JobError, KeyMode, Level,
-    Mode, RunMsg, RunRequest, RunView,
+    Mode, Reread, RunMsg, RunView,
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
-use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunId, RunPhase};
+use crate::runs::{FoundRun, Launch, Repeat, RepeatPlan, RunId, RunPhase, RunRequest};
 
 /// `r`: choose baseline, human, agent or all three for the selected commit.
 pub fn open_chooser(state: &mut AppState) -> Vec<Effect> {
-    if let Some(short) = state.board.selected_short().map(str::to_string) {
+    if let Some(short) = state.board.selected_short().cloned() {
         state.mode = Mode::Choose(short);
     }
     Vec::new()
@@ -40,7 +40,7 @@ fn request(state: &AppState, short: &str, variant: Variant) -> RunRequest {
     let image = state.board.book.fixed_image(short, variant.name());
     let fixes = if image.is_some() { state.board.book.fixes(short, variant.name()) } else { Vec::new() };
     let repeat = state.repeat_plan(short, variant, state.runs.repeat);
-    RunRequest { short: short.to_string(), variant, image, fixes, host: None, repeat }
+    RunRequest { short: short.into(), variant, image, fixes, host: None, repeat }
 }
 
 /// Confirmed: queue the runs (they start in the order given), each in its fixed image if it has one.
@@ -80,7 +80,7 @@ pub fn pump(state: &mut AppState) -> Vec<Effect> {
 
 /// `x`: cancel the selected commit's live run, after a confirm.
 pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
-    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
     let Some(run_id) = state.runs.live_of(&short).map(|r| r.run_id.clone()) else {
         state.notify(Level::Info, format!("{short} has no live run"));
         return Vec::new();
@@ -125,7 +125,7 @@ pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
             }
         }
         RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
-        RunMsg::Recorded { run_id, source } => recorded(state, &run_id, source),
+        RunMsg::Recorded { run_id, source, reread } => recorded(state, &run_id, source, reread),
         RunMsg::Planned { short, plans } => super::run_confirm::planned(state, short, plans),
         RunMsg::FoundJob { run_id, short, variant, job_id } => {
             if found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
@@ -219,7 +219,6 @@ fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Opt
         slot.outcome = outcome;
         slot.verdict = verdict;
         slot.loaded = true;
-        state.board.fixed_not_rerun.remove(&(short.clone(), variant));
         // The newest record: the row's category, `f` and `L` now follow this variant.
         slot.at = crate::dataset::results::Stamp::parse(&state.session.now);
         state.board.rebuild_row(index);
@@ -229,16 +228,23 @@ fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Opt
     vec![Effect::WriteResult { run_id: run_id.clone(), gpu: state.gpu.ledger.get(run_id).cloned() }]
 }
 
-fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobError>) {
+fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobError>, reread: Option<Reread>) {
     let Some(run) = state.runs.get(run_id) else { return };
     let (short, variant) = (run.short().to_string(), run.variant());
-    match source {
-        Ok(path) => {
-            if let Some(index) = state.board.entry_index(&short) {
-                state.board.entries[index].variants[variant as usize].outcome.source = Some(path);
-            }
+    let path = match source {
+        Ok(path) => path,
+        Err(why) => {
+            return state.notify(Level::Error, format!("run {run_id}: cannot write the result file: {why}"));
         }
-        Err(why) => state.notify(Level::Error, format!("run {run_id}: cannot write the result file: {why}")),
+    };
+    let Some(index) = state.board.entry_index(&short) else { return };
+    let slot = &mut state.board.entries[index].variants[variant as usize];
+    slot.outcome.source = Some(path);
+    if let Some(reread) = reread {
+        slot.verdict = reread.verdict;
+        slot.warnings = reread.warnings;
+        state.board.rebuild_row(index);
+        state.board.refilter();
     }
 }
 
@@ -274,7 +280,7 @@ fn found(state: &mut AppState, run_id: &RunId, short: &str, variant: Variant, ho
         return false;
     }
     let request = RunRequest {
-        short: short.to_string(),
+        short: short.into(),
         variant,
         image: None,
         fixes: Vec::new(),

@@ -6,7 +6,7 @@ use crate::app::{
 use crate::triage::Change;
 
 pub fn quick_mark(state: &mut AppState, action: Action) -> Vec<Effect> {
-    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
     let change = if action == Action::MarkSkip { Change::Skip } else { Change::Clear };
     state.record(&short, change)
 }
@@ -21,7 +21,7 @@ pub fn record_unfixable(state: &mut AppState, short: &str, reason: String) -> Ve
 
 /// `u` / `n`: the reason (prefilled from the classifier) or note prompt for the selected commit.
 pub fn open_prompt(state: &mut AppState, action: Action) -> Vec<Effect> {
-    let Some(short) = state.board.selected_short().map(str::to_string) else { return Vec::new() };
+    let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
     if state.session.read_only {
         state.notify(Level::Warn, READ_ONLY);
         return Vec::new();

@@ -2,6 +2,8 @@
 //! Lenient: trailing garbage after the first JSON value is accepted; anything else that cannot be
 //! read becomes a warning naming the file. Never a panic, never a silently skipped `.json` file.
 
+use crate::ids::Short;
+
 mod modal;
 mod parts;
 mod role;
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// One variant's outcome read from a result file, whatever the file's shape.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultRecord {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
     /// The agent of the run the record belongs to (named by its `omniperf_results_3way_<agent>`
     /// folder); `None` where nothing says.

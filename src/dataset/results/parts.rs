@@ -22,7 +22,7 @@ pub(super) struct Origin<'a> {
 impl Origin<'_> {
     pub fn record(&self, short: &str, variant: Variant, outcome: Outcome, at: Option<Stamp>) -> ResultRecord {
         ResultRecord {
-            short: short.to_string(),
+            short: short.into(),
             variant,
             agent: self.agent.clone(),
             outcome: Outcome { source: outcome.source.or_else(|| Some(self.source.clone())), ..outcome },

@@ -4,6 +4,7 @@
 use super::parts::{Obj, Origin, fields, owner_of, recorded_metrics, short_of, stamp, text};
 use super::{ResultRecord, ResultSet, Stamp};
 use crate::dataset::{Outcome, RunStatus, Variant};
+use crate::ids::ImageRef;
 use crate::metrics::{self, MetricsFrom};
 use serde_json::Value;
 
@@ -65,7 +66,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
         error: if keep { None } else { error },
         metrics,
         fixes: fixes_of(obj),
-        image: obj.get("perftriage").and_then(|p| p.get("image")).and_then(Value::as_str).map(str::to_string),
+        image: obj.get("perftriage").and_then(|p| p.get("image")).and_then(Value::as_str).map(ImageRef::from),
         metrics_from,
         samples,
         workload: Default::default(),

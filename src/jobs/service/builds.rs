@@ -6,6 +6,7 @@
 use super::{JobService, ServiceError};
 use crate::app::{BuildMsg, JobError, Level, LogKey, Msg};
 use crate::builds::{BuildWatch, FailureKind, KnobSet, Machine};
+use crate::ids::Short;
 use crate::jobs::build::{BuildEvent, BuildJob, BuildReport};
 use crate::jobs::build_job::{BuildSettings, machine_of};
 use crate::jobs::lines::LinePath;
@@ -29,7 +30,7 @@ impl JobService {
     }
 
     /// Answer with `BuildMsg::Planned`: the confirm's lines, or why it cannot be built.
-    pub fn plan_build(&self, short: String, knobs: KnobSet) {
+    pub fn plan_build(&self, short: Short, knobs: KnobSet) {
         let (engine, tx, planner) = (self.engine(), self.tx.clone(), self.planner());
         tokio::spawn(async move {
             let machine = machine_of(engine.as_ref()).await;
@@ -46,7 +47,7 @@ impl JobService {
     }
 
     /// Run the build; its log goes to the pane `log`.
-    pub fn start_build(&mut self, short: String, knobs: KnobSet, log: LogKey) {
+    pub fn start_build(&mut self, short: Short, knobs: KnobSet, log: LogKey) {
         let Some(engine) = self.engine() else {
             let why = format!("cannot build {short}: Docker is not connected");
             let _ = self.tx.send(Msg::Build(BuildMsg::Done {
@@ -95,11 +96,11 @@ fn status(tx: &UnboundedSender<Msg>, short: &str, watch: &BuildWatch, now: f64, 
     let phase = watch.phase.map_or("starting", crate::builds::Phase::name).to_string();
     let fraction = watch.progress.fraction();
     let status = watch.status(now, stall_s);
-    let _ = tx.send(Msg::Build(BuildMsg::Status { short: short.to_string(), phase, fraction, status }));
+    let _ = tx.send(Msg::Build(BuildMsg::Status { short: short.into(), phase, fraction, status }));
 }
 
 /// It did not get to build (no room, no image, Docker gone): said, nothing recorded.
-fn not_run(tx: &UnboundedSender<Msg>, short: String, why: &str) {
+fn not_run(tx: &UnboundedSender<Msg>, short: Short, why: &str) {
     let _ = tx.send(Msg::Notice(Level::Error, format!("build of {short} not run: {why}")));
     let lines = vec![format!("build FAILED before it ran: {why}")];
     let _ = tx.send(Msg::Build(BuildMsg::Done { short, change: None, lines, suggested_jobs: None }));

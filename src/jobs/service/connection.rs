@@ -79,7 +79,7 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
             log::warn!("run {run_id}: {why}");
         }
         let (container, created, host) = (c.id.clone(), c.created, host.map(String::from));
-        let found = FoundRun { run_id, short, variant, container, created, host };
+        let found = FoundRun { run_id, short: short.into(), variant, container, created, host };
         let _ = tx.send(Msg::Run(RunMsg::Found { found, launch }));
     }
 }

@@ -4,6 +4,7 @@
 use super::{JobService, ServiceError};
 use crate::app::{FixDone, FixMsg, FixRequest, JobError, Level, Msg};
 use crate::dataset::Variant;
+use crate::ids::{ImageRef, Short};
 use crate::jobs::fix::{FixError, FixJob, FixReport};
 use crate::jobs::lines::LinePath;
 use crate::logs::Stream;
@@ -11,9 +12,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// What a probe is for.
 pub struct Probe {
-    pub short: String,
+    pub short: Short,
     pub variant: Variant,
-    pub image: Option<String>,
+    pub image: Option<ImageRef>,
     pub category: String,
     pub evidence: Option<String>,
 }
@@ -25,7 +26,7 @@ impl JobService {
         &self,
         short: &str,
         variant: Variant,
-        image: Option<String>,
+        image: Option<ImageRef>,
         evidence: Option<String>,
         commit: bool,
     ) -> Result<FixJob, ServiceError> {

@@ -4,14 +4,17 @@
 
 use super::{JobService, ServiceError};
 use crate::app::{JobError, Level, Msg};
+use crate::docker::RepoFilter;
 
 impl JobService {
-    /// The fixed-image repositories, and the baseline template's (where builds commit).
-    fn our_repos(&self) -> Vec<String> {
-        let mut repos = vec![self.setup.fixed_repo.clone(), crate::jobs::fix::LOCAL_REPO.to_string()];
+    /// The fixed-image repositories, and the images builds committed to the baseline template's
+    /// repository (not the unfixed bases beside them).
+    fn our_repos(&self) -> Vec<RepoFilter> {
+        let fixed = [self.setup.fixed_repo.as_str(), crate::jobs::fix::LOCAL_REPO];
+        let mut repos: Vec<RepoFilter> = fixed.into_iter().map(RepoFilter::all).collect();
         let (baseline, _) = crate::jobs::build::split_image(&self.setup.images.baseline);
-        if !baseline.contains(['{', '}']) && !repos.iter().any(|r| r == baseline) {
-            repos.push(baseline.to_string());
+        if !baseline.contains(['{', '}']) && !fixed.contains(&baseline) {
+            repos.push(RepoFilter::labelled(baseline, crate::jobs::build::LABEL_BUILT_FOR));
         }
         repos
     }

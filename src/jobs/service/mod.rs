@@ -12,14 +12,15 @@ mod runner;
 mod slurm_runs;
 
 use super::run::Start;
-use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg, RunRequest};
+use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg};
 use crate::classify::Classifier;
 use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
+use crate::ids::Short;
 use crate::logs::Redactor;
 use crate::runs::{
-    Failure, FailureKind, LaunchAsk, Planning, RunConfig, RunId, RunPhase, RunPlan, launch_plan, plan,
+    Failure, FailureKind, Planning, RunConfig, RunId, RunPhase, RunPlan, RunRequest, launch_plan, plan,
 };
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
@@ -38,11 +39,11 @@ type EngineSlot = Arc<RwLock<Option<Engine>>>;
 pub struct JobService {
     engine: EngineSlot,
     setup: Arc<JobSetup>,
-    commits: HashMap<String, Commit>,
+    commits: HashMap<Short, Commit>,
     /// Cancel switch of each started run.
     cancels: HashMap<RunId, watch::Sender<bool>>,
     /// Cancel switch of each commit's latest build.
-    build_cancels: HashMap<String, watch::Sender<bool>>,
+    build_cancels: HashMap<Short, watch::Sender<bool>>,
     /// Each finished run waits here for the GPU summary its result file gets.
     results: HashMap<RunId, oneshot::Sender<Option<GpuSummary>>>,
     tx: UnboundedSender<Msg>,
@@ -152,9 +153,7 @@ impl JobService {
     fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let (commit, s) = (self.commit(&request.short)?, &self.setup);
         let on = Planning { config: &s.config, images: &s.images, workspace: &s.workspace };
-        let fixed = request.image.clone().map(|image| (image, request.fixes.clone()));
-        let ask = LaunchAsk { fixed, repeat: request.repeat.clone() };
-        Ok(launch_plan((commit, request.variant), run_id, on, ask)?)
+        Ok(launch_plan((commit, request.variant), run_id, on, request.ask())?)
     }
 
     /// Describe the runs a confirm asks about, from their plans.
@@ -168,7 +167,7 @@ impl JobService {
         if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
             last.push(format!("  {check}"));
         }
-        let _ = self.tx.send(Msg::Run(RunMsg::Planned { short: short.to_string(), plans }));
+        let _ = self.tx.send(Msg::Run(RunMsg::Planned { short: short.into(), plans }));
     }
 
     /// Start a run now: `update` found it a slot.

@@ -3,7 +3,8 @@
 //! container from whichever engine has it.
 
 use super::{JobSetup, ServiceError};
-use crate::app::{JobError, Msg, RunMsg};
+use crate::app::{JobError, Msg, Reread, RunMsg};
+use crate::classify::Classifier;
 use crate::dataset::{Outcome, RunStatus};
 use crate::docker::Engine;
 use crate::jobs::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
@@ -86,19 +87,34 @@ pub(super) fn spawn_run(
     });
 }
 
-/// Write the result file, with the GPU use the model saw, and say where it is.
+/// Write the result file, with the GPU use the model saw, and say where it is and how reading it
+/// back classifies it: the board then shows what a restart would read.
 async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcome, gpu: Option<GpuSummary>) {
     let gpu = gpu.map(|g| g.json());
     let now = crate::session::now_rfc3339();
     let (workspace, redactor) = (setup.workspace.clone(), setup.redactor.clone());
-    let outcome_for_write = outcome.clone();
+    let (outcome_for_write, classifier) = (outcome.clone(), setup.classifier.clone());
     let written = tokio::task::spawn_blocking(move || {
-        write_result(&outcome_for_write, &workspace, &redactor, &now, gpu.as_ref())
+        let path = write_result(&outcome_for_write, &workspace, &redactor, &now, gpu.as_ref())?;
+        let reread = reread(&path, &classifier);
+        Ok((path.display().to_string(), reread))
     })
     .await
     .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    let source = written.map(|p| p.display().to_string()).map_err(JobError::from);
-    let _ = tx.send(Msg::Run(RunMsg::Recorded { run_id: outcome.plan.run_id.clone(), source }));
+    let (source, reread) = match written {
+        Ok((path, reread)) => (Ok(path), reread),
+        Err(e) => (Err(JobError::from(e)), None),
+    };
+    let run_id = outcome.plan.run_id.clone();
+    let _ = tx.send(Msg::Run(RunMsg::Recorded { run_id, source, reread }));
+}
+
+/// The written result read back as a restart reads it (`None` when it cannot be: the live
+/// classification then stands).
+fn reread(path: &std::path::Path, classifier: &Classifier) -> Option<Reread> {
+    let record = crate::dataset::results::read_file(path).ok()?.records.into_iter().next()?;
+    let digested = record.digest(classifier);
+    Some(Reread { verdict: digested.verdict, warnings: digested.warnings })
 }
 
 /// A run's events become messages tagged with its id.

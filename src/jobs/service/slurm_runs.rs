@@ -8,6 +8,7 @@ use super::JobSetup;
 use crate::app::{Msg, RunMsg};
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, RunStatus};
+use crate::ids::Short;
 use crate::jobs::lines::LinePath;
 use crate::jobs::slurm::{SlurmCommandError, Submitted, cancel, follow, submit};
 use crate::logs::Stream;
@@ -74,7 +75,7 @@ const READ_BACK: &str = "read-back";
 struct Mine {
     workspace: String,
     run_id: RunId,
-    short: String,
+    short: Short,
     variant: String,
     job_id: u64,
 }
@@ -308,5 +309,6 @@ fn read_back(
         },
     });
     to.send(RunMsg::Finished { run_id: to.run_id.clone(), outcome, verdict });
-    to.send(RunMsg::Recorded { run_id: to.run_id.clone(), source: Ok(copy.display().to_string()) });
+    let source = Ok(copy.display().to_string());
+    to.send(RunMsg::Recorded { run_id: to.run_id.clone(), source, reread: None });
 }

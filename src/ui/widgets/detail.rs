@@ -4,7 +4,7 @@
 use super::status_style;
 use crate::app::AppState;
 use crate::dataset::results::Stamp;
-use crate::dataset::{Entry, ImageTemplates, Variant};
+use crate::dataset::{Entry, Variant};
 use crate::metrics;
 use crate::report::compare;
 use crate::ui::Theme;
@@ -76,7 +76,7 @@ fn lines<'a>(entry: &'a Entry, state: &'a AppState, theme: &Theme) -> Vec<Line<'
         out.push(field("patches", patches.clone(), theme));
     }
     out.extend(command_lines(entry, theme));
-    out.extend(image_lines(entry, &state.session.images, theme));
+    out.extend(image_lines(entry, state, theme));
     out.push(section("Variants", theme));
     for v in Variant::ALL {
         out.extend(variant_lines(entry, v, entry.hint.as_ref().map(|h| h.category.as_str()), theme));
@@ -116,19 +116,25 @@ fn command_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     out
 }
 
-fn image_lines<'a>(entry: &Entry, templates: &ImageTemplates, theme: &Theme) -> Vec<Line<'a>> {
-    let c = &entry.commit;
-    let image = |v| templates.image_for(c, v).unwrap_or_else(|| "— (no parent)".into());
+/// The image each variant's next run uses: its fixed image (and the fixes that made it), else the
+/// commit's override, else the template's.
+fn image_lines<'a>(entry: &Entry, state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
+    let (c, book) = (&entry.commit, &state.board.book);
     let evidence = |e: &Option<String>| e.as_deref().map(|x| format!("  [{x}]")).unwrap_or_default();
-    vec![
-        field("human", format!("{}{}", image(Variant::Human), evidence(&c.images.human_evidence)), theme),
-        field(
-            "baseline",
-            format!("{}{}", image(Variant::Baseline), evidence(&c.images.baseline_evidence)),
-            theme,
-        ),
-        field("agent", "baseline image + the agent patch".into(), theme),
-    ]
+    let planned = |v: Variant| match state.session.images.image_for(c, v) {
+        None => "— (no parent)".to_string(),
+        Some(image) if v == Variant::Human && c.images.human_override.is_some() => {
+            format!("{image}  [override]{}", evidence(&c.images.human_evidence))
+        }
+        Some(image) if v == Variant::Human => format!("{image}{}", evidence(&c.images.human_evidence)),
+        Some(image) => format!("{image}{}", evidence(&c.images.baseline_evidence)),
+    };
+    let line = |v: Variant| match book.fixed_image(&c.short, v.name()) {
+        Some(fixed) => format!("{fixed}  [fixed: {}]", book.fixes(&c.short, v.name()).join(", ")),
+        None if v == Variant::Agent => "baseline image + the agent patch".to_string(),
+        None => planned(v),
+    };
+    [Variant::Human, Variant::Baseline, Variant::Agent].map(|v| field(v.name(), line(v), theme)).into()
 }
 
 fn variant_lines<'a>(entry: &Entry, v: Variant, hint: Option<&str>, theme: &Theme) -> Vec<Line<'a>> {

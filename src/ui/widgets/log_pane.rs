@@ -20,6 +20,8 @@ pub struct LogPaneProps<'a> {
     pub focused: bool,
     /// The key that expands capped lines, for the hint on them.
     pub expand_key: String,
+    /// Fix and build logs open behind this one, and the key that shows the next.
+    pub behind: (usize, String),
 }
 
 pub fn render(frame: &mut Frame, area: Rect, props: &LogPaneProps, theme: &Theme) {
@@ -28,7 +30,12 @@ pub fn render(frame: &mut Frame, area: Rect, props: &LogPaneProps, theme: &Theme
     let numbers = view.visible(rows, view.top_line(props.page_rows));
     let lines: Vec<Line> = numbers.iter().map(|&n| render_line(props, n, theme)).collect();
     let border = if props.focused { theme.accent } else { theme.border };
-    let block = Block::default().borders(Borders::ALL).border_style(border).title(title(view, theme));
+    let mut title = title(view, theme);
+    if props.behind.0 > 0 {
+        let (n, key) = &props.behind;
+        title.push_span(Span::styled(format!("+{n} more open ({key}: next) "), theme.accent));
+    }
+    let block = Block::default().borders(Borders::ALL).border_style(border).title(title);
     let mut paragraph = Paragraph::new(lines).block(block);
     if view.wrap {
         paragraph = paragraph.wrap(Wrap { trim: false });
