@@ -91,6 +91,7 @@ fn a_run_left_running_with_q_then_l_is_resumed_from_its_launch_record() {
         first.keys("q");
         first.until("the quit confirm", 30, |t| t.contains("leaves them running"));
         first.keys("L");
+        first.until("the board gone", 30, |t| !t.contains("Commit"));
     });
 }
 
@@ -101,11 +102,21 @@ fn a_run_whose_board_was_killed_is_resumed_from_its_launch_record() {
         let pattern = format!("workspace {}$", s.root.join("ws").display());
         let killed = std::process::Command::new("pkill").args(["-KILL", "-f", &pattern]).status().unwrap();
         assert!(killed.success(), "the board killed");
+        // A killed board cannot leave the alternate screen: its last frame stays on the pane.
+        common::wait::until("the board's process gone", std::time::Duration::from_secs(30), || {
+            let found = std::process::Command::new("pgrep").args(["-f", &pattern]).output().unwrap();
+            if found.status.success() {
+                Err(String::from_utf8_lossy(&found.stdout).into_owned())
+            } else {
+                Ok(())
+            }
+        });
     });
 }
 
-/// A run launched from a board (`name`) in the fixed image, the board then left by `leave`; the
-/// container still runs, and the next board picks it up as it was launched.
+/// A run launched from a board (`name`) in the fixed image, the board then left by `leave` (which
+/// returns once it is gone); the container still runs, and the next board picks it up as it was
+/// launched.
 fn left_then_resumed(name: &str, leave: fn(&Setup, &Board)) {
     let Some((_rt, _engine)) = ready() else { return };
     let s = fixed_setup();
@@ -113,7 +124,6 @@ fn left_then_resumed(name: &str, leave: fn(&Setup, &Board)) {
     let container = launch_from_the_board(&s, &first);
     let image = docker(&["inspect", "-f", "{{.Image}}", &container]);
     leave(&s, &first);
-    first.until("the board gone", 30, |t| !t.contains("Commit"));
     drop(first);
     assert_eq!(docker(&["inspect", "-f", "{{.State.Running}}", &container]), "true", "left running");
     picked_up_and_recorded_as_launched(&s, &image);
