@@ -146,6 +146,9 @@ pub(crate) enum Command {
     /// Runs as Slurm jobs (`[slurm]`): the batch script, submit (and follow), cancel.
     #[command(subcommand)]
     Slurm(SlurmCommand),
+    /// Many commits × variants, run one after the other with a policy, resumable from its journal.
+    #[command(subcommand)]
+    Campaign(CampaignCommand),
     /// GPU telemetry (NVML, else nvidia-smi, else --gpu-replay). Exit 1 when no GPU can be read.
     Gpu {
         #[arg(long)]
@@ -209,6 +212,50 @@ pub(crate) enum FixCommand {
         #[arg(long)]
         host: Option<String>,
     },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum CampaignCommand {
+    /// Start one: every (commit, variant) asked for, then the policy's fixes and retries.
+    /// Exit 0 every run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
+    Start {
+        /// Short hashes, space- or comma-separated (default: every commit the filter shows).
+        #[arg(long, num_args = 1..)]
+        commits: Vec<String>,
+        /// The board's filter language (`cat:numpy2`, `status:failed`, words).
+        #[arg(long)]
+        filter: Option<String>,
+        /// Only commits with a failing variant among those asked.
+        #[arg(long)]
+        failing: bool,
+        /// `baseline,human,agent` or `b,h,a`.
+        #[arg(long, default_value = "b,h,a")]
+        variants: String,
+        /// Benchmark runs a server start, as `run --repeat` (default `[runs] repeat`).
+        #[arg(long)]
+        repeat: Option<perftriage::runs::Repeat>,
+        /// A failure a known recipe answers is fixed (its image committed) and run again once.
+        #[arg(long)]
+        auto_fix: bool,
+        /// Infrastructure failures (Docker lost, a pull that failed) are retried this many times.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
+        retries: u32,
+        /// Its name, the folder of its journal (default: `campaign-<time>`).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// How it stands (the newest campaign without a name).
+    Status {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Go on where it stopped: runs in flight picked up, finished ones never run twice.
+    Resume { name: String },
+    /// Stop before its next step (`resume` goes on).
+    Pause { name: String },
+    /// Stop for good before its next step.
+    Cancel { name: String },
 }
 
 #[derive(Subcommand)]

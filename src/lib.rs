@@ -2,7 +2,7 @@
 //!
 //! Layers, lowest first; a module imports only from its own layer or below, never in a cycle
 //! (`tests/layers.rs` checks both):
-//! 1. domain — `ids logs classify metrics dataset triage report fixes runs builds telemetry config files
+//! 1. domain — `ids logs classify metrics dataset triage report fixes runs builds campaigns telemetry config files
 //!    synthetic`
 //! 2. adapters — `docker` (bollard), `gpu` (NVML, nvidia-smi, replay)
 //! 3. `app` — model + update, pure; 4. `ui` — view, read-only
@@ -13,6 +13,7 @@
 pub mod agents;
 pub mod app;
 pub mod builds;
+pub mod campaigns;
 pub mod classify;
 pub mod cli;
 pub mod config;

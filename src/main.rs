@@ -3,7 +3,7 @@
 
 mod args;
 
-use args::{Cli, Command, FixCommand, ImageCommand, SlurmCommand};
+use args::{CampaignCommand, Cli, Command, FixCommand, ImageCommand, SlurmCommand};
 use clap::Parser;
 use perftriage::cli::{headless, inspect};
 use perftriage::runtime;
@@ -71,6 +71,7 @@ fn dispatch(ctx: &Context, options: &Options, command: Command) -> anyhow::Resul
         }
         Command::Trajectory { short, json } => perftriage::cli::agents::trajectory(ctx, &short, json),
         Command::Slurm(command) => slurm(ctx, command),
+        Command::Campaign(command) => campaign(ctx, command),
         Command::Run { short, variant, json, host, repeat } => {
             let how = perftriage::cli::run::How { json, host: host.as_deref(), repeat };
             perftriage::cli::run::run(ctx, &short, variant_of(&variant), &how)
@@ -97,6 +98,22 @@ fn image(ctx: &Context, command: ImageCommand) -> anyhow::Result<ExitCode> {
     match command {
         ImageCommand::Push { short, variant } => image::push(ctx, &short, variant_of(&variant)),
         ImageCommand::Pull { short, variant } => image::pull(ctx, &short, variant_of(&variant)),
+    }
+}
+
+/// `perftriage campaign …`.
+fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode> {
+    use perftriage::cli::campaign;
+    match command {
+        CampaignCommand::Start { commits, filter, failing, variants, repeat, auto_fix, retries, name } => {
+            let policy = perftriage::campaigns::Policy { auto_fix, retries };
+            let args = campaign::StartArgs { commits, filter, failing, variants, repeat, policy, name };
+            campaign::start(ctx, &args)
+        }
+        CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),
+        CampaignCommand::Resume { name } => campaign::resume(ctx, &name),
+        CampaignCommand::Pause { name } => campaign::stop(ctx, &name, false),
+        CampaignCommand::Cancel { name } => campaign::stop(ctx, &name, true),
     }
 }
 
@@ -147,6 +164,7 @@ fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
         | Command::Patch { .. }
         | Command::Trajectory { .. }
         | Command::Slurm(_)
+        | Command::Campaign(_)
         | Command::Fix(_)
         | Command::Image(_)
         | Command::Gpu { .. } => {

@@ -26,6 +26,7 @@ const LAYERS: &[&[&str]] = &[
         "fixes",
         "runs",
         "builds",
+        "campaigns",
         "telemetry",
         "config",
         "files",

@@ -80,12 +80,15 @@ fn a_run_that_generated_no_tokens_is_an_invalid_measurement_not_a_success() {
     assert!(human["evidence"].as_str().unwrap().starts_with("Total generated tokens:"), "{human:#}");
 }
 
-/// The agent's patch sets how the mock serves: `mock_token_us` between tokens, `mock_noise_pct`
-/// of noise on each request (see tests/mockvllm/src/server.rs).
+/// The agent's patch sets how the mock serves, one knob a line: `mock_token_us` between tokens,
+/// `mock_noise_pct` of noise on each request, every other block of `mock_alternate_block`
+/// requests `mock_alternate_x` times slower (see tests/mockvllm/src/server.rs).
 fn agent_patch(knobs: &str) -> String {
+    let added: String = knobs.lines().map(|k| format!("+{k}\n")).collect();
     format!(
-        "--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1,2 @@\n-__version__ = '0.9.2.dev0+mock'\n\
-         +__version__ = '0.9.2.dev0+agent'\n+{knobs}\n"
+        "--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1,{} @@\n-__version__ = '0.9.2.dev0+mock'\n\
+         +__version__ = '0.9.2.dev0+agent'\n{added}",
+        1 + knobs.lines().count()
     )
 }
 
@@ -94,8 +97,10 @@ fn repeats_of(s: &common::engine::Setup, variant: &str) -> Value {
 }
 
 /// `--repeat auto:6` against the baseline's three recorded runs: an agent three times slower
-/// per token is clear at 3 runs; one whose every request is off by up to ±60 % is still
-/// unresolved at 6 and says so. A warm-up run comes first and is not counted.
+/// per token is clear at 3 runs; one whose every other run is three times slower is still
+/// unresolved at 6 and says so (a tie by construction, whatever the machine's load: random
+/// noise of ±60 % a request once came out "clear" against a baseline recorded under other load).
+/// A warm-up run comes first and is not counted.
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noisy_tie() {
@@ -108,7 +113,9 @@ fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noi
     // (the samples are real wall-clock times of the mock's tokens).
     let clear: Vec<(String, usize)> = (3..=5).map(|n| (format!("clear at {n} runs"), n)).collect();
     let unresolved = vec![("unresolved after 6 runs".to_string(), 6)];
-    for (knobs, stops) in [("mock_token_us = 3000", clear), ("mock_noise_pct = 60", unresolved)] {
+    for (knobs, stops) in
+        [("mock_token_us = 3000", clear), ("mock_alternate_block = 5\nmock_alternate_x = 3", unresolved)]
+    {
         std::fs::write(&patch, agent_patch(knobs)).unwrap();
         let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
         let said = text(&out);

@@ -172,3 +172,40 @@ fn record(
     }
     Ok(fixes)
 }
+
+/// A campaign's fix of a variant: applied and committed as its fixed image (its output spooled,
+/// not printed), recorded in the triage history and in the campaign's journal.
+pub async fn campaign_fix(
+    ctx: &Context,
+    journal: &crate::jobs::journal::Journal,
+    (short, variant): (&crate::ids::Short, Variant),
+    recipe_id: &str,
+) -> Result<()> {
+    let recipe = ctx.recipes()?.get(recipe_id).cloned();
+    let recipe =
+        recipe.ok_or_else(|| anyhow::anyhow!("no recipe `{recipe_id}` (see `perftriage fix list`)"))?;
+    let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
+    let job = job(ctx, entry, variant, true)?;
+    let engine = crate::docker::Engine::connect().await?;
+    let classifier = std::sync::Arc::new(ctx.classifier.clone());
+    let mut lines = LinePath::create(&job.log_path(recipe_id), ctx.redactor.clone(), classifier)?;
+    let repo = ctx.config.runs.vllm_repo.as_deref();
+    let applied =
+        apply(&engine, &job, &recipe, repo, |bytes| drop(lines.ingest(Stream::Stdout, bytes))).await;
+    drop(lines.finish());
+    let log = lines.path().display().to_string();
+    let image = match applied {
+        Ok(report) => {
+            record(ctx, &job, (recipe_id, &log), &report)?;
+            report.image.filter(|_| report.outcome != FixOutcome::Failed)
+        }
+        Err(why) => {
+            super::out::err(&format!("perftriage: campaign: fix {recipe_id} on {short} not applied: {why}"));
+            None
+        }
+    };
+    let at = crate::session::now_rfc3339();
+    let fixed =
+        crate::campaigns::Event::Fixed { short: short.clone(), variant, recipe: recipe_id.into(), image, at };
+    Ok(journal.append(&fixed)?)
+}

@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod build;
+pub mod campaign;
 pub mod fix;
 pub mod gpu;
 pub mod headless;

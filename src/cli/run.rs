@@ -2,7 +2,7 @@
 //! Exit 0 success, 3 the run failed (category printed), 1 a tool error.
 
 use crate::dataset::{RunStatus, Variant};
-use crate::jobs::run::{RunEnv, RunEvent, execute, write_result};
+use crate::jobs::run::{RunEnv, RunEvent, Start, write_result};
 use crate::logs::Redactor;
 use crate::runs::{LaunchAsk, Pane, Planning, Repeat, RunId, RunPlan, launch_plan};
 use crate::session::Context;
@@ -43,13 +43,53 @@ pub fn planned(
     Ok(launch_plan((&entry.commit, variant), run_id, on, ask)?)
 }
 
-/// Unique across processes: two runs of one commit in the same second must not share a container name.
+/// Unique across processes and within one (a campaign runs many): two runs of one commit in the same
+/// second must not share a container name.
 pub fn run_id() -> RunId {
-    format!("{}-{}", crate::session::now_compact().to_lowercase(), std::process::id()).into()
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let stamp = crate::session::now_compact().to_lowercase();
+    match NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+        0 => format!("{stamp}-{}", std::process::id()).into(),
+        n => format!("{stamp}-{}-{n}", std::process::id()).into(),
+    }
 }
 
 /// Carry out a plan on `host` (or the host placement picks; see `jobs::fleet`), printing its logs.
 pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&str>) -> Result<ExitCode> {
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel) = watch::channel(false);
+    let stopped_by = on_signal(&cancel_tx);
+    let printer = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if print_event(&event, json).is_err() {
+                break; // stdout is gone (a closed pipe): the run goes on, unprinted
+            }
+        }
+    });
+    let outcome = carry_out(ctx, &plan, host, (events_tx, cancel), Start::Fresh).await?;
+    let _ = printer.await;
+    if let Some(signal) = stopped_by.lock().ok().and_then(|s| *s) {
+        super::out::err(&format!(
+            "perftriage: stopped by {}; the container is removed, no result written",
+            signal.0
+        ));
+        return Ok(ExitCode::from(128 + signal.1));
+    }
+    conclude(ctx, &outcome, &ctx.redactor)
+}
+
+/// What a run sends while it goes, and the switch that cancels it.
+pub type RunLink = (mpsc::UnboundedSender<RunEvent>, watch::Receiver<bool>);
+
+/// Place `plan` on `host` (or the host placement picks; see `jobs::fleet`) and carry it out from
+/// `start`, its events to the link's sender.
+pub async fn carry_out(
+    ctx: &Context,
+    plan: &RunPlan,
+    host: Option<&str>,
+    (events, cancel): RunLink,
+    start: Start,
+) -> Result<crate::jobs::run::RunOutcome> {
     let (short, variant) = (plan.short.clone(), plan.variant);
     let workspace = ctx.workspace.display().to_string();
     let claims = crate::jobs::fleet::Claims::default();
@@ -63,44 +103,24 @@ pub async fn run_plan(ctx: &Context, plan: RunPlan, json: bool, host: Option<&st
     })
     .await;
     let (host, engine) = placed?;
-    let image = &plan.image;
     super::out::err(&format!(
-        "perftriage: Docker connected on host {host} ({}); {short} {} in {image}",
+        "perftriage: Docker connected on host {host} ({}); {short} {} in {}",
         engine.description,
-        variant.name()
+        variant.name(),
+        plan.image
     ));
-    let (events_tx, mut events) = mpsc::unbounded_channel();
-    let (cancel_tx, cancel) = watch::channel(false);
-    let stopped_by = on_signal(&cancel_tx);
-    let redactor = ctx.redactor.clone();
     let env = RunEnv {
         engine: engine.clone(),
         workspace: ctx.workspace.clone(),
         vllm_repo: ctx.config.runs.vllm_repo.clone(),
-        redactor: redactor.clone(),
+        redactor: ctx.redactor.clone(),
         classifier: std::sync::Arc::new(ctx.classifier.clone()),
-        events: events_tx,
+        events,
         cancel,
         // This machine's engine is no `[[hosts]]` host.
         host: (!ctx.config.hosts.is_empty()).then(|| host.clone()),
     };
-    let printer = tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            if print_event(&event, json).is_err() {
-                break; // stdout is gone (a closed pipe): the run goes on, unprinted
-            }
-        }
-    });
-    let outcome = execute(&plan, env).await;
-    let _ = printer.await;
-    if let Some(signal) = stopped_by.lock().ok().and_then(|s| *s) {
-        super::out::err(&format!(
-            "perftriage: stopped by {}; the container is removed, no result written",
-            signal.0
-        ));
-        return Ok(ExitCode::from(128 + signal.1));
-    }
-    conclude(ctx, &outcome, &redactor)
+    Ok(crate::jobs::run::run(plan, env, start).await)
 }
 
 /// Write the result and say how the run went: exit 0 ok, 3 failed; a set-up error writes no

@@ -2,13 +2,21 @@
 //! type, so that a message with three of them in a row cannot swap two. Owns no rule of any other
 //! module; it imports nothing of the crate.
 
+mod campaign;
 mod image;
 mod run;
 mod short;
 
+pub use campaign::CampaignName;
 pub use image::ImageRef;
 pub use run::RunId;
 pub use short::Short;
+
+/// Letters, digits, `-`, `_` and `.`, not starting with a `.`: usable as one file name.
+fn plain_name(name: &str) -> bool {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    !name.is_empty() && !name.starts_with('.') && name.chars().all(plain)
+}
 
 /// The string-like traits every identity shares: read as a `str`, made from one, compared with one.
 macro_rules! string_identity {

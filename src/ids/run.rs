@@ -12,8 +12,7 @@ super::string_identity!(RunId);
 impl RunId {
     /// Letters, digits, `-`, `_` and `.`, not starting with a `.`: usable as one file name.
     pub fn is_plain(&self) -> bool {
-        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-        !self.0.is_empty() && !self.0.starts_with('.') && self.0.chars().all(plain)
+        super::plain_name(&self.0)
     }
 }
 

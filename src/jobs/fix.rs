@@ -144,7 +144,10 @@ async fn start<'a>(engine: &'a Engine, job: &FixJob, name: &str) -> Result<Conta
         image: job.image.clone(),
         cmd: vec!["sleep".into(), "2000000".into()],
         env: Vec::new(),
-        labels: HashMap::from([(LABEL_WORKSPACE.to_string(), job.workspace.clone())]),
+        labels: HashMap::from([
+            (LABEL_WORKSPACE.to_string(), job.workspace.clone()),
+            (crate::runs::LABEL_PID.to_string(), std::process::id().to_string()),
+        ]),
         publish: None,
         gpus: GpuRequest::None,
         shm_bytes: 1 << 30,

@@ -7,6 +7,7 @@ pub mod documents;
 pub mod fix;
 pub mod fleet;
 pub mod git;
+pub mod journal;
 pub mod launches;
 pub mod lines;
 pub mod logs;

@@ -1,6 +1,7 @@
 //! Containers of ours whose perftriage is gone (its pid is in their labels) — killed with -9, or
 //! lost with its terminal. Running ones are picked up again as runs (see the job service's
-//! re-attach), except builds; stopped ones and builds are found at connect time and offered for removal.
+//! re-attach), except builds and fixes; stopped ones, builds and fixes are found at connect time
+//! and offered for removal (a campaign that goes on removes them itself).
 
 use crate::docker::Engine;
 use crate::runs::{LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, Orphan};
@@ -9,11 +10,8 @@ use crate::runs::{LABEL_COMMIT, LABEL_PID, LABEL_RUN, LABEL_VARIANT, Orphan};
 pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
     let ours = engine.ours(workspace).await.unwrap_or_default();
     ours.into_iter()
-        // A build's output stream died with its perftriage: running or not, it cannot go on.
-        .filter(|c| {
-            (!c.running || c.labels.get(crate::runs::LABEL_BUILD).is_some_and(|p| !p.is_empty()))
-                && !owned(&c.labels)
-        })
+        // A build's or a fix's exec died with its perftriage: running or not, it cannot go on.
+        .filter(|c| (!c.running || cannot_go_on(&c.labels)) && !owned(&c.labels))
         .map(|c| {
             let label = |k: &str| c.labels.get(k).cloned().unwrap_or_default();
             Orphan {
@@ -26,6 +24,13 @@ pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
             }
         })
         .collect()
+}
+
+/// A build (its label names the parent), or a fix (no run label, its owner's pid given).
+fn cannot_go_on(labels: &std::collections::HashMap<String, String>) -> bool {
+    let build = labels.get(crate::runs::LABEL_BUILD).is_some_and(|p| !p.is_empty());
+    let fix = !labels.contains_key(LABEL_RUN) && labels.contains_key(LABEL_PID);
+    build || fix
 }
 
 /// The perftriage that started the container (its pid label) still runs here: it is that

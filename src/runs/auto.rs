@@ -89,6 +89,12 @@ impl std::str::FromStr for Repeat {
     }
 }
 
+impl serde::Serialize for Repeat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// An `auto` run's question: its variant against `partner`'s recorded samples of `metric`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AutoRepeat {

@@ -70,13 +70,28 @@ pub struct Setup {
     pub config: PathBuf,
     /// The first 8 digits of the checkout's two commits: images tagged with either (in full or
     /// shortened: `perftriage-fixed-local:<short>-human`, baseline tags) are this setup's own.
-    commits: [String; 2],
+    commits: Vec<String>,
+}
+
+impl Setup {
+    /// Images tagged with `commit` (a short hash the test added) are this setup's too.
+    pub fn owns(&mut self, commit: &str) {
+        self.commits.push(commit.to_string());
+    }
 }
 
 impl Drop for Setup {
-    /// Removes every image tag the test made for its commits (fixed images, pushed and pulled
+    /// Removes every container of its workspace (a test that failed midway leaves none running)
+    /// and every image tag the test made for its commits (fixed images, pushed and pulled
     /// copies), so a run of the suite leaves none behind.
     fn drop(&mut self) {
+        let label = format!("label=perftriage.workspace={}", self.root.join("ws").display());
+        if let Ok(out) = Command::new("docker").args(["ps", "-aq", "--filter", &label]).output() {
+            let ids = String::from_utf8_lossy(&out.stdout).into_owned();
+            if !ids.trim().is_empty() {
+                let _ = Command::new("docker").args(["rm", "-f"]).args(ids.split_whitespace()).output();
+            }
+        }
         let Ok(out) =
             Command::new("docker").args(["images", "--format", "{{.Repository}}:{{.Tag}}"]).output()
         else {
@@ -118,7 +133,7 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     let (repo, parent, human) = vllm_repo(&root, fa_utils);
-    let commits = [human[..8].to_string(), parent[..8].to_string()];
+    let commits = vec![human[..8].to_string(), parent[..8].to_string()];
     let short = human[..8].to_string();
     let mut row: serde_json::Value =
         serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
@@ -161,20 +176,32 @@ pub fn run(setup: &Setup, variant: &str) -> Output {
 }
 
 pub fn result(setup: &Setup, variant: &str) -> serde_json::Value {
-    let path = setup.root.join("ws/results").join(format!("{}_{variant}_result.json", setup.short));
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    result_of(setup, &setup.short, variant)
+}
+
+/// The result file of `short`'s `variant` in the setup's workspace.
+pub fn result_of(setup: &Setup, short: &str, variant: &str) -> serde_json::Value {
+    let path = setup.root.join("ws/results").join(format!("{short}_{variant}_result.json"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap()
 }
 
 /// `perftriage --config … --workspace … ARGS` for a setup.
 pub fn perftriage(setup: &Setup, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--config")
-        .arg(&setup.config)
-        .arg("--workspace")
-        .arg(setup.root.join("ws"))
-        .args(args)
-        .output()
-        .unwrap()
+    command(setup, args).output().unwrap()
+}
+
+/// `perftriage`, started and left running (its output discarded).
+pub fn spawn_perftriage(setup: &Setup, args: &[&str]) -> std::process::Child {
+    let mut command = command(setup, args);
+    command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    command.spawn().unwrap()
+}
+
+fn command(setup: &Setup, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_perftriage"));
+    command.arg("--config").arg(&setup.config).arg("--workspace").arg(setup.root.join("ws")).args(args);
+    command
 }
 
 /// `docker ARGS`' trimmed stdout; a command that fails fails the test (an empty answer is only

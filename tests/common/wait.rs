@@ -58,6 +58,17 @@ impl std::ops::DerefMut for Reaped {
     }
 }
 
+impl Reaped {
+    pub fn new(child: Child) -> Reaped {
+        Reaped(child)
+    }
+
+    /// Whether it has ended (reaped if so).
+    pub fn exited(&mut self) -> bool {
+        self.0.try_wait().is_ok_and(|s| s.is_some())
+    }
+}
+
 impl Drop for Reaped {
     fn drop(&mut self) {
         let _ = self.0.kill();

@@ -143,10 +143,22 @@ fn knob(name: &str) -> Option<f64> {
     value?.trim().parse().ok()
 }
 
-/// The pause between tokens: `mock_token_us` (default 1 ms), each request off by up to
-/// ± `mock_noise_pct` percent (from the clock's nanoseconds: no seed to manage).
+/// Completions served since the server started.
+static SERVED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// `mock_alternate_x` for every other block of `mock_alternate_block` requests (one benchmark
+/// run's worth: every other run that much slower, a tie no number of runs settles), else 1.
+fn alternation() -> f64 {
+    let served = SERVED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let Some(block) = knob("mock_alternate_block").filter(|b| *b >= 1.0) else { return 1.0 };
+    let odd = (served / block as usize) % 2 == 1;
+    if odd { knob("mock_alternate_x").unwrap_or(1.0) } else { 1.0 }
+}
+
+/// The pause between tokens: `mock_token_us` (default 1 ms) times `alternation`, each request off
+/// by up to ± `mock_noise_pct` percent (from the clock's nanoseconds: no seed to manage).
 fn token_pause() -> Duration {
-    let micros = knob("mock_token_us").unwrap_or(1000.0);
+    let micros = knob("mock_token_us").unwrap_or(1000.0) * alternation();
     let noise = knob("mock_noise_pct").unwrap_or(0.0);
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());

@@ -1,0 +1,81 @@
+//! Campaigns as data: what a campaign asks for (commits × variants, repeats, its policy), its
+//! journal of events, the state the journal folds to, and the policy that says what each
+//! (commit, variant) needs next. Pure: running and writing the journal are the caller's.
+
+mod journal;
+mod policy;
+mod state;
+
+pub use journal::{Event, JournalError, Parsed, parse, to_line};
+pub use policy::{CANCELLED, LOST, Next, Policy, next};
+pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Progress};
+
+use crate::dataset::Variant;
+use crate::ids::{CampaignName, Short};
+use crate::runs::Repeat;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What a campaign was started with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CampaignSpec {
+    pub name: CampaignName,
+    pub commits: Vec<Short>,
+    pub variants: Vec<Variant>,
+    pub repeat: Repeat,
+    pub policy: Policy,
+}
+
+impl CampaignSpec {
+    /// Every (commit, variant) of the campaign, in order: commit by commit, variants as asked.
+    pub fn cells(&self) -> impl Iterator<Item = (Short, Variant)> + '_ {
+        self.commits.iter().flat_map(|c| self.variants.iter().map(move |v| (c.clone(), *v)))
+    }
+
+    /// `<workspace>/campaigns/<name>/journal.jsonl`.
+    pub fn journal_path(workspace: &Path, name: &CampaignName) -> PathBuf {
+        workspace.join("campaigns").join(name.as_str()).join("journal.jsonl")
+    }
+}
+
+/// `b,h,a`, `baseline,human,agent` or any mix, comma- or space-separated.
+pub fn parse_variants(text: &str) -> Result<Vec<Variant>, CampaignError> {
+    let mut out = Vec::new();
+    for word in text.split([',', ' ']).filter(|w| !w.is_empty()) {
+        let variant = Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == word.to_lowercase() || word.eq_ignore_ascii_case(&v.letter().to_string()))
+            .ok_or_else(|| CampaignError::Variant(word.to_string()))?;
+        if !out.contains(&variant) {
+            out.push(variant);
+        }
+    }
+    if out.is_empty() {
+        return Err(CampaignError::Variant(text.to_string()));
+    }
+    Ok(out)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    #[error("`{0}` is no variant: say baseline, human, agent (or b, h, a), comma-separated")]
+    Variant(String),
+    #[error("campaign name `{0}` is not a plain name (letters, digits, `-`, `_`, `.`, at most 64)")]
+    Name(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_are_read_by_name_or_letter_in_any_mix() {
+        let all = vec![Variant::Baseline, Variant::Human, Variant::Agent];
+        assert_eq!(parse_variants("b,h,a").unwrap(), all);
+        assert_eq!(parse_variants("baseline human,agent").unwrap(), all);
+        assert_eq!(parse_variants("H,h,human").unwrap(), vec![Variant::Human]);
+        for bad in ["", "x", "b,humans"] {
+            assert!(parse_variants(bad).is_err(), "{bad:?}");
+        }
+    }
+}

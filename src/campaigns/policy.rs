@@ -1,0 +1,168 @@
+//! What a (commit, variant) of a campaign needs next, from its journal alone: run it, pick up its
+//! run in flight, apply the verified recipe its failure has and run it again once, retry an
+//! infrastructure failure after a wait, or leave it for a look — always with the reason.
+
+use super::Cell;
+use crate::classify::Disposition;
+use crate::dataset::RunStatus;
+use crate::ids::RunId;
+use serde::{Deserialize, Serialize};
+
+/// How a campaign treats failures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// A failure whose category has a verified recipe is fixed and run again once.
+    pub auto_fix: bool,
+    /// Infrastructure failures are retried this many times, with a growing wait.
+    pub retries: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// Launch a run.
+    Run,
+    /// Pick up the run launched before a restart (from its launch record).
+    PickUp(RunId),
+    /// Apply this recipe, then run again.
+    Fix(String),
+    /// Run again after this many seconds (an infrastructure failure, retry `n`).
+    Retry { n: u32, after_s: u64 },
+    /// Nothing more to do: it succeeded.
+    Done,
+    /// Left for a look, and why.
+    Leave(String),
+}
+
+/// The first wait before a retry; each next one doubles, up to ten minutes.
+const BACKOFF_S: u64 = 30;
+const BACKOFF_MAX_S: u64 = 600;
+
+/// The category of a run this campaign stopped itself (a signal): it is run again, not counted.
+pub const CANCELLED: &str = "cancelled";
+/// The category of a run launched before a stop that left neither a container nor a result: it
+/// never ran, and runs again, not counted.
+pub const LOST: &str = "lost_in_a_restart";
+
+/// `recipe_for(category)`: the verified recipe that answers a failure's category, if any.
+pub fn next(cell: &Cell, policy: Policy, recipe_for: impl Fn(&str) -> Option<String>) -> Next {
+    if let Some(run_id) = cell.in_flight() {
+        return Next::PickUp(run_id.clone());
+    }
+    let Some(finish) = cell.last_finish() else { return Next::Run };
+    if finish.status == RunStatus::Success {
+        return Next::Done;
+    }
+    let category = finish.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.to_string());
+    if category == CANCELLED || category == LOST {
+        return Next::Run;
+    }
+    if let Some(after_fix) = after_fix(cell, &category) {
+        return after_fix;
+    }
+    match finish.disposition {
+        Some(Disposition::InfraRetry) => retry(cell, policy, &category),
+        Some(Disposition::FixableInContainer) if policy.auto_fix => match recipe_for(&category) {
+            Some(recipe) => Next::Fix(recipe),
+            None => Next::Leave(format!("{category}: no verified recipe answers it")),
+        },
+        Some(Disposition::AgentFailure | Disposition::UnfixableHere) => {
+            Next::Leave(format!("{category}: the same on every run, not retried"))
+        }
+        _ => Next::Leave(format!("{category}: no fix or retry applies; left for a look")),
+    }
+}
+
+/// An infrastructure failure: retried while retries are left (every such failure after the
+/// first was a retry), each after twice the wait of the one before.
+fn retry(cell: &Cell, policy: Policy, category: &str) -> Next {
+    let infra = cell.attempts.iter().filter(|a| a.finish.as_ref().is_some_and(is_infra)).count();
+    let infra = u32::try_from(infra).unwrap_or(u32::MAX);
+    let spent = infra.saturating_sub(1);
+    if spent >= policy.retries {
+        return Next::Leave(format!("{category}: {spent} retries spent of {}", policy.retries));
+    }
+    let after_s = (BACKOFF_S << spent.min(10)).min(BACKOFF_MAX_S);
+    Next::Retry { n: spent + 1, after_s }
+}
+
+fn is_infra(finish: &super::Finish) -> bool {
+    finish.disposition == Some(Disposition::InfraRetry)
+}
+
+/// Once fixed: run again once; a fix that did not verify, or a run after it that failed, is left
+/// for a look with both attempts kept.
+fn after_fix(cell: &Cell, category: &str) -> Option<Next> {
+    let fix = cell.fixes.last()?;
+    Some(match (fix.verified, cell.attempts.len() > fix.after_attempts) {
+        (false, _) => Next::Leave(format!("{} did not verify", fix.recipe)),
+        (true, false) => Next::Run,
+        (true, true) => Next::Leave(format!("{category} again after {}; both runs kept", fix.recipe)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaigns::{Attempt, Finish, FixTry};
+
+    fn failed(disposition: Disposition, category: &str) -> Attempt {
+        let finish = Finish {
+            status: RunStatus::Error,
+            category: Some(category.into()),
+            disposition: Some(disposition),
+        };
+        Attempt { run_id: "r".into(), finish: Some(finish) }
+    }
+
+    /// A cell whose fixes came after its first run.
+    fn cell(attempts: Vec<Attempt>, fixes: &[(&str, bool)]) -> Cell {
+        let fix = |(r, ok): &(&str, bool)| FixTry { recipe: r.to_string(), verified: *ok, after_attempts: 1 };
+        Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None }
+    }
+
+    const POLICY: Policy = Policy { auto_fix: true, retries: 2 };
+
+    fn numpy(category: &str) -> Option<String> {
+        (category == "numpy2").then(|| "numpy_lt_2".to_string())
+    }
+
+    #[test]
+    fn a_fixable_failure_is_fixed_once_and_left_when_it_fails_again() {
+        let once = cell(vec![failed(Disposition::FixableInContainer, "numpy2")], &[]);
+        assert_eq!(next(&once, POLICY, numpy), Next::Fix("numpy_lt_2".into()));
+        let no_auto = Policy { auto_fix: false, ..POLICY };
+        assert!(matches!(next(&once, no_auto, numpy), Next::Leave(_)), "without --auto-fix");
+        let fixed = cell(vec![failed(Disposition::FixableInContainer, "numpy2")], &[("numpy_lt_2", true)]);
+        assert_eq!(next(&fixed, POLICY, numpy), Next::Run, "fixed: run again");
+        let twice = cell(vec![failed(Disposition::FixableInContainer, "numpy2"); 2], &[("numpy_lt_2", true)]);
+        assert_eq!(
+            next(&twice, POLICY, numpy),
+            Next::Leave("numpy2 again after numpy_lt_2; both runs kept".into())
+        );
+        let unverified =
+            cell(vec![failed(Disposition::FixableInContainer, "numpy2")], &[("numpy_lt_2", false)]);
+        assert_eq!(next(&unverified, POLICY, numpy), Next::Leave("numpy_lt_2 did not verify".into()));
+    }
+
+    #[test]
+    fn infrastructure_failures_are_retried_with_a_growing_wait_deterministic_ones_never() {
+        let lost = |n| cell(vec![failed(Disposition::InfraRetry, "docker_unreachable"); n], &[]);
+        assert_eq!(next(&lost(1), POLICY, numpy), Next::Retry { n: 1, after_s: 30 });
+        assert_eq!(next(&lost(2), POLICY, numpy), Next::Retry { n: 2, after_s: 60 });
+        assert!(matches!(next(&lost(3), POLICY, numpy), Next::Leave(why) if why.contains("2 retries spent")));
+        let patch = cell(vec![failed(Disposition::AgentFailure, "patch_fail")], &[]);
+        assert!(matches!(next(&patch, POLICY, numpy), Next::Leave(why) if why.contains("not retried")));
+    }
+
+    #[test]
+    fn a_run_in_flight_is_picked_up_a_success_is_done_nothing_yet_is_run() {
+        let flying = cell(vec![Attempt { run_id: "r7".into(), finish: None }], &[]);
+        assert_eq!(next(&flying, POLICY, numpy), Next::PickUp("r7".into()));
+        let ok = Finish { status: RunStatus::Success, category: None, disposition: None };
+        let done = cell(vec![Attempt { run_id: "r".into(), finish: Some(ok) }], &[]);
+        assert_eq!(next(&done, POLICY, numpy), Next::Done);
+        assert_eq!(next(&Cell::default(), POLICY, numpy), Next::Run);
+        let stopped = cell(vec![failed(Disposition::NeedsLook, "cancelled")], &[]);
+        assert_eq!(next(&stopped, POLICY, numpy), Next::Run, "stopped by a signal: run again");
+    }
+}

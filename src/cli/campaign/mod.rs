@@ -1,0 +1,119 @@
+//! Headless campaigns: `perftriage campaign start|resume|pause|cancel|status`. A campaign runs
+//! every (commit, variant) it was started with, one after the other, with its policy (auto-fix,
+//! retries); its journal (`<workspace>/campaigns/<name>/journal.jsonl`) is its whole state, so a
+//! campaign stopped any way — a signal, SIGKILL, a reboot — goes on with `resume`. Exit 0 every
+//! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
+
+mod drive;
+mod status;
+
+use crate::campaigns::{CampaignSpec, Event, Policy, parse_variants};
+use crate::dataset::Variant;
+use crate::ids::{CampaignName, Short};
+use crate::jobs::journal::Journal;
+use crate::runs::Repeat;
+use crate::session::Context;
+use anyhow::Result;
+use std::process::ExitCode;
+
+pub use status::status;
+
+/// `campaign start`'s request, as the command line gave it.
+pub struct StartArgs {
+    /// Shorts, each argument space- or comma-separated.
+    pub commits: Vec<String>,
+    pub filter: Option<String>,
+    pub failing: bool,
+    pub variants: String,
+    pub repeat: Option<Repeat>,
+    pub policy: Policy,
+    pub name: Option<String>,
+}
+
+pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
+    let spec = match spec(ctx, args) {
+        Ok(spec) => spec,
+        Err(why) => {
+            super::out::err(&format!("perftriage: campaign not started: {why}"));
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let started = Event::Started { spec: spec.clone(), at: crate::session::now_rfc3339() };
+    let journal = Journal::create(&ctx.workspace, &started, &spec.name)?;
+    super::out::err(&format!(
+        "perftriage: campaign {}: {} runs ({} commits × {}), journal {}",
+        spec.name,
+        spec.commits.len() * spec.variants.len(),
+        spec.commits.len(),
+        spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
+        journal.path.display()
+    ));
+    drive::drive(ctx, &journal)
+}
+
+/// Go on with a campaign where its journal says it stopped.
+pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
+    let journal = Journal::of(&ctx.workspace, &CampaignName::from(name));
+    if journal.repaired()?.torn_tail {
+        super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
+    }
+    let state = journal.state()?;
+    if state.cancelled {
+        super::out::err(&format!("perftriage: campaign {name} was cancelled; nothing to resume"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if state.paused {
+        journal.append(&Event::Resumed { at: crate::session::now_rfc3339() })?;
+    }
+    drive::drive(ctx, &journal)
+}
+
+/// `pause` or `cancel`: said in the journal; the process running it stops before its next step.
+pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
+    let journal = Journal::of(&ctx.workspace, &CampaignName::from(name));
+    journal.state()?;
+    let at = crate::session::now_rfc3339();
+    journal.append(&if cancel { Event::Cancelled { at } } else { Event::Paused { at } })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, String> {
+    let name = CampaignName::from(args.name.clone().unwrap_or_else(default_name));
+    if !name.is_plain() {
+        return Err(crate::campaigns::CampaignError::Name(name.to_string()).to_string());
+    }
+    let variants = parse_variants(&args.variants).map_err(|e| e.to_string())?;
+    let commits = commits(ctx, args, &variants)?;
+    let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
+    Ok(CampaignSpec { name, commits, variants, repeat, policy: args.policy })
+}
+
+fn default_name() -> String {
+    format!("campaign-{}", crate::session::now_compact().to_lowercase())
+}
+
+/// The commits asked for: named, else those the filter shows (the board's filter language), else
+/// all; `--failing` keeps those with a failing variant among the ones asked.
+fn commits(ctx: &Context, args: &StartArgs, variants: &[Variant]) -> Result<Vec<Short>, String> {
+    let named: Vec<&str> =
+        args.commits.iter().flat_map(|a| a.split([',', ' '])).filter(|s| !s.is_empty()).collect();
+    let book = ctx.read_workspace().book;
+    let query = crate::app::filter::Query::parse(args.filter.as_deref().unwrap_or(""));
+    let mut out = Vec::new();
+    for short in &named {
+        ctx.find(short).ok_or_else(|| format!("no commit `{short}` in the dataset"))?;
+    }
+    for entry in &ctx.entries {
+        let c = &entry.commit;
+        let asked = named.is_empty() || named.iter().any(|s| c.short == *s || c.full == *s);
+        let shown = query.matches(&crate::app::rows::build_row(entry, &book));
+        let failing = !args.failing || variants.iter().any(|v| entry.variant(*v).outcome.status.is_failure());
+        if asked && shown && failing {
+            out.push(c.short.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err("no commit matches what was asked".into());
+    }
+    Ok(out)
+}

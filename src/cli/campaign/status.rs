@@ -1,0 +1,100 @@
+//! `campaign status [NAME] [--json]`: how a campaign stands, from its journal alone (the newest
+//! campaign of the workspace when no name is given).
+
+use crate::campaigns::{CampaignState, Cell, Next, next};
+use crate::ids::CampaignName;
+use crate::jobs::journal::Journal;
+use crate::session::Context;
+use anyhow::Result;
+use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode> {
+    let Some(name) = name.map(CampaignName::from).or_else(|| newest(ctx)) else {
+        crate::cli::out::err("perftriage: no campaign in this workspace");
+        return Ok(ExitCode::from(2));
+    };
+    let state = Journal::of(&ctx.workspace, &name).state()?;
+    let recipes = ctx.recipes()?;
+    let recipe_for = |category: &str| recipes.answering(category).next().map(|r| r.id.clone());
+    let cells: Vec<serde_json::Value> = state
+        .cells
+        .iter()
+        .map(|((short, variant), cell)| {
+            let (word, why) = standing(cell, next(cell, state.spec.policy, recipe_for));
+            let runs: Vec<&str> = cell.attempts.iter().map(|a| a.run_id.as_str()).collect();
+            let category = cell.last_finish().and_then(|f| f.category.clone());
+            json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
+        })
+        .collect();
+    let mut out = crate::cli::out::stdout();
+    match json {
+        true => writeln!(out, "{}", crate::cli::out::json(&summary(&state, &cells))?)?,
+        false => print_text(&mut out, &state, &cells)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A cell's state in a word, and why where it matters.
+fn standing(cell: &Cell, next: Next) -> (&'static str, Option<String>) {
+    match next {
+        Next::Done => ("ok", None),
+        Next::Leave(why) => ("left", Some(why)),
+        Next::PickUp(run_id) => ("running", Some(format!("run {run_id}"))),
+        Next::Fix(recipe) => ("to fix", Some(recipe)),
+        Next::Retry { n, after_s } => ("to retry", Some(format!("retry {n} after {after_s} s"))),
+        Next::Run if cell.attempts.is_empty() => ("queued", None),
+        Next::Run => ("to run again", None),
+    }
+}
+
+fn summary(state: &CampaignState, cells: &[serde_json::Value]) -> serde_json::Value {
+    let p = state.progress();
+    json!({
+        "name": state.spec.name, "repeat": state.spec.repeat, "policy": state.spec.policy,
+        "total": p.total, "ended": p.ended, "ok": p.ok, "failed": p.failed, "again": p.again,
+        "paused": state.paused, "cancelled": state.cancelled, "cells": cells,
+    })
+}
+
+fn print_text(
+    out: &mut impl Write,
+    state: &CampaignState,
+    cells: &[serde_json::Value],
+) -> std::io::Result<()> {
+    let p = state.progress();
+    let mode = if state.cancelled {
+        " (cancelled)"
+    } else if state.paused {
+        " (paused)"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "campaign {}{mode}: {}/{} ended · ✓{} ✗{} ↻{}",
+        state.spec.name, p.ended, p.total, p.ok, p.failed, p.again
+    )?;
+    for c in cells {
+        let why = c["why"].as_str().map(|w| format!("  {w}")).unwrap_or_default();
+        let short = c["short"].as_str().unwrap_or("");
+        writeln!(
+            out,
+            "{short:<9} {:<8} {:<12}{why}",
+            c["variant"].as_str().unwrap_or(""),
+            c["state"].as_str().unwrap_or("")
+        )?;
+    }
+    Ok(())
+}
+
+/// The workspace's campaign whose journal was written last.
+fn newest(ctx: &Context) -> Option<CampaignName> {
+    let dirs = std::fs::read_dir(ctx.workspace.join("campaigns")).ok()?;
+    let journals = dirs.flatten().filter_map(|d| {
+        let modified = d.path().join("journal.jsonl").metadata().and_then(|m| m.modified()).ok()?;
+        Some((modified, d.file_name().to_string_lossy().into_owned()))
+    });
+    journals.max().map(|(_, name)| CampaignName::from(name))
+}

@@ -1,0 +1,90 @@
+//! A campaign's journal on disk: each event appended as one line and synced before the step it
+//! announces is taken; read back whole. The events' shape is `campaigns::Event`'s.
+
+use crate::campaigns::{CampaignSpec, CampaignState, Event, JournalError, Parsed, parse, to_line};
+use crate::ids::CampaignName;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignFileError {
+    #[error("no campaign `{name}` in {}", path.display())]
+    Missing { name: CampaignName, path: PathBuf },
+    #[error("a campaign `{name}` already exists ({}): resume it, or choose another --name", path.display())]
+    Exists { name: CampaignName, path: PathBuf },
+    #[error("cannot read or write {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Journal { path: PathBuf, source: JournalError },
+}
+
+/// Where a campaign's journal is, and appending to it.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    pub name: CampaignName,
+    pub path: PathBuf,
+}
+
+impl Journal {
+    pub fn of(workspace: &Path, name: &CampaignName) -> Journal {
+        Journal { name: name.clone(), path: CampaignSpec::journal_path(workspace, name) }
+    }
+
+    /// A new journal holding its `started` event; refused when one by that name exists.
+    pub fn create(
+        workspace: &Path,
+        started: &Event,
+        name: &CampaignName,
+    ) -> Result<Journal, CampaignFileError> {
+        let journal = Journal::of(workspace, name);
+        if journal.path.exists() {
+            return Err(CampaignFileError::Exists { name: name.clone(), path: journal.path });
+        }
+        journal.append(started)?;
+        Ok(journal)
+    }
+
+    /// Append one event, synced to disk before this returns.
+    pub fn append(&self, event: &Event) -> Result<(), CampaignFileError> {
+        let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).map_err(io)?;
+        file.write_all(to_line(event).as_bytes()).map_err(io)?;
+        file.sync_data().map_err(io)
+    }
+
+    pub fn read(&self) -> Result<Parsed, CampaignFileError> {
+        let text = std::fs::read_to_string(&self.path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => {
+                CampaignFileError::Missing { name: self.name.clone(), path: self.path.clone() }
+            }
+            _ => CampaignFileError::Io { path: self.path.clone(), source },
+        })?;
+        parse(&text).map_err(|source| CampaignFileError::Journal { path: self.path.clone(), source })
+    }
+
+    /// Read it for going on: a last line a crash cut short is cut off the file (said by
+    /// `torn_tail`), so the next event starts a line of its own.
+    pub fn repaired(&self) -> Result<Parsed, CampaignFileError> {
+        let parsed = self.read()?;
+        if parsed.torn_tail {
+            let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
+            let text = std::fs::read(&self.path).map_err(io)?;
+            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let file = std::fs::OpenOptions::new().write(true).open(&self.path).map_err(io)?;
+            file.set_len(keep as u64).map_err(io)?;
+            file.sync_data().map_err(io)?;
+        }
+        Ok(parsed)
+    }
+
+    /// The campaign as its journal says it stands.
+    pub fn state(&self) -> Result<CampaignState, CampaignFileError> {
+        let parsed = self.read()?;
+        let no_start =
+            || CampaignFileError::Journal { path: self.path.clone(), source: JournalError::NoStart };
+        CampaignState::fold(&parsed.events).ok_or_else(no_start)
+    }
+}
