@@ -72,6 +72,31 @@ fn each_failure_image_is_fixed_verified_and_rerun_with_the_fix_recorded() {
     }
 }
 
+/// A fix committed again to its tag from the template image (its first commit's record lost in a
+/// crash: a campaign applies it again on resume) removes the image the tag named before: no
+/// untagged image is left behind.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_fix_committed_again_to_its_tag_leaves_no_untagged_image() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    ensure_images(&rt, &engine);
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let apply =
+        ["fix", "apply", &s.short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"];
+    let id_of = |tag: &str| common::engine::docker(&["image", "inspect", "-f", "{{.Id}}", tag]);
+    let out = perftriage(&s, &apply);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let tag = text(&out).split_whitespace().find(|w| w.starts_with("perftriage-fixed")).unwrap().to_string();
+    let first = id_of(&tag);
+    std::fs::remove_file(s.root.join("ws/triage.json")).unwrap();
+    let out = perftriage(&s, &apply);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_ne!(id_of(&tag), first, "committed again, from the template image");
+    let gone = std::process::Command::new("docker").args(["image", "inspect", &first]).output().unwrap();
+    assert!(!gone.status.success(), "the image {first} the tag named before is removed");
+}
+
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {

@@ -182,11 +182,18 @@ impl Engine {
             labels.entry(ours.to_string()).or_default();
         }
         let config = bollard::models::ContainerConfig { labels: Some(labels), ..Default::default() };
+        let name = format!("{repo}:{tag}");
+        let replaced = self.raw().inspect_image(&name).await.ok().and_then(|i| i.id);
         self.raw()
             .commit_container(options, config)
             .await
             .map_err(|e| DockerError::api("commit container", e))?;
-        Ok(format!("{repo}:{tag}"))
+        if let Some(old) = replaced {
+            // The image the tag named before (a fix applied again after a crash): removed unless a
+            // container or another tag still uses it.
+            let _ = self.raw().remove_image(&old, None::<RemoveImageOptions>, None).await;
+        }
+        Ok(name)
     }
 
     /// Build `tag` from an in-memory tar context holding a Dockerfile.
