@@ -53,6 +53,8 @@ pub struct FixTry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CampaignState {
     pub spec: CampaignSpec,
+    /// When it started (RFC 3339).
+    pub started_at: String,
     pub cells: BTreeMap<(Short, Variant), Cell>,
     pub paused: bool,
     pub cancelled: bool,
@@ -73,9 +75,10 @@ pub struct Progress {
 impl CampaignState {
     /// The journal's events folded; `None` without its `started` event.
     pub fn fold(events: &[Event]) -> Option<CampaignState> {
-        let Some(Event::Started { spec, .. }) = events.first() else { return None };
+        let Some(Event::Started { spec, at }) = events.first() else { return None };
         let cells = spec.cells().map(|key| (key, Cell::default())).collect();
-        let mut state = CampaignState { spec: spec.clone(), cells, paused: false, cancelled: false };
+        let (spec, started_at) = (spec.clone(), at.clone());
+        let mut state = CampaignState { spec, started_at, cells, paused: false, cancelled: false };
         events[1..].iter().for_each(|e| state.apply(e));
         Some(state)
     }

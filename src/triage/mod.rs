@@ -245,6 +245,21 @@ impl TriageBook {
         })
     }
 
+    /// The image `recipe` committed for a variant, if it verified at `since` or later (RFC 3339):
+    /// a fix done before a campaign stopped, not to be applied again.
+    pub fn fixed_since(&self, short: &str, variant: &str, recipe: &str, since: &str) -> Option<ImageRef> {
+        self.history(short).iter().rev().take_while(|h| h.at.as_str() >= since).find_map(|h| {
+            match &h.change {
+                Change::Fix { variant: v, recipe: r, image: Some(image), outcome, .. }
+                    if v == variant && r == recipe && *outcome != FixOutcome::Failed =>
+                {
+                    Some(image.clone())
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// When `image` was made as a variant's fixed image (the history's RFC 3339 time).
     pub fn fixed_at(&self, short: &str, variant: &str, image: &str) -> Option<&str> {
         self.history(short).iter().rev().find_map(|h| match &h.change {
@@ -285,6 +300,26 @@ mod tests {
         book.apply("3a243095", Change::Clear, "t4".into()).unwrap();
         assert_eq!(book.mark("3a243095"), None);
         assert_eq!(book.history("3a243095").len(), 4);
+    }
+
+    #[test]
+    fn a_fix_is_found_done_since_a_time_only_when_it_verified_then_with_that_recipe() {
+        let mut book = TriageBook::new();
+        let fix = |recipe: &str, outcome, image: Option<&str>| Change::Fix {
+            variant: "human".into(),
+            recipe: recipe.into(),
+            outcome,
+            image: image.map(ImageRef::from),
+            log: None,
+        };
+        book.apply("x", fix("numpy_lt_2", FixOutcome::Verified, Some("f:1")), "2026-11-27T01:00:00Z".into())
+            .unwrap();
+        book.apply("x", fix("numpy_lt_2", FixOutcome::Failed, None), "2026-11-27T03:00:00Z".into()).unwrap();
+        let since = |t: &str| book.fixed_since("x", "human", "numpy_lt_2", t);
+        assert_eq!(since("2026-11-27T00:00:00Z"), Some("f:1".into()));
+        assert_eq!(since("2026-11-27T02:00:00Z"), None, "before the campaign started");
+        assert_eq!(book.fixed_since("x", "human", "aimv2_exist_ok", "2026-11-27T00:00:00Z"), None);
+        assert_eq!(book.fixed_since("x", "baseline", "numpy_lt_2", "2026-11-27T00:00:00Z"), None);
     }
 
     #[test]

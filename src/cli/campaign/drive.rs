@@ -33,7 +33,7 @@ pub fn drive(ctx: &Context, journal: &Journal) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             let Some((cell, step)) = decide(ctx, journal, &state)? else { return Ok(ended(&state)) };
-            take(ctx, journal, (cell, step), &state.spec, &cancel).await?;
+            take(ctx, journal, (cell, step), &state, &cancel).await?;
         }
     })
 }
@@ -71,9 +71,10 @@ async fn take(
     ctx: &Context,
     journal: &Journal,
     ((short, variant), step): ((Short, Variant), Next),
-    spec: &CampaignSpec,
+    state: &CampaignState,
     cancel: &Cancel,
 ) -> Result<()> {
+    let spec = &state.spec;
     match step {
         Next::Run => launch(ctx, journal, (&short, variant), spec, cancel).await,
         Next::Retry { n, after_s } => {
@@ -85,9 +86,28 @@ async fn take(
             launch(ctx, journal, (&short, variant), spec, cancel).await
         }
         Next::PickUp(run_id) => pick_up(ctx, journal, (&short, variant), &run_id, cancel).await,
-        Next::Fix(recipe) => super::super::fix::campaign_fix(ctx, journal, (&short, variant), &recipe).await,
+        Next::Fix(recipe) => fix(ctx, journal, (&short, variant), &recipe, &state.started_at).await,
         Next::Done | Next::Leave(_) => Ok(()),
     }
+}
+
+/// Apply `recipe`, unless the triage history says this campaign did before it stopped (the fix
+/// recorded, its journal line not yet written): then the journal is told, and it is not done twice.
+async fn fix(
+    ctx: &Context,
+    journal: &Journal,
+    (short, variant): (&Short, Variant),
+    recipe: &str,
+    since: &str,
+) -> Result<()> {
+    let book = ctx.read_workspace().book;
+    let Some(image) = book.fixed_since(short, variant.name(), recipe, since) else {
+        return super::super::fix::campaign_fix(ctx, journal, (short, variant), recipe).await;
+    };
+    say(&format!("{short} {}: {recipe} was applied before the stop ({image})", variant.name()));
+    let at = crate::session::now_rfc3339();
+    let recipe = recipe.to_string();
+    Ok(journal.append(&Event::Fixed { short: short.clone(), variant, recipe, image: Some(image), at })?)
 }
 
 /// A new run of the cell: journalled as launched before its container is made.

@@ -64,8 +64,8 @@ fn runtime_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
         DockerStatus::Unreachable(why) => Span::styled(format!("  Docker: unreachable: {why}"), theme.warn),
     });
     if let Some(why) = &state.gpu.unavailable {
-        let short: String = why.chars().take(60).collect();
-        spans.push(Span::styled(format!("  GPU: unavailable — {short}"), theme.dim));
+        let cut: String = why.chars().take(60).collect();
+        spans.push(Span::styled(format!("  GPU: unavailable — {cut}"), theme.dim));
     }
     for (on, word) in [(state.session.read_only, "  READ-ONLY"), (state.session.unsaved, "  UNSAVED")] {
         if on {
