@@ -140,7 +140,7 @@ fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &perftriage::docker:
 }
 
 #[test]
-#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
 fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_failure() {
     let Some((rt, engine)) = ready() else { return };
     let (s, shorts) = campaign_setup();
@@ -149,6 +149,9 @@ fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_
     assert_eq!(out.status.code(), Some(3), "one variant is left failed: {}", text(&out));
     ended_as_expected(&s, &shorts);
     no_containers_left(&rt, &engine, &s);
+    // The board on the workspace says how the campaign stands.
+    let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "campaign", 200);
+    board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 18/18 ✓17 ✗1 ↻6"));
 }
 
 /// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to 8 from a

@@ -302,3 +302,22 @@ fn the_detail_pane_stops_at_its_end() {
     let last_text = rows.iter().rposition(|r| !r.trim().is_empty()).unwrap();
     assert!(last_text >= rows.len() - 3, "no run of blank rows below the end: {rows:#?}");
 }
+
+/// A campaign runs in a process of its own: the board reads its journal every five ticks and the
+/// header says how it stands.
+#[test]
+fn the_header_says_how_the_workspaces_campaign_stands() {
+    let mut s = state();
+    let reads = |effects: Vec<Effect>| effects.iter().filter(|e| matches!(e, Effect::ReadCampaign)).count();
+    let asked: usize = (0..10).map(|_| reads(update(&mut s, Msg::Tick("t".into())))).sum();
+    assert_eq!(asked, 2, "ticks 1 and 6 of ten");
+    let progress = perftriage::campaigns::Progress { total: 288, ended: 37, ok: 29, failed: 6, again: 2 };
+    let headline =
+        perftriage::campaigns::Headline { name: "nightly".into(), progress, left_s: Some(11_400), state: "" };
+    update(&mut s, Msg::Campaign(Some(headline)));
+    let screen = common::screen_of(&s, 200, 48);
+    assert!(
+        screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left"),
+        "{screen}"
+    );
+}

@@ -97,6 +97,8 @@ pub enum Effect {
     Quit,
     /// List our fixed images (answered by `Msg::Images`).
     ListImages,
+    /// Read how the workspace's newest campaign stands (answered by `Msg::Campaign`).
+    ReadCampaign,
     /// Remove a fixed image's tag.
     RemoveImage(String),
     /// Push a fixed image to the configured registry (`Msg::Pushed` answers).

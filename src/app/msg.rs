@@ -48,6 +48,8 @@ pub enum Msg {
     },
     /// Our fixed images, or why they cannot be listed.
     Images(Result<Vec<crate::docker::TaggedImage>, JobError>),
+    /// How the workspace's newest campaign stands (`None`: there is none).
+    Campaign(Option<crate::campaigns::Headline>),
     /// A fixed image was removed from the engine.
     ImageRemoved(String),
     /// A fixed image was pushed: its reference by digest.

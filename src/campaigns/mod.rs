@@ -8,7 +8,7 @@ mod state;
 
 pub use journal::{Event, JournalError, Parsed, parse, to_line};
 pub use policy::{CANCELLED, LOST, Next, Policy, next};
-pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Progress};
+pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Headline, Progress};
 
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, Short};

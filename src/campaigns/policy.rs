@@ -107,11 +107,16 @@ mod tests {
 
     fn failed(disposition: Disposition, category: &str) -> Attempt {
         let finish = Finish {
+            at: "t1".into(),
             status: RunStatus::Error,
             category: Some(category.into()),
             disposition: Some(disposition),
         };
-        Attempt { run_id: "r".into(), finish: Some(finish) }
+        attempt("r", Some(finish))
+    }
+
+    fn attempt(run_id: &str, finish: Option<Finish>) -> Attempt {
+        Attempt { run_id: run_id.into(), launched: "t0".into(), finish }
     }
 
     /// A cell whose fixes came after its first run.
@@ -156,10 +161,10 @@ mod tests {
 
     #[test]
     fn a_run_in_flight_is_picked_up_a_success_is_done_nothing_yet_is_run() {
-        let flying = cell(vec![Attempt { run_id: "r7".into(), finish: None }], &[]);
+        let flying = cell(vec![attempt("r7", None)], &[]);
         assert_eq!(next(&flying, POLICY, numpy), Next::PickUp("r7".into()));
-        let ok = Finish { status: RunStatus::Success, category: None, disposition: None };
-        let done = cell(vec![Attempt { run_id: "r".into(), finish: Some(ok) }], &[]);
+        let ok = Finish { at: "t1".into(), status: RunStatus::Success, category: None, disposition: None };
+        let done = cell(vec![attempt("r", Some(ok))], &[]);
         assert_eq!(next(&done, POLICY, numpy), Next::Done);
         assert_eq!(next(&Cell::default(), POLICY, numpy), Next::Run);
         let stopped = cell(vec![failed(Disposition::NeedsLook, "cancelled")], &[]);

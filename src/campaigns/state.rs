@@ -3,6 +3,7 @@
 
 use super::{CampaignSpec, Event};
 use crate::classify::Disposition;
+use crate::dataset::results::Stamp;
 use crate::dataset::{RunStatus, Variant};
 use crate::ids::{RunId, Short};
 use std::collections::BTreeMap;
@@ -11,11 +12,15 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
     pub run_id: RunId,
+    /// When it was launched (RFC 3339).
+    pub launched: String,
     pub finish: Option<Finish>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finish {
+    /// When it ended (RFC 3339).
+    pub at: String,
     pub status: RunStatus,
     pub category: Option<String>,
     pub disposition: Option<Disposition>,
@@ -29,6 +34,36 @@ pub struct Cell {
     pub fixes: Vec<FixTry>,
     /// The last decision that was not a run (why it is left, a retry's wait).
     pub decided: Option<String>,
+}
+
+impl Attempt {
+    /// How long it ran, launch to end (whole seconds), once it ended.
+    pub fn seconds(&self) -> Option<i64> {
+        let (from, to) = (Stamp::parse(&self.launched)?, Stamp::parse(&self.finish.as_ref()?.at)?);
+        Some(to.seconds_since(from))
+    }
+}
+
+/// What the board's header says of a campaign: `campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Headline {
+    pub name: String,
+    pub progress: Progress,
+    pub left_s: Option<u64>,
+    /// `paused`, `cancelled`, or empty.
+    pub state: &'static str,
+}
+
+impl std::fmt::Display for Headline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = &self.progress;
+        write!(f, "campaign {} {}/{} ✓{} ✗{} ↻{}", self.name, p.ended, p.total, p.ok, p.failed, p.again)?;
+        match (self.state, self.left_s) {
+            ("", Some(s)) => write!(f, " · {}h{:02} left", s / 3600, s % 3600 / 60),
+            ("", None) => Ok(()),
+            (state, _) => write!(f, " · {state}"),
+        }
+    }
 }
 
 impl Cell {
@@ -86,13 +121,13 @@ impl CampaignState {
     fn apply(&mut self, event: &Event) {
         match event {
             Event::Started { .. } => {}
-            Event::Launched { short, variant, run_id, .. } => {
-                let attempt = Attempt { run_id: run_id.clone(), finish: None };
+            Event::Launched { short, variant, run_id, at } => {
+                let attempt = Attempt { run_id: run_id.clone(), launched: at.clone(), finish: None };
                 self.cell_mut(short, *variant).attempts.push(attempt);
             }
-            Event::Finished { run_id, status, category, disposition, .. } => {
-                let finish =
-                    Finish { status: *status, category: category.clone(), disposition: *disposition };
+            Event::Finished { run_id, status, category, disposition, at, .. } => {
+                let (status, disposition, at) = (*status, *disposition, at.clone());
+                let finish = Finish { at, status, category: category.clone(), disposition };
                 if let Some(attempt) = self.attempt_mut(run_id) {
                     attempt.finish = Some(finish);
                 }
@@ -117,6 +152,24 @@ impl CampaignState {
 
     fn attempt_mut(&mut self, run_id: &RunId) -> Option<&mut Attempt> {
         self.cells.values_mut().flat_map(|c| c.attempts.iter_mut()).find(|a| &a.run_id == run_id)
+    }
+
+    /// The header's line: name, counts, and the time left at the mean duration of its runs so far.
+    pub fn headline(&self) -> Headline {
+        let progress = self.progress();
+        let took: Vec<i64> =
+            self.cells.values().flat_map(|c| &c.attempts).filter_map(Attempt::seconds).collect();
+        let mean = i64::try_from(took.len()).ok().filter(|n| *n > 0).map(|n| took.iter().sum::<i64>() / n);
+        let to_go = i64::try_from(progress.total - progress.ended).unwrap_or(0);
+        let left_s = mean.filter(|_| to_go > 0).map(|m| u64::try_from(m * to_go).unwrap_or(0));
+        let state = if self.cancelled {
+            "cancelled"
+        } else if self.paused {
+            "paused"
+        } else {
+            ""
+        };
+        Headline { name: self.spec.name.to_string(), progress, left_s, state }
     }
 
     pub fn progress(&self) -> Progress {
@@ -167,6 +220,35 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_headline_estimates_the_time_left_from_the_runs_so_far() {
+        let at = |t: &str| format!("2026-11-27T0{t}Z");
+        let timed = |event: Event, t: &str| match event {
+            Event::Launched { short, variant, run_id, .. } => {
+                Event::Launched { short, variant, run_id, at: at(t) }
+            }
+            Event::Finished { run_id, status, category, disposition, result, .. } => {
+                Event::Finished { run_id, status, category, disposition, result, at: at(t) }
+            }
+            other => other,
+        };
+        let events = [
+            started(&["aaaa0001", "aaaa0002", "aaaa0003"]),
+            timed(launched("aaaa0001", Variant::Baseline, "r1"), "1:00:00"),
+            timed(finished("r1", RunStatus::Success, None), "1:20:00"),
+            timed(launched("aaaa0001", Variant::Human, "r2"), "1:20:00"),
+            timed(finished("r2", RunStatus::Error, Some("aimv2")), "1:30:00"),
+        ];
+        let mut state = CampaignState::fold(&events).unwrap();
+        assert_eq!(
+            state.headline().to_string(),
+            "campaign nightly 2/6 ✓1 ✗1 ↻0 · 1h00 left",
+            "4 to go at 15 min"
+        );
+        state.paused = true;
+        assert_eq!(state.headline().to_string(), "campaign nightly 2/6 ✓1 ✗1 ↻0 · paused");
+    }
+
+    #[test]
     fn the_journal_folds_to_each_cells_attempts_and_the_counts() {
         let events = [
             started(&["aaaa0001", "aaaa0002"]),
@@ -184,6 +266,11 @@ pub(crate) mod tests {
         assert_eq!(human.in_flight().map(RunId::as_str), Some("r3"), "launched, not seen to end");
         let p = state.progress();
         assert_eq!((p.total, p.ended, p.ok, p.failed, p.again), (4, 1, 1, 0, 1));
+        assert_eq!(
+            state.headline().to_string(),
+            "campaign nightly 1/4 ✓1 ✗0 ↻1",
+            "no run with times: no estimate"
+        );
         assert!(CampaignState::fold(&events[1..]).is_none(), "no started event: no campaign");
     }
 }

@@ -18,6 +18,21 @@ pub enum CampaignFileError {
     Journal { path: PathBuf, source: JournalError },
 }
 
+/// The workspace's campaign whose journal was written last.
+pub fn newest(workspace: &Path) -> Option<CampaignName> {
+    let dirs = std::fs::read_dir(workspace.join("campaigns")).ok()?;
+    let journals = dirs.flatten().filter_map(|d| {
+        let modified = d.path().join("journal.jsonl").metadata().and_then(|m| m.modified()).ok()?;
+        Some((modified, d.file_name().to_string_lossy().into_owned()))
+    });
+    journals.max().map(|(_, name)| CampaignName::from(name))
+}
+
+/// How the newest campaign of `workspace` stands; `None` without one, or when it cannot be read.
+pub fn newest_headline(workspace: &Path) -> Option<crate::campaigns::Headline> {
+    Some(Journal::of(workspace, &newest(workspace)?).state().ok()?.headline())
+}
+
 /// Where a campaign's journal is, and appending to it.
 #[derive(Debug, Clone)]
 pub struct Journal {

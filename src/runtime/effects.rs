@@ -57,6 +57,7 @@ impl Io {
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),
+            Effect::ReadCampaign => self.jobs.read_campaign(),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),

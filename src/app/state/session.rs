@@ -34,6 +34,8 @@ pub struct SessionState {
     pub messages: Vec<(String, Level, String)>,
     pub read_only: bool,
     pub unsaved: bool,
+    /// The workspace's newest campaign, as its journal said at the last read.
+    pub campaign: Option<crate::campaigns::Headline>,
     /// The board takes the mouse (wheel, clicks); off, the terminal selects text.
     pub mouse_capture: bool,
     pub warnings: Vec<String>,
@@ -64,6 +66,7 @@ impl SessionState {
             message_tick: 0,
             messages: Vec::new(),
             read_only: false,
+            campaign: None,
             unsaved: false,
             mouse_capture: true,
             warnings: Vec::new(),

@@ -43,6 +43,10 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Mouse { .. } => Vec::new(),
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::Images(listed) => images::listed(state, listed),
+        Msg::Campaign(headline) => {
+            state.session.campaign = headline;
+            Vec::new()
+        }
         Msg::ImageRemoved(tag) => images::removed(state, &tag),
         Msg::Pushed { tag, reference } => images::pushed(state, &tag, &reference),
         Msg::DetailLimit(limit) => {
@@ -101,12 +105,19 @@ fn results_read(
     Vec::new()
 }
 
+/// Ticks between two reads of the campaign journal.
+const CAMPAIGN_TICKS: u64 = 5;
+
 fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     state.session.now = now;
     state.session.ticks += 1;
     state.session.expire_message();
     state.refresh_live_cells();
     let mut effects = documents::ask_patch_line(state);
+    // A campaign runs in a process of its own: its journal is read every few seconds.
+    if state.session.ticks % CAMPAIGN_TICKS == 1 {
+        effects.push(Effect::ReadCampaign);
+    }
     // A read-only board asks for the lock every other second.
     if state.session.read_only && state.session.ticks.is_multiple_of(2) {
         effects.push(Effect::TryTakeOver);

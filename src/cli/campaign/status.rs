@@ -11,7 +11,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode> {
-    let Some(name) = name.map(CampaignName::from).or_else(|| newest(ctx)) else {
+    let Some(name) = name.map(CampaignName::from).or_else(|| crate::jobs::journal::newest(&ctx.workspace))
+    else {
         crate::cli::out::err("perftriage: no campaign in this workspace");
         return Ok(ExitCode::from(2));
     };
@@ -87,14 +88,4 @@ fn print_text(
         )?;
     }
     Ok(())
-}
-
-/// The workspace's campaign whose journal was written last.
-fn newest(ctx: &Context) -> Option<CampaignName> {
-    let dirs = std::fs::read_dir(ctx.workspace.join("campaigns")).ok()?;
-    let journals = dirs.flatten().filter_map(|d| {
-        let modified = d.path().join("journal.jsonl").metadata().and_then(|m| m.modified()).ok()?;
-        Some((modified, d.file_name().to_string_lossy().into_owned()))
-    });
-    journals.max().map(|(_, name)| CampaignName::from(name))
 }

@@ -24,6 +24,11 @@ impl Stamp {
             .map(Stamp)
     }
 
+    /// Whole seconds from `earlier` to this (negative when it is later).
+    pub fn seconds_since(self, earlier: Stamp) -> i64 {
+        (self.0 - earlier.0).whole_seconds()
+    }
+
     /// The UTC time of unix seconds (an image's creation time, say).
     pub fn from_unix(secs: i64) -> Option<Stamp> {
         let t = time::OffsetDateTime::from_unix_timestamp(secs).ok()?;

@@ -5,6 +5,7 @@
 //! queue and the concurrency limit are the model's.
 
 mod builds;
+mod campaigns;
 mod connection;
 mod fixes;
 mod images;

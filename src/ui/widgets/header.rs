@@ -57,6 +57,9 @@ fn runtime_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     if running + queued > 0 {
         spans.push(Span::styled(format!("  runs: {running} running, {queued} queued"), theme.accent));
     }
+    if let Some(campaign) = &state.session.campaign {
+        spans.push(Span::styled(format!("  {campaign}"), theme.accent));
+    }
     spans.extend(host_spans(state, theme));
     spans.push(match &state.runs.docker {
         DockerStatus::Connecting => Span::styled("  Docker: connecting…", theme.dim),
