@@ -5,12 +5,6 @@
 use super::{Direction, Verdict, definition};
 use serde::Serialize;
 
-/// Two-sided 97.5 % quantiles of Student's t for 1–30 degrees of freedom; beyond, 1.96.
-const T_975: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
-
 /// A delta in percent (positive = better) with its 95 % interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
@@ -33,13 +27,11 @@ impl Interval {
     }
 }
 
-/// Student's t at `df` degrees of freedom, rounded down (a wider interval, never a narrower one).
+/// Student's t's 97.5 % quantile at exactly `df` (Welch–Satterthwaite's, fractional) degrees of
+/// freedom, from statrs; 12.706 (one degree) where `df` is no positive number.
 fn t_975(df: f64) -> f64 {
-    if df >= 31.0 {
-        return 1.96;
-    }
-    let at_or_below = T_975.iter().zip(1..).filter(|(_, d)| f64::from(*d) <= df).map(|(t, _)| *t);
-    at_or_below.last().unwrap_or(12.706)
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    StudentsT::new(0.0, 1.0, df).map_or(12.706_204_736_174_7, |t| t.inverse_cdf(0.975))
 }
 
 pub fn mean(values: &[f64]) -> f64 {
@@ -96,9 +88,10 @@ mod tests {
 
     #[test]
     fn the_interval_matches_welch_by_hand() {
-        // Means 10 and 12, variances 1 and 4, n = 3 each: se² = 1/3 + 4/3, df = (5/3)² / ((1/3)² / 2 + (4/3)² / 2) = 2.94 → t(2) = 4.303.
+        // Means 10 and 12, variances 1 and 4, n = 3 each: se² = 1/3 + 4/3, df = (5/3)² / ((1/3)² / 2 +
+        // (4/3)² / 2) = 2.9412 → t = 3.2187586145 (scipy's t.ppf(0.975, 2.9411764705882346)).
         let i = interval("output_throughput", &[9.0, 10.0, 11.0], &[10.0, 12.0, 14.0]).unwrap();
-        let half = 4.303 * (5.0f64 / 3.0).sqrt() / 10.0 * 100.0;
-        assert!((i.pct - 20.0).abs() < 1e-9 && (i.high - i.pct - half).abs() < 1e-9, "{i:?}");
+        let half = 3.218_758_614_532_883_5 * (5.0f64 / 3.0).sqrt() / 10.0 * 100.0;
+        assert!((i.pct - 20.0).abs() < 1e-9 && (i.high - i.pct - half).abs() < 1e-6, "{i:?}");
     }
 }
