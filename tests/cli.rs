@@ -157,3 +157,28 @@ fn classify_and_metrics_over_every_fixture() {
     assert_eq!(row["metrics"]["output_throughput"], 6410.83);
     assert_eq!(run(ws.path(), &["metrics", "/no/such.log"]).status.code(), Some(1));
 }
+
+/// A campaign asked for wrongly is refused with exit 2 and why, and starts nothing; one that does
+/// not exist cannot be resumed or looked at.
+#[test]
+fn a_bad_campaign_request_exits_2_and_says_why() {
+    let ws = tempfile::tempdir().unwrap();
+    for (args, why) in [
+        (&["campaign", "start", "--variants", "b,x"][..], "`x` is no variant"),
+        (&["campaign", "start", "--commits", "zzzzzzzz"][..], "no commit `zzzzzzzz`"),
+        (&["campaign", "start", "--filter", "cat:no_such_category"][..], "no commit matches"),
+        (&["campaign", "start", "--name", "../x"][..], "is not a plain name"),
+    ] {
+        let out = run(ws.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!ws.path().join("campaigns").exists(), "nothing started");
+    let out = run(ws.path(), &["campaign", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    for args in [&["campaign", "resume", "nightly"][..], &["campaign", "pause", "../../x"][..]] {
+        let out = run(ws.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("no campaign `"), "{args:?}: {}", stderr(&out));
+    }
+}

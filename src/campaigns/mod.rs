@@ -62,6 +62,10 @@ pub enum CampaignError {
     Variant(String),
     #[error("campaign name `{0}` is not a plain name (letters, digits, `-`, `_`, `.`, at most 64)")]
     Name(String),
+    #[error("no commit `{0}` in the dataset (use the 8-character short hash)")]
+    NoCommit(String),
+    #[error("no commit matches what was asked (--commits, --filter, --failing)")]
+    NothingAsked,
 }
 
 #[cfg(test)]

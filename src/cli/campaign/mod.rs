@@ -7,7 +7,7 @@
 mod drive;
 mod status;
 
-use crate::campaigns::{CampaignSpec, Event, Policy, parse_variants};
+use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, parse_variants};
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, Short};
 use crate::jobs::journal::Journal;
@@ -53,7 +53,7 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
 
 /// Go on with a campaign where its journal says it stopped.
 pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
-    let journal = Journal::of(&ctx.workspace, &CampaignName::from(name));
+    let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
     if journal.repaired()?.torn_tail {
         super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
     }
@@ -70,19 +70,33 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
 
 /// `pause` or `cancel`: said in the journal; the process running it stops before its next step.
 pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
-    let journal = Journal::of(&ctx.workspace, &CampaignName::from(name));
+    let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
     journal.state()?;
     let at = crate::session::now_rfc3339();
     journal.append(&if cancel { Event::Cancelled { at } } else { Event::Paused { at } })?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, String> {
+/// The journal of the campaign `name`, or `None` (said) when there is no such campaign here.
+fn existing(ctx: &Context, name: &str) -> Option<Journal> {
+    let name = CampaignName::from(name);
+    let journal = Journal::of(&ctx.workspace, &name);
+    if name.is_plain() && journal.path.is_file() {
+        return Some(journal);
+    }
+    super::out::err(&format!(
+        "perftriage: no campaign `{name}` in {}",
+        ctx.workspace.join("campaigns").display()
+    ));
+    None
+}
+
+fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> {
     let name = CampaignName::from(args.name.clone().unwrap_or_else(default_name));
     if !name.is_plain() {
-        return Err(crate::campaigns::CampaignError::Name(name.to_string()).to_string());
+        return Err(CampaignError::Name(name.to_string()));
     }
-    let variants = parse_variants(&args.variants).map_err(|e| e.to_string())?;
+    let variants = parse_variants(&args.variants)?;
     let commits = commits(ctx, args, &variants)?;
     let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
     Ok(CampaignSpec { name, commits, variants, repeat, policy: args.policy })
@@ -94,14 +108,14 @@ fn default_name() -> String {
 
 /// The commits asked for: named, else those the filter shows (the board's filter language), else
 /// all; `--failing` keeps those with a failing variant among the ones asked.
-fn commits(ctx: &Context, args: &StartArgs, variants: &[Variant]) -> Result<Vec<Short>, String> {
+fn commits(ctx: &Context, args: &StartArgs, variants: &[Variant]) -> Result<Vec<Short>, CampaignError> {
     let named: Vec<&str> =
         args.commits.iter().flat_map(|a| a.split([',', ' '])).filter(|s| !s.is_empty()).collect();
     let book = ctx.read_workspace().book;
     let query = crate::app::filter::Query::parse(args.filter.as_deref().unwrap_or(""));
     let mut out = Vec::new();
     for short in &named {
-        ctx.find(short).ok_or_else(|| format!("no commit `{short}` in the dataset"))?;
+        ctx.find(short).ok_or_else(|| CampaignError::NoCommit(short.to_string()))?;
     }
     for entry in &ctx.entries {
         let c = &entry.commit;
@@ -113,7 +127,7 @@ fn commits(ctx: &Context, args: &StartArgs, variants: &[Variant]) -> Result<Vec<
         }
     }
     if out.is_empty() {
-        return Err("no commit matches what was asked".into());
+        return Err(CampaignError::NothingAsked);
     }
     Ok(out)
 }
