@@ -356,8 +356,8 @@ fn hosts_a_run_from_the_board_is_placed_shown_in_the_host_column_and_finishes_th
         t.contains("Host") && row.contains(" gpu2 ") && row.contains("✓")
     });
     wait_until("its container to be removed on gpu2", 30, || second.ps("-aq").is_empty());
-    drop(board);
     assert_eq!(common::engine::result(&s, "human")["status"], "success", "{done}");
+    drop(board);
 }
 
 #[test]
@@ -409,8 +409,8 @@ fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
         let row = t.lines().find(|l| l.contains(&s.short[..8])).unwrap_or_default();
         row.contains(" gpu2 ") && row.contains("✓")
     });
-    drop(board);
     assert_eq!(common::engine::result(&s, "human")["status"], "success", "{done}");
+    drop(board);
 }
 
 #[test]
@@ -470,8 +470,8 @@ fn hosts_a_run_left_on_a_host_whose_daemon_restarts_is_resumed_from_its_launch_r
     second.resume();
     let ended = |t: &str| ["✓", "✗", "◷"].iter().any(|mark| row_has(t, &s.short[..8], mark));
     let screen = again.until("the run picked up on gpu2 and ended", 300, ended);
-    drop(again);
     let r = common::engine::result(&s, "human");
+    drop(again);
     assert!(row_has(&screen, &s.short[..8], "✓"), "{screen}\n{r:#}");
     let ours = &r["perftriage"];
     assert_eq!(ours["repeats"]["n"], 3, "three runs a start, as launched: {r:#}");

@@ -59,13 +59,15 @@ fn picked_up_and_recorded_as_launched(s: &Setup, container_image: &str) {
     let again = Board::start(&s.config, &s.root.join("ws"), "launch-again", 200);
     let ended = |t: &str| ["✓", "✗", "◷"].iter().any(|mark| row_has(t, short, mark));
     let screen = again.until("the run picked up and ended", 300, ended);
+    // The cell says the run ended a moment before its result file is written: read it (waiting
+    // for it) before the board is closed.
+    let (r, fixed) = (result(s, "human"), fixed_image(s));
     drop(again);
     let log = std::fs::read_to_string(s.root.join("ws/perftriage.log")).unwrap_or_default();
     assert!(row_has(&screen, short, "✓"), "the run ended in success:\n{screen}\n{log}");
     let record = std::fs::read_dir(s.root.join("ws/runs")).unwrap().next().unwrap().unwrap().path();
     let launch: serde_json::Value =
         serde_json::from_slice(&std::fs::read(record.join("launch.json")).unwrap()).unwrap();
-    let (r, fixed) = (result(s, "human"), fixed_image(s));
     let ours = &r["perftriage"];
     assert_eq!(ours["run_id"], launch["plan"]["run_id"], "the run the record is of: {r:#}");
     assert_eq!(ours["image"].as_str(), Some(fixed.as_str()), "the fixed image it ran in: {r:#}");

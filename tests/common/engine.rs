@@ -179,10 +179,14 @@ pub fn result(setup: &Setup, variant: &str) -> serde_json::Value {
     result_of(setup, &setup.short, variant)
 }
 
-/// The result file of `short`'s `variant` in the setup's workspace.
+/// The result file of `short`'s `variant` in the setup's workspace, once it is there (a board
+/// shows a run's end a moment before its result file is written; the file appears whole).
 pub fn result_of(setup: &Setup, short: &str, variant: &str) -> serde_json::Value {
     let path = setup.root.join("ws/results").join(format!("{short}_{variant}_result.json"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let limit = std::time::Duration::from_secs(60);
+    let bytes = super::wait::until(&format!("{}", path.display()), limit, || {
+        std::fs::read(&path).map_err(|e| e.to_string())
+    });
     serde_json::from_slice(&bytes).unwrap()
 }
 
