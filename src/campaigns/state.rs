@@ -107,6 +107,13 @@ pub struct Progress {
     pub again: usize,
 }
 
+impl Progress {
+    /// `37/288 ended · ✓29 ✗6 ↻2`, as `campaign status` and a campaign's last line say it.
+    pub fn tally(&self) -> String {
+        format!("{}/{} ended · ✓{} ✗{} ↻{}", self.ended, self.total, self.ok, self.failed, self.again)
+    }
+}
+
 impl CampaignState {
     /// The journal's events folded; `None` without its `started` event.
     pub fn fold(events: &[Event]) -> Option<CampaignState> {

@@ -85,15 +85,7 @@ pub fn apply_cli(
             variant.name(),
             job.image
         ));
-        let repo = ctx.config.runs.vllm_repo.as_deref();
-        // Its output takes the line path (decoded, redacted, spooled as the fix's log) to stdout.
-        let classifier = std::sync::Arc::new(ctx.classifier.clone());
-        let mut lines = LinePath::create(&job.log_path(recipe_id), ctx.redactor.clone(), classifier)?;
-        let printed =
-            apply(&engine, &job, &recipe, repo, |bytes| print_lines(lines.ingest(Stream::Stdout, bytes)))
-                .await;
-        print_lines(lines.finish());
-        let log = lines.path().display().to_string();
+        let (printed, log) = applied(ctx, (&engine, &job), &recipe, print_lines).await?;
         match printed {
             Ok(report) => after_fix(ctx, (entry, &job), (recipe_id, &log), report, rerun_on).await,
             Err(why) => {
@@ -102,6 +94,23 @@ pub fn apply_cli(
             }
         }
     })
+}
+
+/// Apply `recipe` to the job's container on `engine`, its output taking the line path (decoded,
+/// redacted, spooled as the fix's log) and each batch of lines handed to `shown`; how it went, and
+/// the log's path.
+async fn applied(
+    ctx: &Context,
+    (engine, job): (&crate::docker::Engine, &FixJob),
+    recipe: &crate::fixes::Recipe,
+    mut shown: impl FnMut(std::io::Result<Vec<crate::logs::Line>>),
+) -> Result<(Result<FixReport, crate::jobs::fix::FixError>, String)> {
+    let repo = ctx.config.runs.vllm_repo.as_deref();
+    let classifier = std::sync::Arc::new(ctx.classifier.clone());
+    let mut lines = LinePath::create(&job.log_path(&recipe.id), ctx.redactor.clone(), classifier)?;
+    let report = apply(engine, job, recipe, repo, |bytes| shown(lines.ingest(Stream::Stdout, bytes))).await;
+    shown(lines.finish());
+    Ok((report, lines.path().display().to_string()))
 }
 
 /// A fix's lines on stdout, as they come (a closed stdout stops the printing, not the fix).
@@ -187,13 +196,8 @@ pub async fn campaign_fix(
     let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
     let job = job(ctx, entry, variant, true)?;
     let engine = crate::docker::Engine::connect().await?;
-    let classifier = std::sync::Arc::new(ctx.classifier.clone());
-    let mut lines = LinePath::create(&job.log_path(recipe_id), ctx.redactor.clone(), classifier)?;
-    let repo = ctx.config.runs.vllm_repo.as_deref();
-    let applied =
-        apply(&engine, &job, &recipe, repo, |bytes| drop(lines.ingest(Stream::Stdout, bytes))).await;
-    drop(lines.finish());
-    let log = lines.path().display().to_string();
+    // Its output is spooled as the fix's log, not printed.
+    let (applied, log) = applied(ctx, (&engine, &job), &recipe, drop).await?;
     let image = match applied {
         Ok(report) => {
             record(ctx, &job, (recipe_id, &log), &report)?;

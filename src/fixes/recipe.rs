@@ -119,6 +119,11 @@ impl RecipeBook {
         self.recipes.iter().find(|r| r.id == id)
     }
 
+    /// The id of the first recipe answering a failure category (a campaign's auto-fix).
+    pub fn first_answering(&self, category: &str) -> Option<String> {
+        self.answering(category).next().map(|r| r.id.clone())
+    }
+
     /// Recipes answering a failure category, in file order.
     pub fn answering<'a>(&'a self, category: &'a str) -> impl Iterator<Item = &'a Recipe> + 'a {
         self.recipes.iter().filter(move |r| r.answers.iter().any(|a| a == category))

@@ -46,9 +46,8 @@ fn decide(
     state: &CampaignState,
 ) -> Result<Option<((Short, Variant), Next)>> {
     let recipes = ctx.recipes()?;
-    let recipe_for = |category: &str| recipes.answering(category).next().map(|r| r.id.clone());
     for (key, cell) in &state.cells {
-        match next(cell, state.spec.policy, recipe_for) {
+        match next(cell, state.spec.policy, |category| recipes.first_answering(category)) {
             Next::Done => {}
             Next::Leave(why) if cell.decided.as_ref() == Some(&why) => {}
             Next::Leave(why) => {
@@ -284,10 +283,7 @@ async fn waited(secs: u64, cancel: &Cancel) {
 /// Every cell decided: 0 when all succeeded, 3 when some were left failed.
 fn ended(state: &CampaignState) -> ExitCode {
     let p = state.progress();
-    say(&format!(
-        "campaign {}: {}/{} ended · ✓{} ✗{} ↻{}",
-        state.spec.name, p.ended, p.total, p.ok, p.failed, p.again
-    ));
+    say(&format!("campaign {}: {}", state.spec.name, p.tally()));
     if p.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) }
 }
 

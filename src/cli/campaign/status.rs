@@ -18,12 +18,11 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
     };
     let state = Journal::of(&ctx.workspace, &name).state()?;
     let recipes = ctx.recipes()?;
-    let recipe_for = |category: &str| recipes.answering(category).next().map(|r| r.id.clone());
     let cells: Vec<serde_json::Value> = state
         .cells
         .iter()
         .map(|((short, variant), cell)| {
-            let (word, why) = standing(cell, next(cell, state.spec.policy, recipe_for));
+            let (word, why) = standing(cell, next(cell, state.spec.policy, |category| recipes.first_answering(category)));
             let runs: Vec<&str> = cell.attempts.iter().map(|a| a.run_id.as_str()).collect();
             let category = cell.last_finish().and_then(|f| f.category.clone());
             json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
@@ -72,11 +71,7 @@ fn print_text(
     } else {
         ""
     };
-    writeln!(
-        out,
-        "campaign {}{mode}: {}/{} ended · ✓{} ✗{} ↻{}",
-        state.spec.name, p.ended, p.total, p.ok, p.failed, p.again
-    )?;
+    writeln!(out, "campaign {}{mode}: {}", state.spec.name, p.tally())?;
     for c in cells {
         let why = c["why"].as_str().map(|w| format!("  {w}")).unwrap_or_default();
         let short = c["short"].as_str().unwrap_or("");
