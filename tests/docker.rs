@@ -82,6 +82,22 @@ fn failure_images_fail_fast_with_their_real_signature() {
     }
 }
 
+/// A registry that refuses the connection may answer later: `pull_failed` (a campaign retries
+/// it), not the image missing for good.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_registry_that_refuses_the_pull_is_a_pull_failure_not_a_missing_image() {
+    let Some((rt, engine)) = ready() else { return };
+    // Port 1 of this machine: nothing listens there, the daemon's connection is refused.
+    let s = setup("127.0.0.1:1/perftriage-test/absent:nope", SERVING, "pull_estimate_gb = 0");
+    let out = run(&s, "human");
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = result(&s, "human");
+    assert_eq!(r["perftriage"]["classification"]["category"], "pull_failed", "{r:#}");
+    assert!(r["error"].as_str().unwrap().contains("connection refused"), "{r:#}");
+    no_containers_left(&rt, &engine, &s);
+}
+
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_missing_image_is_a_manifest_failure_with_the_daemons_words() {

@@ -132,10 +132,9 @@ impl Engine {
         let mut stream = self.raw().create_image(Some(options), None, login);
         let mut layers = HashMap::new();
         while let Some(item) = stream.next().await {
-            let info =
-                item.map_err(|e| DockerError::ImageMissing { image: image.into(), message: e.to_string() })?;
+            let info = item.map_err(|e| pull_error(image, e.to_string()))?;
             if let Some(detail) = info.error_detail.and_then(|d| d.message) {
-                return Err(DockerError::ImageMissing { image: image.into(), message: detail });
+                return Err(pull_error(image, detail));
             }
             let status = info.status.unwrap_or_default();
             progress(&layer_event(&mut layers, info.id, info.progress_detail, status));
@@ -224,5 +223,28 @@ impl Engine {
             }
         }
         Ok(())
+    }
+}
+
+/// The daemon's words for a registry that did not answer this time (refused, timed out,
+/// overloaded): the pull may work later. Anything else (unknown manifest, denied, a registry name
+/// nobody resolves) says the image cannot come from here.
+const TRANSIENT: &[&str] = &[
+    "connection refused",
+    "connection reset",
+    "i/o timeout",
+    "TLS handshake timeout",
+    "context deadline exceeded",
+    "unexpected EOF",
+    "Service Unavailable",
+    "Bad Gateway",
+    "Gateway Timeout",
+    "Too Many Requests",
+];
+
+fn pull_error(image: &str, message: String) -> DockerError {
+    match TRANSIENT.iter().any(|t| message.contains(t)) {
+        true => DockerError::PullFailed { image: image.into(), message },
+        false => DockerError::ImageMissing { image: image.into(), message },
     }
 }

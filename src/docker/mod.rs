@@ -28,6 +28,8 @@ pub enum DockerError {
     Unreachable(String),
     #[error("image {image} not found: {message}")]
     ImageMissing { image: ImageRef, message: String },
+    #[error("pulling {image} failed, the registry may answer later: {message}")]
+    PullFailed { image: ImageRef, message: String },
     #[error(
         "the daemon cannot give this container GPUs ({0}); install the NVIDIA Container Toolkit, or set gpus = \"none\" in the config"
     )]

@@ -13,6 +13,8 @@ pub enum FailureKind {
     DockerError,
     DockerUnreachable,
     ImageMissing,
+    /// The registry did not answer the pull this time (refused, timed out).
+    PullFailed,
     GpuRuntimeMissing,
     PatchFail,
     ScriptsMissing,
@@ -36,6 +38,7 @@ const NAMES: &[(FailureKind, &str)] = &[
     (FailureKind::DockerError, "docker_error"),
     (FailureKind::DockerUnreachable, "docker_unreachable"),
     (FailureKind::ImageMissing, "manifest_unknown"),
+    (FailureKind::PullFailed, "pull_failed"),
     (FailureKind::GpuRuntimeMissing, "gpu_runtime_missing"),
     (FailureKind::PatchFail, "patch_fail"),
     (FailureKind::ScriptsMissing, "scripts_missing"),

@@ -206,7 +206,13 @@ fn finished(ctx: &Context, outcome: &RunOutcome) -> Result<Event> {
 /// infrastructure failure.
 fn disposition(ctx: &Context, outcome: &RunOutcome) -> Option<Disposition> {
     let kind = outcome.category.as_ref()?;
-    if matches!(kind, FailureKind::DockerUnreachable | FailureKind::DockerError | FailureKind::Reattached) {
+    let infra = [
+        FailureKind::DockerUnreachable,
+        FailureKind::DockerError,
+        FailureKind::Reattached,
+        FailureKind::PullFailed,
+    ];
+    if infra.contains(kind) {
         return Some(Disposition::InfraRetry);
     }
     let named = || ctx.classifier.named(kind.name(), "").map(|v| v.disposition);

@@ -297,6 +297,7 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 fn docker_failure(e: &DockerError) -> Failure {
     let kind = match e {
         DockerError::ImageMissing { .. } => FailureKind::ImageMissing,
+        DockerError::PullFailed { .. } => FailureKind::PullFailed,
         DockerError::NoGpuRuntime(_) => FailureKind::GpuRuntimeMissing,
         DockerError::Unreachable(_) => FailureKind::DockerUnreachable,
         DockerError::Api { .. } | DockerError::NotFound { .. } => FailureKind::DockerError,
