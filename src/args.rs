@@ -240,6 +240,12 @@ pub(crate) enum CampaignCommand {
         /// Infrastructure failures (Docker lost, a pull that failed) are retried this many times.
         #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
         retries: u32,
+        /// Seconds before the first retry; each next one waits twice as long, at most 600.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
+        retry_wait: u64,
+        /// Runs at once (default: the `[[hosts]]` slots, 1 without hosts).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        concurrency: Option<u32>,
         /// Its name, the folder of its journal (default: `campaign-<time>`).
         #[arg(long)]
         name: Option<String>,

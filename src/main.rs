@@ -105,9 +105,21 @@ fn image(ctx: &Context, command: ImageCommand) -> anyhow::Result<ExitCode> {
 fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode> {
     use perftriage::cli::campaign;
     match command {
-        CampaignCommand::Start { commits, filter, failing, variants, repeat, auto_fix, retries, name } => {
-            let policy = perftriage::campaigns::Policy { auto_fix, retries };
-            let args = campaign::StartArgs { commits, filter, failing, variants, repeat, policy, name };
+        CampaignCommand::Start {
+            commits,
+            filter,
+            failing,
+            variants,
+            repeat,
+            auto_fix,
+            retries,
+            retry_wait,
+            concurrency,
+            name,
+        } => {
+            let policy = perftriage::campaigns::Policy { auto_fix, retries, retry_wait_s: retry_wait };
+            let args =
+                campaign::StartArgs { commits, filter, failing, variants, repeat, policy, concurrency, name };
             campaign::start(ctx, &args)
         }
         CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),

@@ -31,12 +31,15 @@ pub enum Event {
         result: Option<String>,
         at: String,
     },
-    /// A fix applied by the policy; `image` when it verified and was committed.
+    /// A fix applied by the policy; `image` when it verified and was committed, on `host` (a
+    /// `[[hosts]]` name; none: this machine's engine), where its runs go from then on.
     Fixed {
         short: Short,
         variant: Variant,
         recipe: String,
         image: Option<ImageRef>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
         at: String,
     },
     /// A decision of the policy that is not a run: why a variant is left, a retry's wait.

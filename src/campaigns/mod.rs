@@ -24,6 +24,13 @@ pub struct CampaignSpec {
     pub variants: Vec<Variant>,
     pub repeat: Repeat,
     pub policy: Policy,
+    /// Runs at once.
+    #[serde(default = "one")]
+    pub concurrency: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl CampaignSpec {

@@ -9,12 +9,19 @@ use crate::ids::RunId;
 use serde::{Deserialize, Serialize};
 
 /// How a campaign treats failures.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     /// A failure whose category has a verified recipe is fixed and run again once.
     pub auto_fix: bool,
     /// Infrastructure failures are retried this many times, with a growing wait.
     pub retries: u32,
+    /// The wait before the first retry, in seconds; each next one doubles, up to ten minutes.
+    #[serde(default = "first_wait")]
+    pub retry_wait_s: u64,
+}
+
+fn first_wait() -> u64 {
+    BACKOFF_S
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +40,7 @@ pub enum Next {
     Leave(String),
 }
 
-/// The first wait before a retry; each next one doubles, up to ten minutes.
+/// The first wait before a retry unless the campaign says otherwise.
 const BACKOFF_S: u64 = 30;
 const BACKOFF_MAX_S: u64 = 600;
 
@@ -81,7 +88,7 @@ fn retry(cell: &Cell, policy: Policy, category: &str) -> Next {
     if spent >= policy.retries {
         return Next::Leave(format!("{category}: {spent} retries spent of {}", policy.retries));
     }
-    let after_s = (BACKOFF_S << spent.min(10)).min(BACKOFF_MAX_S);
+    let after_s = (policy.retry_wait_s << spent.min(10)).min(BACKOFF_MAX_S);
     Next::Retry { n: spent + 1, after_s }
 }
 
@@ -121,11 +128,16 @@ mod tests {
 
     /// A cell whose fixes came after its first run.
     fn cell(attempts: Vec<Attempt>, fixes: &[(&str, bool)]) -> Cell {
-        let fix = |(r, ok): &(&str, bool)| FixTry { recipe: r.to_string(), verified: *ok, after_attempts: 1 };
+        let fix = |(r, ok): &(&str, bool)| FixTry {
+            recipe: r.to_string(),
+            verified: *ok,
+            after_attempts: 1,
+            host: None,
+        };
         Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None }
     }
 
-    const POLICY: Policy = Policy { auto_fix: true, retries: 2 };
+    const POLICY: Policy = Policy { auto_fix: true, retries: 2, retry_wait_s: 30 };
 
     fn numpy(category: &str) -> Option<String> {
         (category == "numpy2").then(|| "numpy_lt_2".to_string())

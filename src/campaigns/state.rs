@@ -71,6 +71,11 @@ impl Cell {
         self.attempts.last().and_then(|a| a.finish.as_ref())
     }
 
+    /// The host its runs must go to: the one its fixed image was committed on.
+    pub fn pinned_host(&self) -> Option<&str> {
+        self.fixes.iter().rev().find(|f| f.verified).and_then(|f| f.host.as_deref())
+    }
+
     /// The run launched and not seen to end.
     pub fn in_flight(&self) -> Option<&RunId> {
         self.attempts.last().filter(|a| a.finish.is_none()).map(|a| &a.run_id)
@@ -83,6 +88,8 @@ pub struct FixTry {
     pub recipe: String,
     pub verified: bool,
     pub after_attempts: usize,
+    /// The `[[hosts]]` host its image was committed on (none: this machine's engine).
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -139,10 +146,11 @@ impl CampaignState {
                     attempt.finish = Some(finish);
                 }
             }
-            Event::Fixed { short, variant, recipe, image, .. } => {
+            Event::Fixed { short, variant, recipe, image, host, .. } => {
                 let cell = self.cell_mut(short, *variant);
                 let after_attempts = cell.attempts.len();
-                cell.fixes.push(FixTry { recipe: recipe.clone(), verified: image.is_some(), after_attempts });
+                let (recipe, verified, host) = (recipe.clone(), image.is_some(), host.clone());
+                cell.fixes.push(FixTry { recipe, verified, after_attempts, host });
             }
             Event::Decided { short, variant, what, .. } => {
                 self.cell_mut(short, *variant).decided = Some(what.clone())
@@ -206,7 +214,8 @@ pub(crate) mod tests {
             commits: commits.iter().map(|c| Short::from(*c)).collect(),
             variants: vec![Variant::Baseline, Variant::Human],
             repeat: crate::runs::Repeat::Times(3),
-            policy: Policy { auto_fix: true, retries: 2 },
+            policy: Policy { auto_fix: true, retries: 2, retry_wait_s: 30 },
+            concurrency: 1,
         };
         Event::Started { spec, at: "t0".into() }
     }

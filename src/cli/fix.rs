@@ -182,20 +182,22 @@ fn record(
     Ok(fixes)
 }
 
-/// A campaign's fix of a variant: applied and committed as its fixed image (its output spooled,
-/// not printed), recorded in the triage history and in the campaign's journal.
+/// A campaign's fix of a variant on `host` (where its failed run ran; none: this machine's
+/// engine): applied and committed as its fixed image there (its output spooled, not printed),
+/// recorded in the triage history and in the campaign's journal.
 pub async fn campaign_fix(
     ctx: &Context,
     journal: &crate::jobs::journal::Journal,
     (short, variant): (&crate::ids::Short, Variant),
     recipe_id: &str,
+    host: Option<&str>,
 ) -> Result<()> {
     let recipe = ctx.recipes()?.get(recipe_id).cloned();
     let recipe =
         recipe.ok_or_else(|| anyhow::anyhow!("no recipe `{recipe_id}` (see `perftriage fix list`)"))?;
     let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
     let job = job(ctx, entry, variant, true)?;
-    let engine = crate::docker::Engine::connect().await?;
+    let engine = engine_of(ctx, host).await?;
     // Its output is spooled as the fix's log, not printed.
     let (applied, log) = applied(ctx, (&engine, &job), &recipe, drop).await?;
     let image = match applied {
@@ -209,7 +211,15 @@ pub async fn campaign_fix(
         }
     };
     let at = crate::session::now_rfc3339();
-    let fixed =
-        crate::campaigns::Event::Fixed { short: short.clone(), variant, recipe: recipe_id.into(), image, at };
+    let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
+    let fixed = crate::campaigns::Event::Fixed { short, variant, recipe, image, host, at };
     Ok(journal.append(&fixed)?)
+}
+
+/// The engine of the `[[hosts]]` host `host`; this machine's without one.
+pub(super) async fn engine_of(ctx: &Context, host: Option<&str>) -> Result<crate::docker::Engine> {
+    let Some(name) = host else { return Ok(crate::docker::Engine::connect().await?) };
+    let config = ctx.config.hosts.iter().find(|h| h.name == name);
+    let config = config.ok_or_else(|| anyhow::anyhow!("no host `{name}` in [[hosts]]"))?;
+    Ok(crate::jobs::fleet::connect(config).await?)
 }

@@ -87,30 +87,50 @@ pub async fn carry_out(
     ctx: &Context,
     plan: &RunPlan,
     host: Option<&str>,
-    (events, cancel): RunLink,
+    link: RunLink,
     start: Start,
 ) -> Result<crate::jobs::run::RunOutcome> {
-    let (short, variant) = (plan.short.clone(), plan.variant);
-    let workspace = ctx.workspace.display().to_string();
     let claims = crate::jobs::fleet::Claims::default();
-    let placed = crate::jobs::fleet::engine_for(crate::jobs::fleet::Placement {
+    let placed = place(ctx, plan, host, &claims).await?;
+    Ok(carry_out_on(ctx, plan, placed, link, start).await)
+}
+
+/// The engine `plan` goes to: `host`, else the one placement picks; its claim held in `claims`.
+pub async fn place(
+    ctx: &Context,
+    plan: &RunPlan,
+    host: Option<&str>,
+    claims: &crate::jobs::fleet::Claims,
+) -> Result<(String, crate::docker::Engine), crate::jobs::fleet::PlaceError> {
+    let workspace = ctx.workspace.display().to_string();
+    crate::jobs::fleet::engine_for(crate::jobs::fleet::Placement {
         hosts: &ctx.config.hosts,
         chosen: host,
         need: &plan.container.gpus,
         workspace: &workspace,
-        claims: &claims,
+        claims,
         run_id: &plan.run_id,
     })
-    .await;
-    let (host, engine) = placed?;
+    .await
+}
+
+/// Carry `plan` out from `start` on the engine placed for it.
+pub async fn carry_out_on(
+    ctx: &Context,
+    plan: &RunPlan,
+    (host, engine): (String, crate::docker::Engine),
+    (events, cancel): RunLink,
+    start: Start,
+) -> crate::jobs::run::RunOutcome {
     super::out::err(&format!(
-        "perftriage: Docker connected on host {host} ({}); {short} {} in {}",
+        "perftriage: Docker connected on host {host} ({}); {} {} in {}",
         engine.description,
-        variant.name(),
+        plan.short,
+        plan.variant.name(),
         plan.image
     ));
     let env = RunEnv {
-        engine: engine.clone(),
+        engine,
         workspace: ctx.workspace.clone(),
         vllm_repo: ctx.config.runs.vllm_repo.clone(),
         redactor: ctx.redactor.clone(),
@@ -118,9 +138,9 @@ pub async fn carry_out(
         events,
         cancel,
         // This machine's engine is no `[[hosts]]` host.
-        host: (!ctx.config.hosts.is_empty()).then(|| host.clone()),
+        host: (!ctx.config.hosts.is_empty()).then_some(host),
     };
-    Ok(crate::jobs::run::run(plan, env, start).await)
+    crate::jobs::run::run(plan, env, start).await
 }
 
 /// Write the result and say how the run went: exit 0 ok, 3 failed; a set-up error writes no

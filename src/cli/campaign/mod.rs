@@ -6,6 +6,7 @@
 
 mod drive;
 mod status;
+mod steps;
 
 use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, parse_variants};
 use crate::dataset::Variant;
@@ -27,6 +28,8 @@ pub struct StartArgs {
     pub variants: String,
     pub repeat: Option<Repeat>,
     pub policy: Policy,
+    /// Runs at once (`None`: the `[[hosts]]` slots, 1 without hosts).
+    pub concurrency: Option<u32>,
     pub name: Option<String>,
 }
 
@@ -99,7 +102,14 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
     let variants = parse_variants(&args.variants)?;
     let commits = commits(ctx, args, &variants)?;
     let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
-    Ok(CampaignSpec { name, commits, variants, repeat, policy: args.policy })
+    let concurrency = args.concurrency.unwrap_or_else(|| host_slots(ctx));
+    Ok(CampaignSpec { name, commits, variants, repeat, policy: args.policy, concurrency })
+}
+
+/// Every `[[hosts]]` slot; 1 without hosts.
+fn host_slots(ctx: &Context) -> u32 {
+    let slots: usize = ctx.config.hosts.iter().map(|h| h.concurrency).sum();
+    u32::try_from(slots.max(1)).unwrap_or(u32::MAX)
 }
 
 fn default_name() -> String {

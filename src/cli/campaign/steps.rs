@@ -1,0 +1,295 @@
+//! A campaign's steps, one (commit, variant) each: launch a run, pick one up after a restart,
+//! apply a fix, retry after a wait. Each is journalled before it is taken and its end after; a run
+//! that cannot be placed or planned ends as a journalled failure, never as the campaign's error.
+
+use crate::campaigns::{CANCELLED, CampaignState, Event, LOST, Next};
+use crate::classify::Disposition;
+use crate::dataset::{RunStatus, Variant};
+use crate::docker::Engine;
+use crate::ids::{RunId, Short};
+use crate::jobs::fleet::{Claims, PlaceError};
+use crate::jobs::journal::Journal;
+use crate::jobs::run::{RunOutcome, Start, write_result};
+use crate::runs::{FailureKind, Repeat, RunPlan};
+use crate::session::Context;
+use anyhow::Result;
+use tokio::sync::{mpsc, watch};
+
+pub type Key = (Short, Variant);
+
+/// How long a run that no host can take yet waits before placement is tried again.
+const SLOT_WAIT_S: u64 = 2;
+
+/// What a campaign's steps share: the journal, the stop switch, the claims on host slots.
+pub struct Crew<'a> {
+    pub ctx: &'a Context,
+    pub journal: &'a Journal,
+    pub cancel: watch::Receiver<bool>,
+    pub claims: Claims,
+}
+
+/// What a step needs of the campaign's state, taken when it starts.
+pub struct Given {
+    repeat: Repeat,
+    /// When the campaign started (fixes recorded since are its own).
+    since: String,
+    /// The host the cell's fixed image is on: its runs go there.
+    pinned: Option<String>,
+    /// The cell's newest run.
+    last_run: Option<RunId>,
+}
+
+impl Given {
+    pub fn of(state: &CampaignState, key: &Key) -> Given {
+        let cell = state.cells.get(key);
+        Given {
+            repeat: state.spec.repeat,
+            since: state.started_at.clone(),
+            pinned: cell.and_then(|c| c.pinned_host()).map(str::to_string),
+            last_run: cell.and_then(|c| c.attempts.last()).map(|a| a.run_id.clone()),
+        }
+    }
+}
+
+impl Crew<'_> {
+    pub async fn take(&self, (short, variant): &Key, step: Next, given: &Given) -> Result<()> {
+        let key = (short, *variant);
+        match step {
+            Next::Run => self.launch(key, given).await,
+            Next::Retry { n, after_s } => {
+                let what = format!("retry {n} in {after_s} s");
+                say(&format!("{short} {}: {what}", variant.name()));
+                let at = crate::session::now_rfc3339();
+                let (short, variant) = (short.clone(), *variant);
+                self.journal.append(&Event::Decided { short, variant, what, at })?;
+                waited(after_s, &self.cancel).await;
+                self.launch(key, given).await
+            }
+            Next::PickUp(run_id) => self.pick_up(key, &run_id).await,
+            Next::Fix(recipe) => self.fix(key, &recipe, given).await,
+            Next::Done | Next::Leave(_) => Ok(()),
+        }
+    }
+
+    /// Apply `recipe` on the host its failed run ran on, unless the triage history says this
+    /// campaign did before it stopped (the fix recorded, its journal line not yet written): then
+    /// the journal is told, and it is not done twice.
+    async fn fix(&self, (short, variant): (&Short, Variant), recipe: &str, given: &Given) -> Result<()> {
+        let ctx = self.ctx;
+        let host = given.last_run.as_ref().and_then(|r| crate::jobs::launches::read(&ctx.workspace, r).ok());
+        let host = host.and_then(|launch| launch.host);
+        let book = ctx.read_workspace().book;
+        let Some(image) = book.fixed_since(short, variant.name(), recipe, &given.since) else {
+            let key = (short, variant);
+            return crate::cli::fix::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
+        };
+        say(&format!("{short} {}: {recipe} was applied before the stop ({image})", variant.name()));
+        let (short, recipe, at) = (short.clone(), recipe.to_string(), crate::session::now_rfc3339());
+        Ok(self.journal.append(&Event::Fixed { short, variant, recipe, image: Some(image), host, at })?)
+    }
+
+    /// A new run of the cell: journalled as launched before its container is made.
+    async fn launch(&self, (short, variant): (&Short, Variant), given: &Given) -> Result<()> {
+        let ctx = self.ctx;
+        let run_id = crate::cli::run::run_id();
+        let at = crate::session::now_rfc3339();
+        self.journal.append(&Event::Launched {
+            short: short.clone(),
+            variant,
+            run_id: run_id.clone(),
+            at,
+        })?;
+        let Some(entry) = ctx.find(short) else {
+            return self.unrun(&run_id, "plan_error", "not in the dataset");
+        };
+        let book = ctx.read_workspace().book;
+        let fixed = book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
+        match crate::cli::run::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
+            Ok(plan) => self.carried(&plan, given.pinned.as_deref()).await,
+            Err(why) => self.unrun(&run_id, "plan_error", &why.to_string()),
+        }
+    }
+
+    /// Place the plan (on `host` where its fixed image is) and carry it out; journal how it ended.
+    async fn carried(&self, plan: &RunPlan, host: Option<&str>) -> Result<()> {
+        let placed = match self.placed(plan, host).await {
+            Ok(placed) => placed,
+            Err(_) if *self.cancel.borrow() => return self.unrun(&plan.run_id, CANCELLED, "stopped"),
+            Err(why) => {
+                return self.unrun(&plan.run_id, FailureKind::DockerUnreachable.name(), &why.to_string());
+            }
+        };
+        let outcome = self.carried_on(plan, placed, Start::Fresh).await;
+        self.claims.release(&plan.run_id);
+        outcome
+    }
+
+    /// The engine for the plan: placement is tried again while no host can take it (every slot
+    /// busy, or every host down), until one can or the campaign stops.
+    async fn placed(&self, plan: &RunPlan, host: Option<&str>) -> Result<(String, Engine), PlaceError> {
+        let mut said = false;
+        loop {
+            match crate::cli::run::place(self.ctx, plan, host, &self.claims).await {
+                Err(PlaceError::NoneFits(why)) if !*self.cancel.borrow() => {
+                    if !std::mem::replace(&mut said, true) {
+                        say(&format!("{} {}: waiting for a host: {why}", plan.short, plan.variant.name()));
+                    }
+                    waited(SLOT_WAIT_S, &self.cancel).await;
+                }
+                placed => return placed,
+            }
+        }
+    }
+
+    async fn carried_on(&self, plan: &RunPlan, placed: (String, Engine), start: Start) -> Result<()> {
+        let (events, mut quiet) = mpsc::unbounded_channel();
+        tokio::spawn(async move { while quiet.recv().await.is_some() {} });
+        let link = (events, self.cancel.clone());
+        let outcome = crate::cli::run::carry_out_on(self.ctx, plan, placed, link, start).await;
+        Ok(self.journal.append(&finished(self.ctx, &outcome)?)?)
+    }
+
+    /// A run launched before a restart: its result if it wrote one before the stop (never run
+    /// twice), else its container picked up from its launch record on the host it ran on; a run
+    /// with neither was lost and runs again.
+    async fn pick_up(&self, (short, variant): (&Short, Variant), run_id: &RunId) -> Result<()> {
+        let ctx = self.ctx;
+        if let Some(finished) = written_before(ctx, (short, variant), run_id) {
+            say(&format!("{short} {}: run {run_id} had ended before the stop", variant.name()));
+            return Ok(self.journal.append(&finished)?);
+        }
+        let Ok(launch) = crate::jobs::launches::read(&ctx.workspace, run_id) else {
+            removed(ctx, run_id).await;
+            return self.unrun(run_id, LOST, "it had not started before the stop");
+        };
+        let host = launch.host.as_deref();
+        let engine = match super::super::fix::engine_of(ctx, host).await {
+            Ok(engine) => engine,
+            Err(why) => return self.unrun(run_id, FailureKind::DockerUnreachable.name(), &why.to_string()),
+        };
+        let Some((container, created_unix)) = running(ctx, &engine, run_id).await else {
+            return self.unrun(run_id, LOST, "its container was gone after the stop");
+        };
+        say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
+        let start = Start::Resume { container, created_unix, image_digest: launch.image_digest.clone() };
+        let placed = (host.unwrap_or("local").to_string(), engine);
+        self.carried_on(&launch.plan, placed, start).await
+    }
+
+    /// A run that never ran to its end: journalled as ended, with why. Lost, stopped and
+    /// unreachable runs are run again by the policy; others are left for a look.
+    fn unrun(&self, run_id: &RunId, category: &str, why: &str) -> Result<()> {
+        say(&format!("run {run_id}: {category}: {why}"));
+        let disposition = match category {
+            LOST | CANCELLED => None,
+            c if c == FailureKind::DockerUnreachable.name() => Some(Disposition::InfraRetry),
+            _ => Some(Disposition::NeedsLook),
+        };
+        Ok(self.journal.append(&Event::Finished {
+            run_id: run_id.clone(),
+            status: RunStatus::Error,
+            category: Some(category.to_string()),
+            disposition,
+            result: None,
+            at: crate::session::now_rfc3339(),
+        })?)
+    }
+}
+
+/// The `finished` event of an outcome, its result file written (a run stopped by a signal or a
+/// set-up error writes none).
+fn finished(ctx: &Context, outcome: &RunOutcome) -> Result<Event> {
+    let kind = outcome.category.clone();
+    let quiet = matches!(&kind, Some(k) if *k == FailureKind::Cancelled || k.is_setup_error());
+    let result = match quiet {
+        true => None,
+        false => {
+            Some(write_result(outcome, &ctx.workspace, &ctx.redactor, &crate::session::now_rfc3339(), None)?)
+        }
+    };
+    let category = kind.as_ref().map(|k| k.name().to_string());
+    let (short, variant) = (&outcome.plan.short, outcome.plan.variant.name());
+    match &category {
+        None => say(&format!("{short} {variant}: ✓ done")),
+        Some(c) => say(&format!("{short} {variant}: ✗ {c}: {}", outcome.error.as_deref().unwrap_or(""))),
+    }
+    Ok(Event::Finished {
+        run_id: outcome.plan.run_id.clone(),
+        status: outcome.status,
+        disposition: disposition(ctx, outcome),
+        category,
+        result: result.map(|p| p.display().to_string()),
+        at: crate::session::now_rfc3339(),
+    })
+}
+
+/// How the policy treats the failure: the classifier's rule for it; Docker itself failing or a
+/// registry that did not answer is an infrastructure failure.
+fn disposition(ctx: &Context, outcome: &RunOutcome) -> Option<Disposition> {
+    use FailureKind::{DockerError, DockerUnreachable, PullFailed, Reattached};
+    let kind = outcome.category.as_ref()?;
+    if [DockerUnreachable, DockerError, Reattached, PullFailed].contains(kind) {
+        return Some(Disposition::InfraRetry);
+    }
+    let named = || ctx.classifier.named(kind.name(), "").map(|v| v.disposition);
+    outcome.verdict.as_ref().map(|v| v.disposition).or_else(named)
+}
+
+/// The cell's result file, when it is this run's: the run ended before the stop.
+fn written_before(ctx: &Context, (short, variant): (&Short, Variant), run_id: &RunId) -> Option<Event> {
+    let path = ctx.workspace.join("results").join(format!("{short}_{}_result.json", variant.name()));
+    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    let ours = &record["perftriage"];
+    (ours["run_id"].as_str()? == run_id.as_str()).then_some(())?;
+    let status = if record["status"] == "success" { RunStatus::Success } else { RunStatus::Error };
+    let category = ours["classification"]["category"].as_str().map(str::to_string);
+    let disposition = serde_json::from_value(ours["classification"]["disposition"].clone()).ok();
+    let result = Some(path.display().to_string());
+    Some(Event::Finished {
+        run_id: run_id.clone(),
+        status,
+        category,
+        disposition,
+        result,
+        at: crate::session::now_rfc3339(),
+    })
+}
+
+/// The running container of `run_id` on `engine`: its id and creation time.
+async fn running(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(String, i64)> {
+    let ours = engine.ours(&ctx.workspace.display().to_string()).await.ok()?;
+    let mine = |c: &crate::docker::Ours| {
+        c.running && c.labels.get(crate::runs::LABEL_RUN).is_some_and(|r| r == run_id.as_str())
+    };
+    ours.into_iter().find(mine).map(|c| (c.id, c.created))
+}
+
+/// A container of `run_id` on this machine's engine without its launch record cannot be picked
+/// up: it is removed (its cell runs again).
+async fn removed(ctx: &Context, run_id: &RunId) {
+    let Ok(engine) = Engine::connect().await else { return };
+    if let Some((container, _)) = running(ctx, &engine, run_id).await {
+        let _ = engine.remove(&container).await;
+    }
+}
+
+/// Containers a stopped perftriage left that cannot go on (a fix's, a stopped run's) are removed
+/// before the campaign goes on; running runs are picked up by their cells.
+pub async fn swept(ctx: &Context) {
+    let Ok(engine) = Engine::connect().await else { return };
+    for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
+        say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
+        let _ = engine.remove(&orphan.id).await;
+    }
+}
+
+/// Wait `secs`, or less when the campaign is stopped.
+async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
+    let mut cancel = cancel.clone();
+    let stopped = async move { while cancel.changed().await.is_ok() && !*cancel.borrow() {} };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(secs), stopped).await;
+}
+
+pub fn say(text: &str) {
+    crate::cli::out::err(&format!("perftriage: campaign: {text}"));
+}
