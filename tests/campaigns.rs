@@ -1,7 +1,8 @@
 //! Campaigns on the real engine with the mock vLLM: six commits × three variants, some failing
-//! the way the mock's images do (aimv2, numpy 2) and one whose agent patch does not apply; run
-//! with `--auto-fix`, and again killed with SIGKILL at moments chosen at random (seeded, the seed
-//! printed) and resumed each time until it ends.
+//! the way the mock's images do (aimv2, numpy 2) and one whose agent patch does not apply, run
+//! with `--auto-fix`; and thirty commits × three variants, two at a time, with the same failures
+//! and a registry that refuses a pull at first, killed with SIGKILL at moments chosen at random
+//! (seeded, the seed printed) and resumed each time until it ends.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -13,8 +14,30 @@ use std::path::Path;
 use std::process::Command;
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
-/// The image each commit of the campaign runs in: the mock's failure flavours.
+/// The image each commit of the small campaign runs in: the mock's failure flavours.
 const FLAVOURS: &[&str] = &["ok", "aimv2", "ok", "numpy2", "ok", "ok"];
+
+/// The big campaign's flavours: thirty commits, six of them fixable, one (`pull`) in an image
+/// behind a registry that refuses the pull until the test tags the image in.
+fn big_flavours() -> Vec<&'static str> {
+    (0..30)
+        .map(|i| match (i, i % 10) {
+            (7, _) => "pull",
+            (_, 1) => "aimv2",
+            (_, 3) => "numpy2",
+            _ => "ok",
+        })
+        .collect()
+}
+
+/// The image of a flavour for `short`: the mock's, or the one behind port 1 of this machine,
+/// where nothing listens (its tag names the commit: the setup removes it at the end).
+fn image_of(flavour: &str, short: &str) -> String {
+    match flavour {
+        "pull" => format!("127.0.0.1:1/perftriage-test/vllm:{short}"),
+        flavour => format!("perftriage-test/vllm:{flavour}"),
+    }
+}
 
 fn patch(old: &str, new: &str) -> String {
     format!("--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1 @@\n-{old}\n+{new}\n")
@@ -22,14 +45,14 @@ fn patch(old: &str, new: &str) -> String {
 
 /// A setup whose dataset holds one commit per flavour, on a chain in its checkout, each in its
 /// flavour's image; every agent patch applies but the last commit's.
-fn campaign_setup() -> (Setup, Vec<String>) {
+fn campaign_setup(flavours: &[&str]) -> (Setup, Vec<String>) {
     let mut s = setup("perftriage-test/vllm:ok", SERVING, "");
     let dataset = s.root.join("dataset.jsonl");
     let template: serde_json::Value =
         serde_json::from_str(std::fs::read_to_string(&dataset).unwrap().lines().next().unwrap()).unwrap();
     let (mut rows, mut overrides, mut shorts) = (String::new(), String::new(), Vec::new());
     let mut parent = template["full"].as_str().unwrap().to_string();
-    for (i, flavour) in FLAVOURS.iter().enumerate() {
+    for (i, flavour) in flavours.iter().enumerate() {
         let full = commit(&s.root.join("vllm"), i);
         let short = full[..8].to_string();
         let mut row = template.clone();
@@ -37,8 +60,8 @@ fn campaign_setup() -> (Setup, Vec<String>) {
             (short.clone().into(), full.clone().into(), parent.into());
         row["item_id"] = format!("vllm_core-{i}").into();
         rows.push_str(&format!("{row}\n"));
-        overrides.push_str(&format!("\"{short}\" = \"perftriage-test/vllm:{flavour}\"\n"));
-        let applies = i + 1 < FLAVOURS.len();
+        overrides.push_str(&format!("\"{short}\" = \"{}\"\n", image_of(flavour, &short)));
+        let applies = i + 1 < flavours.len();
         let old = if applies { "__version__ = '0.9.2.dev0+mock'" } else { "__version__ = 'not this'" };
         let diff = patch(old, "__version__ = '0.9.2.dev0+agent'");
         std::fs::write(s.root.join("patches").join(format!("{short}.patch")), diff).unwrap();
@@ -108,30 +131,44 @@ fn ended_runs(s: &Setup) -> BTreeMap<Cell, Vec<(String, String, String)>> {
 }
 
 /// Every cell ended as the flavours say: the fixable ones failed once, were fixed and succeeded
-/// once; the patch that does not apply failed once and was never retried; no run that ended ran
-/// twice; each result file is its cell's last run's, in the image it ran in.
-fn ended_as_expected(s: &Setup, shorts: &[String]) {
+/// once; the refused pull failed once and succeeded on its retry; the patch that does not apply
+/// failed once and was never retried; no run that ended ran twice; each result file is its
+/// cell's last run's, in the image it ran in.
+fn ended_as_expected(s: &Setup, shorts: &[String], flavours: &[&str]) {
     let (cells, ended) = (cells(s), ended_runs(s));
-    assert_eq!(cells.len(), FLAVOURS.len() * 3, "{cells:#?}");
+    assert_eq!(cells.len(), flavours.len() * 3, "{cells:#?}");
+    let mut refusals = 0;
     for ((short, variant), cell) in &cells {
         let i = shorts.iter().position(|x| x == short).unwrap();
         let runs = &ended[&(short.clone(), variant.clone())];
         let outcomes: Vec<(&str, &str)> = runs.iter().map(|(_, st, c)| (st.as_str(), c.as_str())).collect();
         let result = common::engine::result_of(s, short, variant);
         assert_eq!(result["perftriage"]["run_id"], runs.last().unwrap().0, "the last run's result: {cell:#}");
-        if i + 1 == FLAVOURS.len() && variant == "agent" {
+        if i + 1 == flavours.len() && variant == "agent" {
             assert_eq!(cell["state"], "left", "{cell:#}");
             assert_eq!(outcomes, [("error", "patch_fail")], "never retried: {cell:#}");
             continue;
         }
         assert_eq!(cell["state"], "ok", "{short} {variant}: {cell:#}");
-        let fixed = FLAVOURS[i] != "ok";
-        let wanted: &[(&str, &str)] =
-            if fixed { &[("error", FLAVOURS[i]), ("success", "")] } else { &[("success", "")] };
+        // The refused pull: the variants that asked before the image was tagged in.
+        let refused = flavours[i] == "pull" && outcomes.len() > 1;
+        refusals += usize::from(refused);
+        let failed_first = match flavours[i] {
+            "ok" => None,
+            "pull" => refused.then_some("pull_failed"),
+            fixable => Some(fixable),
+        };
+        let wanted = match failed_first {
+            Some(category) => vec![("error", category), ("success", "")],
+            None => vec![("success", "")],
+        };
         assert_eq!(outcomes, wanted, "{short} {variant}: {cell:#}");
         let image = result["perftriage"]["image"].as_str().unwrap();
+        let fixed = !matches!(flavours[i], "ok" | "pull");
         assert_eq!(image.starts_with("perftriage-fixed"), fixed, "{short} {variant} ran in {image}");
     }
+    let pulls = flavours.iter().filter(|f| **f == "pull").count();
+    assert!(refusals >= pulls, "every image behind the refusing registry was refused at first");
 }
 
 fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &perftriage::docker::Engine, s: &Setup) {
@@ -143,20 +180,20 @@ fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &perftriage::docker:
 #[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
 fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_failure() {
     let Some((rt, engine)) = ready() else { return };
-    let (s, shorts) = campaign_setup();
+    let (s, shorts) = campaign_setup(FLAVOURS);
     let args = start_args(&shorts);
     let out = perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(3), "one variant is left failed: {}", text(&out));
-    ended_as_expected(&s, &shorts);
+    ended_as_expected(&s, &shorts, FLAVOURS);
     no_containers_left(&rt, &engine, &s);
     // The board on the workspace says how the campaign stands.
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "campaign", 200);
     board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 18/18 ✓17 ✗1 ↻6"));
 }
 
-/// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to 8 from a
-/// small seeded generator, printed so a failure can be replayed).
-fn moments(seed: u64, n: usize) -> Vec<usize> {
+/// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to `gap`
+/// from a small seeded generator, printed so a failure can be replayed).
+fn moments(seed: u64, n: usize, gap: u64) -> Vec<usize> {
     let mut x = seed | 1;
     let mut at = 1;
     (0..n)
@@ -164,7 +201,7 @@ fn moments(seed: u64, n: usize) -> Vec<usize> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            at += 1 + (x % 8) as usize;
+            at += 1 + (x % gap) as usize;
             at
         })
         .collect()
@@ -172,27 +209,93 @@ fn moments(seed: u64, n: usize) -> Vec<usize> {
 
 /// The journal's number of events.
 fn journalled(s: &Setup) -> usize {
-    let path = s.root.join("ws/campaigns/nightly/journal.jsonl");
-    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+    std::fs::read_to_string(journal(s)).map_or(0, |t| t.lines().count())
+}
+
+fn journal(s: &Setup) -> std::path::PathBuf {
+    s.root.join("ws/campaigns/nightly/journal.jsonl")
+}
+
+/// The registry "comes back" for the `pull` commit once the journal holds its refused pull: its
+/// image is tagged in, so the retry finds it. (The retry waits 20 s, the tag takes a moment.)
+fn registry_back_after_the_refusal(s: &Setup, image: String) -> std::thread::JoinHandle<()> {
+    let path = journal(s);
+    std::thread::spawn(move || {
+        common::wait::until("the refused pull in the journal", std::time::Duration::from_secs(900), || {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("\"pull_failed\"") { Ok(()) } else { Err("no pull_failed yet".into()) }
+        });
+        common::engine::docker(&["tag", "perftriage-test/vllm:ok", &image]);
+    })
+}
+
+/// `docker events` of the containers the campaign creates, from now: one JSON line each (its
+/// labels, the image it was created from). The replay from `--since` covers the moment before
+/// the stream is subscribed.
+fn container_events(out: &Path) -> Reaped {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let file = std::fs::File::create(out).unwrap();
+    let args = ["events", "--since", &since.to_string(), "--filter", "type=container", "--filter"];
+    let child = Command::new("docker")
+        .args(args)
+        .args(["event=create", "--filter", "label=perftriage.run", "--format", "{{json .Actor.Attributes}}"])
+        .stdout(file)
+        .spawn()
+        .unwrap();
+    Reaped::new(child)
+}
+
+/// Each result's image, fixes and digest are what Docker said of the container its run was
+/// created as: the image named at its creation, that image's id, the recipe its commit comment
+/// names (a fixed image) or none.
+fn results_as_docker_saw_them(s: &Setup, shorts: &[String], events: &Path) {
+    let created: BTreeMap<String, String> = std::fs::read_to_string(events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|a| {
+            (a["perftriage.run"].as_str().unwrap().to_string(), a["image"].as_str().unwrap().to_string())
+        })
+        .collect();
+    for short in shorts {
+        for variant in ["baseline", "human", "agent"] {
+            let r = common::engine::result_of(s, short, variant);
+            let ours = &r["perftriage"];
+            let image = &created[ours["run_id"].as_str().unwrap()];
+            assert_eq!(ours["image"].as_str(), Some(image.as_str()), "{short} {variant}: {r:#}");
+            let id = common::engine::docker(&["image", "inspect", "-f", "{{.Id}}", image]);
+            assert_eq!(ours["image_digest"].as_str(), Some(id.as_str()), "{short} {variant}: {r:#}");
+            let comment = common::engine::docker(&["image", "inspect", "-f", "{{.Comment}}", image]);
+            let recipe = comment.strip_prefix("perftriage fix ").and_then(|c| c.split(' ').next());
+            let fixes: Vec<&str> = recipe.into_iter().collect();
+            assert_eq!(ours["fixes"], serde_json::json!(fixes), "{short} {variant} in {image}: {r:#}");
+        }
+    }
 }
 
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
-fn a_campaign_killed_at_random_moments_goes_on_from_its_journal_and_ends_the_same() {
+fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journal_and_ends_the_same() {
     let Some((rt, engine)) = ready() else { return };
-    let (s, shorts) = campaign_setup();
+    let flavours = big_flavours();
+    let (s, shorts) = campaign_setup(&flavours);
     let seed = std::env::var("CAMPAIGN_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
     });
-    // A campaign of 18 runs and 6 fixes journals about 50 events: five kills within the first 41.
-    let kills = moments(seed, 5);
+    // 90 runs, 18 fixes and their re-runs, a retry: about 250 events; five kills within the first 206.
+    let kills = moments(seed, 5, 40);
     eprintln!("campaign kill test: seed {seed} (CAMPAIGN_SEED replays it): SIGKILL after events {kills:?}");
-    let mut args = start_args(&shorts);
+    let pull = shorts[flavours.iter().position(|f| *f == "pull").unwrap()].clone();
+    let back = registry_back_after_the_refusal(&s, image_of("pull", &pull));
+    let events_file = s.root.join("container-events.jsonl");
+    let events = container_events(&events_file);
+    let extra = ["--concurrency", "2", "--retries", "2", "--retry-wait", "20"].map(String::from);
+    let mut args = [start_args(&shorts), extra.to_vec()].concat();
     for at in kills {
         let child =
             common::engine::spawn_perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>());
         let mut child = Reaped::new(child);
-        let ended = common::wait::until("the kill moment", std::time::Duration::from_secs(300), || {
+        let ended = common::wait::until("the kill moment", std::time::Duration::from_secs(600), || {
             match (journalled(&s) >= at, child.exited()) {
                 (true, _) => Ok(false),
                 (false, true) => Ok(true),
@@ -207,6 +310,9 @@ fn a_campaign_killed_at_random_moments_goes_on_from_its_journal_and_ends_the_sam
     }
     let out = perftriage(&s, &["campaign", "resume", "nightly"]);
     assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
-    ended_as_expected(&s, &shorts);
+    back.join().unwrap();
+    drop(events);
+    ended_as_expected(&s, &shorts, &flavours);
+    results_as_docker_saw_them(&s, &shorts, &events_file);
     no_containers_left(&rt, &engine, &s);
 }

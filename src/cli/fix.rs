@@ -216,6 +216,34 @@ pub async fn campaign_fix(
     Ok(journal.append(&fixed)?)
 }
 
+/// A campaign's fix of a variant whose image its sibling shares (baseline and agent run in the
+/// parent's image) and whose sibling this recipe already fixed into `image`: that image is the
+/// variant's too, recorded in the triage history and the journal, nothing applied again (a
+/// second commit would take the tag from under the sibling's result).
+pub fn campaign_shared_fix(
+    ctx: &Context,
+    journal: &crate::jobs::journal::Journal,
+    (short, variant): (&crate::ids::Short, Variant),
+    (recipe_id, image): (&str, crate::ids::ImageRef),
+    host: Option<&str>,
+) -> Result<()> {
+    let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
+    let job = job(ctx, entry, variant, true)?;
+    let report =
+        FixReport { outcome: FixOutcome::AlreadyApplied, image: Some(image.clone()), output: String::new() };
+    record(ctx, &job, (recipe_id, "(shared with the variant that made it)"), &report)?;
+    let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
+    let at = crate::session::now_rfc3339();
+    Ok(journal.append(&crate::campaigns::Event::Fixed {
+        short,
+        variant,
+        recipe,
+        image: Some(image),
+        host,
+        at,
+    })?)
+}
+
 /// The engine of the `[[hosts]]` host `host`; this machine's without one.
 pub(super) async fn engine_of(ctx: &Context, host: Option<&str>) -> Result<crate::docker::Engine> {
     let Some(name) = host else { return Ok(crate::docker::Engine::connect().await?) };

@@ -27,7 +27,7 @@ pub fn drive(ctx: &Context, journal: &Journal) -> Result<ExitCode> {
         let (cancel_tx, cancel) = watch::channel(false);
         let stopped = crate::cli::run::on_signal(&cancel_tx);
         super::steps::swept(ctx).await;
-        let crew = Crew { ctx, journal, cancel, claims: Default::default() };
+        let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
         go(&crew, &stopped, &cancel_tx).await
     })
 }

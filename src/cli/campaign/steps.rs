@@ -26,6 +26,18 @@ pub struct Crew<'a> {
     pub journal: &'a Journal,
     pub cancel: watch::Receiver<bool>,
     pub claims: Claims,
+    /// One fix at a time: baseline and agent fixes commit to one tag.
+    pub fixing: tokio::sync::Mutex<()>,
+}
+
+/// The variant whose fixed image a variant's fix would commit to the same tag as (baseline and
+/// agent both run in the parent's image).
+fn sibling(variant: Variant) -> Option<Variant> {
+    match variant {
+        Variant::Baseline => Some(Variant::Agent),
+        Variant::Agent => Some(Variant::Baseline),
+        Variant::Human => None,
+    }
 }
 
 /// What a step needs of the campaign's state, taken when it starts.
@@ -78,9 +90,21 @@ impl Crew<'_> {
         let ctx = self.ctx;
         let host = given.last_run.as_ref().and_then(|r| crate::jobs::launches::read(&ctx.workspace, r).ok());
         let host = host.and_then(|launch| launch.host);
+        let _one = self.fixing.lock().await;
         let book = ctx.read_workspace().book;
-        let Some(image) = book.fixed_since(short, variant.name(), recipe, &given.since) else {
-            let key = (short, variant);
+        let fixed = |v: Variant| book.fixed_since(short, v.name(), recipe, &given.since);
+        let key = (short, variant);
+        let Some(image) = fixed(variant) else {
+            if let Some(image) = sibling(variant).and_then(fixed) {
+                say(&format!("{short} {}: in {image}, fixed with {recipe} for its sibling", variant.name()));
+                return crate::cli::fix::campaign_shared_fix(
+                    ctx,
+                    self.journal,
+                    key,
+                    (recipe, image),
+                    host.as_deref(),
+                );
+            }
             return crate::cli::fix::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
         };
         say(&format!("{short} {}: {recipe} was applied before the stop ({image})", variant.name()));
