@@ -193,7 +193,7 @@ fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_
 
 /// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to `gap`
 /// from a small seeded generator, printed so a failure can be replayed).
-fn moments(seed: u64, n: usize, gap: u64) -> Vec<usize> {
+fn moments(seed: u64, n: usize, gap: usize) -> Vec<usize> {
     let mut x = seed | 1;
     let mut at = 1;
     (0..n)
@@ -201,7 +201,7 @@ fn moments(seed: u64, n: usize, gap: u64) -> Vec<usize> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            at += 1 + (x % gap) as usize;
+            at += 1 + usize::try_from(x % gap as u64).unwrap();
             at
         })
         .collect()
