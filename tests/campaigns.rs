@@ -8,6 +8,7 @@
 mod common;
 
 use common::engine::{Setup, perftriage, ready, setup, text};
+use common::second_daemon::SecondDaemon;
 use common::wait::Reaped;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,7 +47,12 @@ fn patch(old: &str, new: &str) -> String {
 /// A setup whose dataset holds one commit per flavour, on a chain in its checkout, each in its
 /// flavour's image; every agent patch applies but the last commit's.
 fn campaign_setup(flavours: &[&str]) -> (Setup, Vec<String>) {
-    let mut s = setup("perftriage-test/vllm:ok", SERVING, "");
+    campaign_setup_with(flavours, "")
+}
+
+/// `campaign_setup`, `extra` in the config's `[runs]` (and what follows it: `[[hosts]]`).
+fn campaign_setup_with(flavours: &[&str], extra: &str) -> (Setup, Vec<String>) {
+    let mut s = setup("perftriage-test/vllm:ok", SERVING, extra);
     let dataset = s.root.join("dataset.jsonl");
     let template: serde_json::Value =
         serde_json::from_str(std::fs::read_to_string(&dataset).unwrap().lines().next().unwrap()).unwrap();
@@ -315,4 +321,63 @@ fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journa
     ended_as_expected(&s, &shorts, &flavours);
     results_as_docker_saw_them(&s, &shorts, &events_file);
     no_containers_left(&rt, &engine, &s);
+}
+
+/// A host lost midway: runs go on on the other host while it is down, the run it was carrying
+/// fails as an infrastructure failure and is retried once it is back; nothing is left on either.
+#[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+)]
+fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
+    let Some((second, _remote, rt)) = SecondDaemon::start().and_then(SecondDaemon::with_test_images) else {
+        return;
+    };
+    let engine = common::engine::engine(&rt).unwrap();
+    let hosts = format!(
+        "server = \"env MOCK_STARTUP_MS=3000 python3 -m vllm.entrypoints.openai.api_server --model {{model}} --port 8000\"\n\
+         [[hosts]]\nname = \"here\"\nendpoint = \"unix:///var/run/docker.sock\"\n\
+         [[hosts]]\nname = \"gpu2\"\nendpoint = \"{}\"\ntls = \"{}\"\n",
+        second.endpoint(),
+        second.tls().display()
+    );
+    let flavours = ["ok"; 5];
+    let (s, shorts) = campaign_setup_with(&flavours, &hosts);
+    let args =
+        [start_args(&shorts), ["--retries", "2", "--retry-wait", "1"].map(String::from).to_vec()].concat();
+    let child = common::engine::watched_perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    common::wait::holds("a run on gpu2", 120, || !second.ps("-q").is_empty(), || child.stderr());
+    second.stop();
+    let ended = || ended_runs(&s).values().map(Vec::len).sum::<usize>();
+    let before = ended();
+    common::wait::holds(
+        "two runs ending on `here` while gpu2 is down",
+        300,
+        || ended() >= before + 2,
+        || child.stderr(),
+    );
+    second.resume();
+    let (status, _, err) = child.finish();
+    assert_eq!(status.code(), Some(3), "only the patch failure is left: {err}");
+    let runs = ended_runs(&s);
+    let mut lost = 0;
+    for ((short, variant), outcomes) in &runs {
+        let (last, before) = outcomes.split_last().unwrap();
+        if short == shorts.last().unwrap() && variant == "agent" {
+            assert_eq!(last.2, "patch_fail", "{outcomes:?}");
+            continue;
+        }
+        assert_eq!(last.1, "success", "{short} {variant}: {outcomes:?}\n{err}");
+        for (_, _, category) in before {
+            assert!(
+                ["docker_unreachable", "reattached", "docker_error"].contains(&category.as_str()),
+                "{short} {variant}: {outcomes:?}"
+            );
+            lost += 1;
+        }
+    }
+    assert!(lost >= 1, "the run gpu2 carried failed when it was lost, and was retried: {runs:?}\n{err}");
+    no_containers_left(&rt, &engine, &s);
+    assert!(second.ps("-aq").is_empty(), "nothing left on gpu2 either");
 }

@@ -30,23 +30,7 @@ fn hosts(config_text: &str, env: &[(&str, &std::path::Path)]) -> (Output, serde_
 
 /// A second daemon holding the test images, copied there without a registry; an engine on it.
 fn second_with_test_image() -> Option<(SecondDaemon, perftriage::docker::Engine, tokio::runtime::Runtime)> {
-    with_test_images(SecondDaemon::start()?)
-}
-
-/// `second`, holding the mock images the tests run.
-fn with_test_images(
-    second: SecondDaemon,
-) -> Option<(SecondDaemon, perftriage::docker::Engine, tokio::runtime::Runtime)> {
-    let rt = common::engine::runtime();
-    let engine = common::engine::engine(&rt)?;
-    common::engine::ensure_images(&rt, &engine);
-    let endpoint =
-        perftriage::docker::endpoint::Endpoint::resolve(&second.endpoint(), Some(&second.tls())).unwrap();
-    let remote = rt.block_on(perftriage::docker::Engine::connect_to(&endpoint)).unwrap();
-    for image in ["perftriage-test/vllm:ok", "perftriage-test/vllm:aimv2"] {
-        rt.block_on(engine.copy_image_to(&remote, image)).unwrap();
-    }
-    Some((second, remote, rt))
+    SecondDaemon::start()?.with_test_images()
 }
 
 /// `[[hosts]]` naming the second daemon `gpu2`; `before` lands in `[runs]` (the setup's section).
@@ -445,7 +429,9 @@ fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_run_left_on_a_host_whose_daemon_restarts_is_resumed_from_its_launch_record() {
-    let Some((second, _remote, _rt)) = SecondDaemon::start_live_restore().and_then(with_test_images) else {
+    let Some((second, _remote, _rt)) =
+        SecondDaemon::start_live_restore().and_then(SecondDaemon::with_test_images)
+    else {
         return;
     };
     // Three runs a start, a server that takes 8 s: the board is left while the run starts.

@@ -202,6 +202,13 @@ pub fn spawn_perftriage(setup: &Setup, args: &[&str]) -> std::process::Child {
     command.spawn().unwrap()
 }
 
+/// `perftriage ARGS` on the setup, started with its stderr piped and watched.
+pub fn watched_perftriage(setup: &Setup, args: &[&str]) -> super::wait::Watched {
+    let mut command = command(setup, args);
+    command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    super::wait::Watched::new(command.spawn().unwrap())
+}
+
 fn command(setup: &Setup, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_perftriage"));
     command.arg("--config").arg(&setup.config).arg("--workspace").arg(setup.root.join("ws")).args(args);

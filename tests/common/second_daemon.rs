@@ -107,6 +107,23 @@ fn missing_tools() -> Option<String> {
 }
 
 impl SecondDaemon {
+    /// This daemon, holding the mock images the tests run (copied without a registry); an engine
+    /// on it.
+    pub fn with_test_images(
+        self,
+    ) -> Option<(SecondDaemon, perftriage::docker::Engine, tokio::runtime::Runtime)> {
+        let rt = super::engine::runtime();
+        let engine = super::engine::engine(&rt)?;
+        super::engine::ensure_images(&rt, &engine);
+        let endpoint =
+            perftriage::docker::endpoint::Endpoint::resolve(&self.endpoint(), Some(&self.tls())).unwrap();
+        let remote = rt.block_on(perftriage::docker::Engine::connect_to(&endpoint)).unwrap();
+        for image in ["perftriage-test/vllm:ok", "perftriage-test/vllm:aimv2"] {
+            rt.block_on(engine.copy_image_to(&remote, image)).unwrap();
+        }
+        Some((self, remote, rt))
+    }
+
     /// Started and answering, or `None` (a notice) where it cannot be; under CI that fails.
     pub fn start() -> Option<SecondDaemon> {
         SecondDaemon::start_with(false)
