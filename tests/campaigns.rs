@@ -192,9 +192,27 @@ fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_
     assert_eq!(out.status.code(), Some(3), "one variant is left failed: {}", text(&out));
     ended_as_expected(&s, &shorts, FLAVOURS);
     no_containers_left(&rt, &engine, &s);
+    outcome_as_counted(&s);
     // The board on the workspace says how the campaign stands.
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "campaign", 200);
     board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 18/18 ✓17 ✗1 ↻6"));
+}
+
+/// `campaign status` and `report` count the outcome: no commit usable 3-way before (the dataset
+/// has no results), five after (the sixth's agent patch does not apply), the six fixes by recipe.
+fn outcome_as_counted(s: &Setup) {
+    let out = perftriage(s, &["campaign", "status", "nightly", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &status["outcome"];
+    assert_eq!((o["usable_before"].as_u64(), o["usable_now"].as_u64()), (Some(0), Some(5)), "{o:#}");
+    assert_eq!(o["left"], serde_json::json!({ "patch_fail": 1 }), "{o:#}");
+    let fixes: u64 = o["fixes"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!((fixes, o["retries"].as_u64()), (6, Some(0)), "three variants of two commits fixed: {o:#}");
+    assert!(o["run_s"].as_i64().unwrap() > 0, "{o:#}");
+    let report = perftriage(s, &["report", "--format", "md"]);
+    let md = String::from_utf8_lossy(&report.stdout);
+    assert!(md.contains("## Campaign nightly\n\n- usable 3-way: 0 before → 5 now, of 6 commits\n"), "{md}");
+    assert!(md.contains("- left failed: patch_fail 1\n"), "{md}");
 }
 
 /// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to `gap`

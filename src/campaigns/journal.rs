@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 pub enum Event {
     Started {
         spec: CampaignSpec,
+        /// The campaign's commits usable 3-way when it started.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usable: Option<usize>,
         at: String,
     },
     /// A run's container is about to be created; its launch record is `runs/<run_id>/launch.json`.

@@ -3,10 +3,12 @@
 //! (commit, variant) needs next. Pure: running and writing the journal are the caller's.
 
 mod journal;
+mod outcome;
 mod policy;
 mod state;
 
 pub use journal::{Event, JournalError, Parsed, parse, to_line};
+pub use outcome::{Outcome, outcome};
 pub use policy::{CANCELLED, LOST, Next, Policy, next};
 pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Headline, Progress};
 

@@ -97,6 +97,8 @@ pub struct CampaignState {
     pub spec: CampaignSpec,
     /// When it started (RFC 3339).
     pub started_at: String,
+    /// Its commits usable 3-way when it started.
+    pub usable_before: Option<usize>,
     pub cells: BTreeMap<(Short, Variant), Cell>,
     pub paused: bool,
     pub cancelled: bool,
@@ -124,10 +126,11 @@ impl Progress {
 impl CampaignState {
     /// The journal's events folded; `None` without its `started` event.
     pub fn fold(events: &[Event]) -> Option<CampaignState> {
-        let Some(Event::Started { spec, at }) = events.first() else { return None };
+        let Some(Event::Started { spec, usable, at }) = events.first() else { return None };
         let cells = spec.cells().map(|key| (key, Cell::default())).collect();
-        let (spec, started_at) = (spec.clone(), at.clone());
-        let mut state = CampaignState { spec, started_at, cells, paused: false, cancelled: false };
+        let (spec, started_at, usable_before) = (spec.clone(), at.clone(), *usable);
+        let mut state =
+            CampaignState { spec, started_at, usable_before, cells, paused: false, cancelled: false };
         events[1..].iter().for_each(|e| state.apply(e));
         Some(state)
     }
@@ -217,7 +220,7 @@ pub(crate) mod tests {
             policy: Policy { auto_fix: true, retries: 2, retry_wait_s: 30 },
             concurrency: 1,
         };
-        Event::Started { spec, at: "t0".into() }
+        Event::Started { spec, usable: None, at: "t0".into() }
     }
 
     pub(crate) fn launched(short: &str, variant: Variant, run: &str) -> Event {

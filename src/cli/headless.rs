@@ -84,12 +84,29 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
     let book = read_book(ctx);
     let mut built = report::build(&entries, &book);
     built.patches = super::agents::patch_rows(&entries, ctx);
+    built.campaign = campaign_outcome(ctx);
     let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()?;
     super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The workspace's newest campaign and its outcome; none without one (or with an unreadable
+/// journal, said).
+fn campaign_outcome(ctx: &Context) -> Option<(String, crate::campaigns::Outcome)> {
+    let name = crate::jobs::journal::newest(&ctx.workspace)?;
+    match crate::jobs::journal::Journal::of(&ctx.workspace, &name).state() {
+        Ok(state) => {
+            let outcome = crate::campaigns::outcome(&state, |s| super::campaign::usable(ctx, s));
+            Some((name.to_string(), outcome))
+        }
+        Err(e) => {
+            super::out::err(&format!("perftriage: campaign {name} left out of the report: {e}"));
+            None
+        }
+    }
 }
 
 pub fn mark(ctx: &Context, short: &str, change: Change) -> Result<ExitCode> {

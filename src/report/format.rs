@@ -63,6 +63,18 @@ fn markdown(r: &Report) -> String {
     agent_table(&mut out, r);
     patch_table(&mut out, r);
     invalid_table(&mut out, r);
+    if let Some((name, outcome)) = &r.campaign {
+        let _ = writeln!(
+            out,
+            "## Campaign {}
+",
+            cell(name)
+        );
+        for line in outcome.lines() {
+            let _ = writeln!(out, "- {}", cell(&line));
+        }
+        out.push('\n');
+    }
     if !r.modified.is_empty() {
         let _ = writeln!(
             out,
@@ -168,6 +180,17 @@ fn csv(r: &Report) -> String {
     }
     for (short, variant, gate) in &r.invalid_measurements {
         push("invalid_measurement", &format!("{short}/{variant}"), gate.clone());
+    }
+    if let Some((name, o)) = &r.campaign {
+        let table = format!("campaign_{name}");
+        let before = o.usable_before.map_or(String::new(), |n| n.to_string());
+        push(&table, "usable_before", before);
+        push(&table, "usable_now", o.usable_now.to_string());
+        push(&table, "commits", o.commits.to_string());
+        o.left.iter().for_each(|(c, n)| push(&table, &format!("left_{c}"), n.to_string()));
+        o.fixes.iter().for_each(|(r, n)| push(&table, &format!("fixed_{r}"), n.to_string()));
+        push(&table, "retries", o.retries.to_string());
+        push(&table, "run_seconds", o.run_s.to_string());
     }
     out
 }

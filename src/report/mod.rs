@@ -1,11 +1,13 @@
 //! Headless truth: per-commit status records (`status --json`) and the report tables, computed from
 //! the same entries and triage book the board shows. Pure; formatting lives in `format`.
 
+mod campaign;
 mod compare;
 mod format;
 mod patches;
 mod status;
 
+pub use campaign::CampaignOutcome;
 pub use compare::{Comparison, PAIRS, Pair, TIE_BAND_PCT, compare, reasons};
 pub use format::{ReportFormat, render};
 pub use patches::PatchRow;
@@ -52,6 +54,9 @@ pub struct Report {
     pub patches: Vec<PatchRow>,
     /// (commit, variant, gate): results that said success but failed a validity gate.
     pub invalid_measurements: Vec<(Short, String, String)>,
+    /// The workspace's newest campaign and its outcome, where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<(String, CampaignOutcome)>,
 }
 
 /// One pair over all commits that have both of its values.
@@ -117,6 +122,12 @@ fn by_agent(entries: &[Entry]) -> BTreeMap<String, AgentOutcomes> {
         out.insert(name.clone(), tally);
     }
     out
+}
+
+/// All three variants measured on the primary metric and every pair of them comparable: a commit
+/// the benchmark can count.
+pub fn usable_3way(entry: &Entry) -> bool {
+    compare(entry).is_some_and(|c| c.pairs.len() == 3 && c.pairs.iter().all(|p| p.measured && p.comparable))
 }
 
 pub fn build(entries: &[Entry], book: &TriageBook) -> Report {

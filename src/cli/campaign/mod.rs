@@ -41,7 +41,8 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let started = Event::Started { spec: spec.clone(), at: crate::session::now_rfc3339() };
+    let usable = Some(spec.commits.iter().filter(|s| usable(ctx, s)).count());
+    let started = Event::Started { spec: spec.clone(), usable, at: crate::session::now_rfc3339() };
     let journal = Journal::create(&ctx.workspace, &started, &spec.name)?;
     super::out::err(&format!(
         "perftriage: campaign {}: {} runs ({} commits × {}), journal {}",
@@ -52,6 +53,11 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
         journal.path.display()
     ));
     drive::drive(ctx, &journal)
+}
+
+/// `short` is usable 3-way by the results this process read.
+pub(crate) fn usable(ctx: &Context, short: &Short) -> bool {
+    ctx.find(short).is_some_and(crate::report::usable_3way)
 }
 
 /// Go on with a campaign where its journal says it stopped.

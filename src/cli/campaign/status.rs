@@ -28,10 +28,15 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
             json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
         })
         .collect();
+    let outcome = crate::campaigns::outcome(&state, |short| super::usable(ctx, short));
     let mut out = crate::cli::out::stdout();
     match json {
-        true => writeln!(out, "{}", crate::cli::out::json(&summary(&state, &cells))?)?,
-        false => print_text(&mut out, &state, &cells)?,
+        true => {
+            let mut summary = summary(&state, &cells);
+            summary["outcome"] = serde_json::to_value(&outcome)?;
+            writeln!(out, "{}", crate::cli::out::json(&summary)?)?
+        }
+        false => print_text(&mut out, &state, &cells, &outcome)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -62,6 +67,7 @@ fn print_text(
     out: &mut impl Write,
     state: &CampaignState,
     cells: &[serde_json::Value],
+    outcome: &crate::campaigns::Outcome,
 ) -> std::io::Result<()> {
     let p = state.progress();
     let mode = if state.cancelled {
@@ -72,6 +78,9 @@ fn print_text(
         ""
     };
     writeln!(out, "campaign {}{mode}: {}", state.spec.name, p.tally())?;
+    for line in outcome.lines() {
+        writeln!(out, "  {line}")?;
+    }
     for c in cells {
         let why = c["why"].as_str().map(|w| format!("  {w}")).unwrap_or_default();
         let short = c["short"].as_str().unwrap_or("");
