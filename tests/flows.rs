@@ -314,7 +314,8 @@ fn the_header_says_how_the_workspaces_campaign_stands() {
     let progress = perftriage::campaigns::Progress { total: 288, ended: 37, ok: 29, failed: 6, again: 2 };
     let headline =
         perftriage::campaigns::Headline { name: "nightly".into(), progress, left_s: Some(11_400), state: "" };
-    update(&mut s, Msg::Campaign(Some(headline)));
+    let snapshot = perftriage::campaigns::Snapshot { headline, cells: Vec::new(), runs: Vec::new() };
+    update(&mut s, Msg::Campaign(Some(snapshot)));
     let screen = common::screen_of(&s, 200, 48);
     assert!(
         screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left"),

@@ -49,7 +49,7 @@ pub enum Msg {
     /// Our fixed images, or why they cannot be listed.
     Images(Result<Vec<crate::docker::TaggedImage>, JobError>),
     /// How the workspace's newest campaign stands (`None`: there is none).
-    Campaign(Option<crate::campaigns::Headline>),
+    Campaign(Option<crate::campaigns::Snapshot>),
     /// A fixed image was removed from the engine.
     ImageRemoved(String),
     /// A fixed image was pushed: its reference by digest.

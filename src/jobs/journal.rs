@@ -29,8 +29,8 @@ pub fn newest(workspace: &Path) -> Option<CampaignName> {
 }
 
 /// How the newest campaign of `workspace` stands; `None` without one, or when it cannot be read.
-pub fn newest_headline(workspace: &Path) -> Option<crate::campaigns::Headline> {
-    Some(Journal::of(workspace, &newest(workspace)?).state().ok()?.headline())
+pub fn newest_snapshot(workspace: &Path) -> Option<crate::campaigns::Snapshot> {
+    Some(Journal::of(workspace, &newest(workspace)?).state().ok()?.snapshot())
 }
 
 /// Where a campaign's journal is, and appending to it.

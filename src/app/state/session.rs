@@ -35,7 +35,7 @@ pub struct SessionState {
     pub read_only: bool,
     pub unsaved: bool,
     /// The workspace's newest campaign, as its journal said at the last read.
-    pub campaign: Option<crate::campaigns::Headline>,
+    pub campaign: Option<crate::campaigns::Snapshot>,
     /// The board takes the mouse (wheel, clicks); off, the terminal selects text.
     pub mouse_capture: bool,
     pub warnings: Vec<String>,

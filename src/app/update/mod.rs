@@ -43,8 +43,8 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Mouse { .. } => Vec::new(),
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::Images(listed) => images::listed(state, listed),
-        Msg::Campaign(headline) => {
-            state.session.campaign = headline;
+        Msg::Campaign(snapshot) => {
+            state.session.campaign = snapshot;
             Vec::new()
         }
         Msg::ImageRemoved(tag) => images::removed(state, &tag),

@@ -9,7 +9,7 @@ impl JobService {
     pub fn read_campaign(&self) {
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Campaign(crate::jobs::journal::newest_headline(&workspace)));
+            let _ = tx.send(Msg::Campaign(crate::jobs::journal::newest_snapshot(&workspace)));
         });
     }
 }

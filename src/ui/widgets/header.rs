@@ -58,7 +58,7 @@ fn runtime_spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
         spans.push(Span::styled(format!("  runs: {running} running, {queued} queued"), theme.accent));
     }
     if let Some(campaign) = &state.session.campaign {
-        spans.push(Span::styled(format!("  {campaign}"), theme.accent));
+        spans.push(Span::styled(format!("  {}", campaign.headline), theme.accent));
     }
     spans.extend(host_spans(state, theme));
     spans.push(match &state.runs.docker {

@@ -1,0 +1,115 @@
+//! A campaign as the board shows it: its headline, each (commit, variant)'s standing in a word,
+//! and every run it launched — all from the journal, read while the campaign's own process runs.
+
+use super::{CampaignState, Cell, Headline};
+use crate::dataset::{RunStatus, Variant};
+use crate::ids::{RunId, Short};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub headline: Headline,
+    /// Commit by commit, variants as asked.
+    pub cells: Vec<CellLine>,
+    /// Every run, in launch order.
+    pub runs: Vec<RunLine>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellLine {
+    pub short: Short,
+    pub variant: Variant,
+    /// `✓ ok`, `✗ why it is left`, `↻ category` (the policy acts next), `◷ running`, `· queued`.
+    pub standing: String,
+    pub runs: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLine {
+    pub short: Short,
+    pub variant: Variant,
+    pub run_id: RunId,
+    /// `running`, `ok`, or the failure's category.
+    pub word: String,
+    /// Launch to end, once it ended.
+    pub seconds: Option<i64>,
+    pub launched: String,
+}
+
+impl CampaignState {
+    pub fn snapshot(&self) -> Snapshot {
+        let cells = self.spec.cells().filter_map(|key| {
+            let cell = self.cells.get(&key)?;
+            Some(CellLine { standing: standing(cell), runs: cell.attempts.len(), short: key.0, variant: key.1 })
+        });
+        let mut runs: Vec<RunLine> = self.cells.iter().flat_map(|(key, cell)| run_lines(key, cell)).collect();
+        runs.sort_by(|a, b| a.launched.cmp(&b.launched));
+        Snapshot { headline: self.headline(), cells: cells.collect(), runs }
+    }
+}
+
+fn standing(cell: &Cell) -> String {
+    if cell.in_flight().is_some() {
+        return "◷ running".into();
+    }
+    let Some(finish) = cell.last_finish() else { return "· queued".into() };
+    let category = finish.category.as_deref().unwrap_or(crate::classify::UNCLASSIFIED);
+    match (finish.status, &cell.decided) {
+        (RunStatus::Success, _) => "✓ ok".into(),
+        // A retry's wait is a decision too; any other one leaves the cell for a look.
+        (_, Some(why)) if !why.starts_with("retry ") => format!("✗ {why}"),
+        _ => format!("↻ {category}"),
+    }
+}
+
+fn run_lines<'a>((short, variant): &'a (Short, Variant), cell: &'a Cell) -> impl Iterator<Item = RunLine> + 'a {
+    cell.attempts.iter().map(move |a| RunLine {
+        short: short.clone(),
+        variant: *variant,
+        run_id: a.run_id.clone(),
+        word: match &a.finish {
+            None => "running".into(),
+            Some(f) if f.status == RunStatus::Success => "ok".into(),
+            Some(f) => f.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.into()),
+        },
+        seconds: a.seconds(),
+        launched: a.launched.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::campaigns::CampaignState;
+    use crate::campaigns::Event;
+    use crate::campaigns::state::tests::{finished, launched, started};
+    use crate::dataset::{RunStatus, Variant};
+
+    #[test]
+    fn each_cell_says_its_standing_and_every_run_is_listed_in_launch_order() {
+        let decided = Event::Decided {
+            short: "aaaa0002".into(),
+            variant: Variant::Baseline,
+            what: "patch_fail: the same on every run, not retried".into(),
+            at: "t".into(),
+        };
+        let events = [
+            started(&["aaaa0001", "aaaa0002"]),
+            launched("aaaa0001", Variant::Baseline, "r1"),
+            finished("r1", RunStatus::Success, None),
+            launched("aaaa0001", Variant::Human, "r2"),
+            finished("r2", RunStatus::Error, Some("aimv2")),
+            launched("aaaa0002", Variant::Baseline, "r3"),
+            finished("r3", RunStatus::Error, Some("patch_fail")),
+            decided,
+            launched("aaaa0002", Variant::Human, "r4"),
+        ];
+        let snapshot = CampaignState::fold(&events).unwrap().snapshot();
+        let standings: Vec<&str> = snapshot.cells.iter().map(|c| c.standing.as_str()).collect();
+        assert_eq!(
+            standings,
+            ["✓ ok", "↻ aimv2", "✗ patch_fail: the same on every run, not retried", "◷ running"],
+            "commit by commit, variants as asked"
+        );
+        let runs: Vec<(&str, &str)> = snapshot.runs.iter().map(|r| (r.run_id.as_str(), r.word.as_str())).collect();
+        assert_eq!(runs, [("r1", "ok"), ("r2", "aimv2"), ("r3", "patch_fail"), ("r4", "running")]);
+    }
+}
