@@ -314,11 +314,102 @@ fn the_header_says_how_the_workspaces_campaign_stands() {
     let progress = perftriage::campaigns::Progress { total: 288, ended: 37, ok: 29, failed: 6, again: 2 };
     let headline =
         perftriage::campaigns::Headline { name: "nightly".into(), progress, left_s: Some(11_400), state: "" };
-    let snapshot = perftriage::campaigns::Snapshot { headline, cells: Vec::new(), runs: Vec::new() };
+    let snapshot =
+        perftriage::campaigns::Snapshot { headline, cells: Vec::new(), runs: Vec::new(), fixes: Vec::new() };
     update(&mut s, Msg::Campaign(Some(snapshot)));
     let screen = common::screen_of(&s, 200, 48);
     assert!(
         screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left"),
         "{screen}"
     );
+}
+
+/// `C` plans a campaign over the commits shown; its confirm says how many runs, in which images
+/// (a variant's fixed image where it has one), how long the earlier runs say it takes; yes starts
+/// it as a process of its own.
+#[test]
+fn c_starts_a_campaign_after_a_confirm_of_its_runs_images_and_duration() {
+    use perftriage::app::{CampaignPlan, ConfirmAction, Mode};
+    use perftriage::dataset::Variant;
+    let mut s = state();
+    s.board.picked = ["4fb56914".into(), "310aca88".into()].into_iter().collect();
+    let change = perftriage::triage::Change::Fix {
+        variant: "human".into(),
+        recipe: "numpy_lt_2".into(),
+        outcome: perftriage::triage::FixOutcome::Verified,
+        image: Some("perftriage-fixed:4fb56914".into()),
+        log: None,
+    };
+    s.board.book.apply("4fb56914", change, "2026-11-27T00:00:00Z".into()).unwrap();
+    let effects = press(&mut s, Key::ch('C'));
+    let Some(Effect::PlanCampaign(shorts)) = effects.first() else { panic!("{effects:?}") };
+    assert_eq!(shorts.len(), 2, "the picked commits");
+    let image = |short: &str, v: Variant| (short.into(), v, Ok(format!("img:{short}-{}", v.name()).into()));
+    let images = shorts.iter().flat_map(|c| Variant::ALL.map(|v| image(c.as_str(), v))).collect();
+    let plan =
+        CampaignPlan { shorts: shorts.clone(), images, run_s: vec![100.0, 120.0, 3000.0], concurrency: 2 };
+    update(&mut s, Msg::CampaignPlanned(plan));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let text = confirm.preview.join("\n");
+    assert!(text.contains("6 runs: 2 commit(s) × baseline, human, agent, 2 at a time"), "{text}");
+    assert!(text.contains("duration: about 0h06 (the median of 3 earlier runs: 2m00 each)"), "{text}");
+    assert!(text.contains("  perftriage-fixed:4fb56914 (fixed) × 1"), "the fixed image: {text}");
+    assert!(text.contains("images (6):") && !text.contains("img:4fb56914-human"), "{text}");
+    let ConfirmAction::StartCampaign { name, .. } = confirm.action.clone() else { panic!() };
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::StartCampaign { shorts: shorts.clone(), name }]);
+}
+
+/// The campaign's process could not record its fixes (the board holds the workspace): the board
+/// records them from the journal, once; `O` shows each cell's standing, `R` lists its runs.
+#[test]
+fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
+    use perftriage::campaigns::{CellLine, Headline, Progress, RunLine, Snapshot};
+    use perftriage::dataset::Variant;
+    let mut s = state();
+    let progress = Progress { total: 3, ended: 2, ok: 1, failed: 1, again: 1 };
+    let headline = Headline { name: "nightly".into(), progress, left_s: None, state: "" };
+    let cell = |v, standing: &str| CellLine {
+        short: "4fb56914".into(),
+        variant: v,
+        standing: standing.into(),
+        runs: 1,
+    };
+    let run = |id: &str, word: &str| RunLine {
+        short: "4fb56914".into(),
+        variant: Variant::Human,
+        run_id: id.into(),
+        word: word.into(),
+        seconds: Some(75),
+        launched: id.into(),
+    };
+    let snapshot = Snapshot {
+        headline,
+        cells: vec![
+            cell(Variant::Baseline, "✓ ok"),
+            cell(Variant::Human, "✗ patch_fail: the same on every run, not retried"),
+            cell(Variant::Agent, "◷ running"),
+        ],
+        runs: vec![run("r1", "numpy2"), run("r2", "ok")],
+        fixes: vec![("4fb56914".into(), Variant::Human, "numpy_lt_2".into(), "perftriage-fixed:x".into())],
+    };
+    let effects = update(&mut s, Msg::Campaign(Some(snapshot.clone())));
+    assert!(effects.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "{effects:?}");
+    assert_eq!(
+        s.board.book.fixed_image("4fb56914", "human").map(|i| i.to_string()),
+        Some("perftriage-fixed:x".into())
+    );
+    let again = update(&mut s, Msg::Campaign(Some(snapshot)));
+    assert!(!again.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "recorded once: {again:?}");
+    press(&mut s, Key::ch('O'));
+    let view = common::screen_of(&s, 160, 48);
+    assert!(view.contains("campaign nightly 2/3"), "{view}");
+    let row = view.lines().find(|l| l.contains("4fb56914")).unwrap();
+    assert!(row.contains("✓ ok") && row.contains("✗ patch_fail") && row.contains("◷ running"), "{row}");
+    assert!(view.contains("r1") && view.contains("1m15"), "its runs: {view}");
+    press(&mut s, esc());
+    press(&mut s, Key::ch('R'));
+    let runs = common::screen_of(&s, 160, 48);
+    let first = runs.lines().position(|l| l.contains("run r2")).unwrap();
+    assert!(runs.lines().nth(first + 1).unwrap().contains("run r1"), "newest first: {runs}");
 }

@@ -99,6 +99,14 @@ pub enum Effect {
     ListImages,
     /// Read how the workspace's newest campaign stands (answered by `Msg::Campaign`).
     ReadCampaign,
+    /// The images these commits' variants run in, and the earlier runs' durations, for a
+    /// campaign's confirm (answered by `Msg::CampaignPlanned`).
+    PlanCampaign(Vec<Short>),
+    /// Start a campaign over these commits' three variants, as a process of its own.
+    StartCampaign {
+        shorts: Vec<Short>,
+        name: crate::ids::CampaignName,
+    },
     /// Remove a fixed image's tag.
     RemoveImage(String),
     /// Push a fixed image to the configured registry (`Msg::Pushed` answers).

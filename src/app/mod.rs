@@ -16,6 +16,9 @@ pub use action::Action;
 pub use effect::{Document, Effect, FixRequest};
 pub use input::{Key, KeyCode};
 pub use keymap::{KeyError, KeyMap, KeyMode};
-pub use msg::{BuildMsg, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, Reread, RunMsg};
+pub use msg::{
+    BuildMsg, CampaignPlan, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, Reread,
+    RunMsg,
+};
 pub use state::*;
 pub use update::update;

@@ -36,6 +36,16 @@ impl PartialEq for JobError {
 
 impl Eq for JobError {}
 
+/// What a campaign over `shorts` would run: each variant's image (or why it has none), the
+/// durations of the workspace's earlier runs, and how many run at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignPlan {
+    pub shorts: Vec<Short>,
+    pub images: Vec<(Short, Variant, Result<ImageRef, JobError>)>,
+    pub run_s: Vec<f64>,
+    pub concurrency: u32,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     Key(Key),
@@ -50,6 +60,10 @@ pub enum Msg {
     Images(Result<Vec<crate::docker::TaggedImage>, JobError>),
     /// How the workspace's newest campaign stands (`None`: there is none).
     Campaign(Option<crate::campaigns::Snapshot>),
+    /// What a campaign of these commits would run.
+    CampaignPlanned(CampaignPlan),
+    /// A campaign's process was started, or why not.
+    CampaignStarted(Result<crate::ids::CampaignName, JobError>),
     /// A fixed image was removed from the engine.
     ImageRemoved(String),
     /// A fixed image was pushed: its reference by digest.

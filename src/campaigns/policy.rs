@@ -133,6 +133,7 @@ mod tests {
             verified: *ok,
             after_attempts: 1,
             host: None,
+            image: None,
         };
         Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None }
     }

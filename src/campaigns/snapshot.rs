@@ -12,6 +12,8 @@ pub struct Snapshot {
     pub cells: Vec<CellLine>,
     /// Every run, in launch order.
     pub runs: Vec<RunLine>,
+    /// The fixed images its fixes committed: (commit, variant, recipe, image).
+    pub fixes: Vec<(Short, Variant, String, crate::ids::ImageRef)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -39,11 +41,20 @@ impl CampaignState {
     pub fn snapshot(&self) -> Snapshot {
         let cells = self.spec.cells().filter_map(|key| {
             let cell = self.cells.get(&key)?;
-            Some(CellLine { standing: standing(cell), runs: cell.attempts.len(), short: key.0, variant: key.1 })
+            Some(CellLine {
+                standing: standing(cell),
+                runs: cell.attempts.len(),
+                short: key.0,
+                variant: key.1,
+            })
         });
         let mut runs: Vec<RunLine> = self.cells.iter().flat_map(|(key, cell)| run_lines(key, cell)).collect();
         runs.sort_by(|a, b| a.launched.cmp(&b.launched));
-        Snapshot { headline: self.headline(), cells: cells.collect(), runs }
+        let fixes = self.cells.iter().flat_map(|((short, variant), cell)| {
+            let made = cell.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?)));
+            made.map(|(recipe, image)| (short.clone(), *variant, recipe, image))
+        });
+        Snapshot { headline: self.headline(), cells: cells.collect(), runs, fixes: fixes.collect() }
     }
 }
 
@@ -61,7 +72,10 @@ fn standing(cell: &Cell) -> String {
     }
 }
 
-fn run_lines<'a>((short, variant): &'a (Short, Variant), cell: &'a Cell) -> impl Iterator<Item = RunLine> + 'a {
+fn run_lines<'a>(
+    (short, variant): &'a (Short, Variant),
+    cell: &'a Cell,
+) -> impl Iterator<Item = RunLine> + 'a {
     cell.attempts.iter().map(move |a| RunLine {
         short: short.clone(),
         variant: *variant,
@@ -109,7 +123,8 @@ mod tests {
             ["✓ ok", "↻ aimv2", "✗ patch_fail: the same on every run, not retried", "◷ running"],
             "commit by commit, variants as asked"
         );
-        let runs: Vec<(&str, &str)> = snapshot.runs.iter().map(|r| (r.run_id.as_str(), r.word.as_str())).collect();
+        let runs: Vec<(&str, &str)> =
+            snapshot.runs.iter().map(|r| (r.run_id.as_str(), r.word.as_str())).collect();
         assert_eq!(runs, [("r1", "ok"), ("r2", "aimv2"), ("r3", "patch_fail"), ("r4", "running")]);
     }
 }

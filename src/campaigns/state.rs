@@ -71,6 +71,12 @@ impl Cell {
         self.attempts.last().and_then(|a| a.finish.as_ref())
     }
 
+    /// The image its runs go in after the policy's fixes, and the recipes that made it.
+    pub fn fixed(&self) -> Option<(crate::ids::ImageRef, Vec<String>)> {
+        let image = self.fixes.iter().rev().find_map(|f| f.image.clone())?;
+        Some((image, self.fixes.iter().filter(|f| f.verified).map(|f| f.recipe.clone()).collect()))
+    }
+
     /// The host its runs must go to: the one its fixed image was committed on.
     pub fn pinned_host(&self) -> Option<&str> {
         self.fixes.iter().rev().find(|f| f.verified).and_then(|f| f.host.as_deref())
@@ -90,6 +96,8 @@ pub struct FixTry {
     pub after_attempts: usize,
     /// The `[[hosts]]` host its image was committed on (none: this machine's engine).
     pub host: Option<String>,
+    /// The fixed image it committed, when it verified.
+    pub image: Option<crate::ids::ImageRef>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -152,8 +160,9 @@ impl CampaignState {
             Event::Fixed { short, variant, recipe, image, host, .. } => {
                 let cell = self.cell_mut(short, *variant);
                 let after_attempts = cell.attempts.len();
-                let (recipe, verified, host) = (recipe.clone(), image.is_some(), host.clone());
-                cell.fixes.push(FixTry { recipe, verified, after_attempts, host });
+                let (recipe, verified, host, image) =
+                    (recipe.clone(), image.is_some(), host.clone(), image.clone());
+                cell.fixes.push(FixTry { recipe, verified, after_attempts, host, image });
             }
             Event::Decided { short, variant, what, .. } => {
                 self.cell_mut(short, *variant).decided = Some(what.clone())

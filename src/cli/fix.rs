@@ -202,7 +202,7 @@ pub async fn campaign_fix(
     let (applied, log) = applied(ctx, (&engine, &job), &recipe, drop).await?;
     let image = match applied {
         Ok(report) => {
-            record(ctx, &job, (recipe_id, &log), &report)?;
+            recorded(ctx, &job, (recipe_id, &log), &report);
             report.image.filter(|_| report.outcome != FixOutcome::Failed)
         }
         Err(why) => {
@@ -231,7 +231,7 @@ pub fn campaign_shared_fix(
     let job = job(ctx, entry, variant, true)?;
     let report =
         FixReport { outcome: FixOutcome::AlreadyApplied, image: Some(image.clone()), output: String::new() };
-    record(ctx, &job, (recipe_id, "(shared with the variant that made it)"), &report)?;
+    recorded(ctx, &job, (recipe_id, "(shared with the variant that made it)"), &report);
     let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
     let at = crate::session::now_rfc3339();
     Ok(journal.append(&crate::campaigns::Event::Fixed {
@@ -242,6 +242,18 @@ pub fn campaign_shared_fix(
         host,
         at,
     })?)
+}
+
+/// A campaign's fix recorded in the triage history where the workspace lets it: a board holding
+/// the workspace records it from the journal instead (its runs take the journal's image).
+fn recorded(ctx: &Context, job: &FixJob, (recipe_id, log): (&str, &str), report: &FixReport) {
+    if let Err(why) = record(ctx, job, (recipe_id, log), report) {
+        super::out::err(&format!(
+            "perftriage: campaign: {recipe_id} on {} {} not in the triage history yet ({why}); the campaign's journal keeps it",
+            job.short,
+            job.variant.name()
+        ));
+    }
 }
 
 /// The engine of the `[[hosts]]` host `host`; this machine's without one.

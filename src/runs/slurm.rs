@@ -66,10 +66,18 @@ impl ViewFlags {
 
     /// `--config PATH --dataset PATH --results PATH…`, each path shell-quoted.
     fn words(&self) -> String {
+        self.flags().map(|(flag, path)| format!(" {flag} {}", quoted(&path.to_string_lossy()))).collect()
+    }
+
+    /// The same flags as a process's arguments.
+    pub fn argv(&self) -> Vec<std::ffi::OsString> {
+        self.flags().flat_map(|(flag, path)| [flag.into(), path.as_os_str().to_owned()]).collect()
+    }
+
+    fn flags(&self) -> impl Iterator<Item = (&'static str, &PathBuf)> {
         let flags = self.config.iter().map(|p| ("--config", p));
         let flags = flags.chain(self.dataset.iter().map(|p| ("--dataset", p)));
-        let flags = flags.chain(self.results.iter().map(|p| ("--results", p)));
-        flags.map(|(flag, path)| format!(" {flag} {}", quoted(&path.to_string_lossy()))).collect()
+        flags.chain(self.results.iter().map(|p| ("--results", p)))
     }
 }
 

@@ -58,6 +58,8 @@ impl Io {
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),
             Effect::ReadCampaign => self.jobs.read_campaign(),
+            Effect::PlanCampaign(shorts) => self.jobs.plan_campaign(shorts),
+            Effect::StartCampaign { shorts, name } => self.jobs.start_campaign(&shorts, &name),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),

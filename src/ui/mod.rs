@@ -98,6 +98,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
     match &state.mode {
         Mode::Help => widgets::help::render(frame, area, state, theme),
         Mode::Messages => widgets::messages::render(frame, area, state, theme),
+        Mode::Campaign => widgets::campaign_view::render(frame, area, state, theme),
         Mode::Runs(selected) => widgets::runs_view::render(frame, area, state, *selected, theme),
         Mode::Images(selected) => widgets::images_view::render(frame, area, state, *selected, theme),
         Mode::Actions(menu) => widgets::action_menu::render(frame, area, menu, keymap, theme),

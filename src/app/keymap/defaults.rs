@@ -81,6 +81,8 @@ const BOARD: &[(&str, Action)] = &[
     ("f", Action::FixMenu),
     ("space", Action::Pick),
     ("F", Action::BulkFix),
+    ("C", Action::StartCampaign),
+    ("O", Action::CampaignView),
     ("p", Action::GpuPane),
     ("P", Action::GpuWindow),
     ("H", Action::GpuHost),

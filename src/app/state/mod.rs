@@ -72,7 +72,7 @@ impl AppState {
             Mode::Runs(_) => KeyMode::Runs,
             Mode::Images(_) => KeyMode::Images,
             Mode::Actions(_) => KeyMode::ActionMenu,
-            Mode::Help | Mode::Messages => KeyMode::Help,
+            Mode::Help | Mode::Messages | Mode::Campaign => KeyMode::Help,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,
         }

@@ -79,6 +79,10 @@ pub enum ConfirmAction {
     RemoveOrphans {
         ids: Vec<String>,
     },
+    StartCampaign {
+        shorts: Vec<Short>,
+        name: crate::ids::CampaignName,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +142,9 @@ pub enum Mode {
     Runs(usize),
     /// The images view (`I`): our fixed images, the selected one by position.
     Images(usize),
+    /// The campaign view (`O`): its progress by commit and variant; it scrolls with the help
+    /// overlay's keys.
+    Campaign,
     /// The action menu (`m`) of the selected commit.
     Actions(ActionMenu),
 }

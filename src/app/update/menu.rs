@@ -30,7 +30,9 @@ pub fn open_actions(state: &mut AppState) -> Vec<Effect> {
     } else {
         vec![Action::MarkUnfixable, Action::MarkSkip]
     });
-    items.extend([Action::AddNote, Action::Pick, Action::CopyHash]);
+    items.extend([Action::AddNote, Action::Pick, Action::StartCampaign]);
+    items.extend(state.session.campaign.is_some().then_some(Action::CampaignView));
+    items.push(Action::CopyHash);
     items.extend(failing.then_some(Action::CopyEvidence));
     state.mode = Mode::Actions(ActionMenu { short, items, selected: 0 });
     Vec::new()

@@ -4,6 +4,7 @@
 
 mod board;
 mod builds;
+mod campaign;
 mod confirm;
 mod documents;
 mod fixes;
@@ -43,10 +44,9 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Mouse { .. } => Vec::new(),
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::Images(listed) => images::listed(state, listed),
-        Msg::Campaign(snapshot) => {
-            state.session.campaign = snapshot;
-            Vec::new()
-        }
+        Msg::Campaign(snapshot) => campaign::read(state, snapshot),
+        Msg::CampaignPlanned(plan) => campaign::planned(state, plan),
+        Msg::CampaignStarted(started) => campaign::started(state, started),
         Msg::ImageRemoved(tag) => images::removed(state, &tag),
         Msg::Pushed { tag, reference } => images::pushed(state, &tag, &reference),
         Msg::DetailLimit(limit) => {
@@ -247,6 +247,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
         ConfirmAction::RemoveImage { tag } => vec![Effect::RemoveImage(tag)],
         ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
+        ConfirmAction::StartCampaign { shorts, name } => vec![Effect::StartCampaign { shorts, name }],
     }
 }
 
@@ -272,6 +273,8 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::CancelRun => runs::ask_cancel(state),
         Action::FixMenu => fixes::open(state),
         Action::BulkFix => fixes::open_bulk(state),
+        Action::StartCampaign => campaign::ask(state),
+        Action::CampaignView => campaign::open(state),
         Action::Filter => prompt::open_filter(state),
         Action::MarkUnfixable | Action::AddNote => triage::open_prompt(state, action),
         Action::MarkSkip | Action::ClearMark => triage::quick_mark(state, action),

@@ -2,7 +2,7 @@
 //! apply a fix, retry after a wait. Each is journalled before it is taken and its end after; a run
 //! that cannot be placed or planned ends as a journalled failure, never as the campaign's error.
 
-use crate::campaigns::{CANCELLED, CampaignState, Event, LOST, Next};
+use crate::campaigns::{CANCELLED, CampaignState, Cell, Event, LOST, Next};
 use crate::classify::Disposition;
 use crate::dataset::{RunStatus, Variant};
 use crate::docker::Engine;
@@ -49,6 +49,8 @@ pub struct Given {
     pinned: Option<String>,
     /// The cell's newest run.
     last_run: Option<RunId>,
+    /// The image the policy's fixes made for the cell, and their recipes.
+    fixed: Option<(crate::ids::ImageRef, Vec<String>)>,
 }
 
 impl Given {
@@ -59,6 +61,7 @@ impl Given {
             since: state.started_at.clone(),
             pinned: cell.and_then(|c| c.pinned_host()).map(str::to_string),
             last_run: cell.and_then(|c| c.attempts.last()).map(|a| a.run_id.clone()),
+            fixed: cell.and_then(Cell::fixed),
         }
     }
 }
@@ -126,8 +129,11 @@ impl Crew<'_> {
         let Some(entry) = ctx.find(short) else {
             return self.unrun(&run_id, "plan_error", "not in the dataset");
         };
+        // The journal's fixed image first: a board holding the workspace records it only later.
         let book = ctx.read_workspace().book;
-        let fixed = book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
+        let recorded =
+            || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
+        let fixed = given.fixed.clone().or_else(recorded);
         match crate::cli::run::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
             Ok(plan) => self.carried(&plan, given.pinned.as_deref()).await,
             Err(why) => self.unrun(&run_id, "plan_error", &why.to_string()),

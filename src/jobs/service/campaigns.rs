@@ -1,8 +1,23 @@
-//! The job service's look at campaigns: a campaign runs in a process of its own (`perftriage
-//! campaign`), and the board reads its journal to say how it stands.
+//! The job service's side of campaigns: a campaign runs in a process of its own (`perftriage
+//! campaign`), started here detached from the board's terminal, and the board reads its journal
+//! to say how it stands.
 
 use super::JobService;
-use crate::app::Msg;
+use crate::app::{CampaignPlan, JobError, Msg};
+use crate::dataset::Variant;
+use crate::ids::{CampaignName, Short};
+use std::path::Path;
+
+/// Why a campaign's process could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignStartError {
+    #[error("cannot find perftriage's own binary: {0}")]
+    Exe(std::io::Error),
+    #[error("cannot write {}: {source}", path.display())]
+    Log { path: std::path::PathBuf, source: std::io::Error },
+    #[error("cannot start `perftriage campaign start`: {0}")]
+    Spawn(std::io::Error),
+}
 
 impl JobService {
     /// Answer with `Msg::Campaign`: how the workspace's newest campaign stands.
@@ -12,4 +27,64 @@ impl JobService {
             let _ = tx.send(Msg::Campaign(crate::jobs::journal::newest_snapshot(&workspace)));
         });
     }
+
+    /// Answer with `Msg::CampaignPlanned`: each variant's image as a run would be planned, the
+    /// durations of the workspace's earlier runs (their result files), the runs at once.
+    pub fn plan_campaign(&self, shorts: Vec<Short>) {
+        let cells = shorts.iter().flat_map(|s| Variant::ALL.map(|v| (s.clone(), v)));
+        let images = cells
+            .map(|(short, v)| {
+                let image = self.plan(&"campaign".into(), &short, v).map(|p| p.image).map_err(JobError::from);
+                (short, v, image)
+            })
+            .collect();
+        let slots: usize = self.setup.hosts.iter().map(|h| h.concurrency).sum();
+        let concurrency = u32::try_from(slots.max(1)).unwrap_or(u32::MAX);
+        let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let run_s = run_durations(&workspace);
+            let _ = tx.send(Msg::CampaignPlanned(CampaignPlan { shorts, images, run_s, concurrency }));
+        });
+    }
+
+    /// `perftriage campaign start` over the commits' three variants, with the board's policy, in
+    /// a process group of its own (the board's terminal closing does not stop it); its stderr
+    /// goes to `campaigns/<name>/process.log`.
+    pub fn start_campaign(&self, shorts: &[Short], name: &CampaignName) {
+        let started = self.spawn_campaign(shorts, name).map(|()| name.clone()).map_err(JobError::from);
+        let _ = self.tx.send(Msg::CampaignStarted(started));
+    }
+
+    fn spawn_campaign(&self, shorts: &[Short], name: &CampaignName) -> Result<(), CampaignStartError> {
+        use std::os::unix::process::CommandExt;
+        let dir = self.setup.workspace.join("campaigns").join(name.as_str());
+        let path = dir.join("process.log");
+        let log = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::File::create(&path))
+            .map_err(|source| CampaignStartError::Log { path, source })?;
+        let commits: Vec<&str> = shorts.iter().map(Short::as_str).collect();
+        std::process::Command::new(std::env::current_exe().map_err(CampaignStartError::Exe)?)
+            .args(self.setup.view.argv())
+            .arg("--workspace")
+            .arg(&self.setup.workspace)
+            .args(["campaign", "start", "--name", name.as_str(), "--variants", "b,h,a", "--auto-fix"])
+            .args(["--retries", "2", "--commits", &commits.join(",")])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .map(drop)
+            .map_err(CampaignStartError::Spawn)
+    }
+}
+
+/// Each result file's run time (`perftriage.timings.duration_s`) in the workspace's results.
+fn run_durations(workspace: &Path) -> Vec<f64> {
+    let Ok(dir) = std::fs::read_dir(workspace.join("results")) else { return Vec::new() };
+    dir.flatten()
+        .filter_map(|f| std::fs::read(f.path()).ok())
+        .filter_map(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .filter_map(|r| r["perftriage"]["timings"]["duration_s"].as_f64())
+        .collect()
 }

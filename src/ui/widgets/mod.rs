@@ -3,6 +3,7 @@
 pub mod action_menu;
 pub mod board;
 pub mod build_pane;
+pub mod campaign_view;
 pub mod chooser;
 pub mod confirm;
 pub mod debug_pane;

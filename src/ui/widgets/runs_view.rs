@@ -22,6 +22,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
         let style = if i == selected { theme.selected } else { theme.text };
         lines.push(Line::styled(row(run, state.session.ticks), style));
     }
+    lines.extend(campaign_rows(state, theme));
     let key = |action| super::hints::key(&state.session.keymap, KeyMode::Runs, action);
     let (open, cancel, close) = (key(Action::OpenLog), key(Action::CancelRun), key(Action::Close));
     let (running, queued) = (state.runs.active(), state.runs.queue.len());
@@ -29,6 +30,23 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
         format!(" Runs: {running} running, {queued} queued — {open} logs, {cancel} cancel, {close} closes ");
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
     popup(frame, area, (140, height), Span::styled(title, theme.header), theme.border, Paragraph::new(lines));
+}
+
+/// The workspace campaign's runs, newest first, below this board's own (they run in the
+/// campaign's process: its journal says how they went).
+fn campaign_rows(state: &AppState, theme: &Theme) -> Vec<Line<'static>> {
+    let Some(snapshot) = &state.session.campaign else { return Vec::new() };
+    let view = super::hints::key(&state.session.keymap, KeyMode::Board, Action::CampaignView);
+    let title = format!("{} — its runs, newest first ({view}: by commit and variant)", snapshot.headline);
+    let mut lines = vec![Line::raw(""), Line::styled(title, theme.header)];
+    for run in snapshot.runs.iter().rev() {
+        let time = run.seconds.map_or("…".into(), |s| compact_duration(u64::try_from(s).unwrap_or(0)));
+        let word: String = run.word.chars().take(30).collect();
+        let text =
+            format!("{:<8} {:<9} {word:<30} {time:>5}  run {}", run.short, run.variant.name(), run.run_id);
+        lines.push(Line::styled(text, theme.text));
+    }
+    lines
 }
 
 fn row(run: &RunView, ticks: u64) -> String {

@@ -1,0 +1,152 @@
+//! Campaigns on the board. A campaign runs in a process of its own (`perftriage campaign`), so it
+//! outlives the board; the board reads its journal for the header and the `O` view, and records
+//! the fixed images it committed in this board's triage history (a board holds the workspace, so
+//! the campaign's process could not). `C` starts one over the picked commits (else every commit
+//! the filter shows) after a confirm that says how many runs, in which images, and how long the
+//! workspace's earlier runs say it takes.
+
+use super::super::msg::CampaignPlan;
+use super::super::state::{Confirm, ConfirmAction, Mode};
+use super::super::{AppState, Effect, JobError, Level};
+use crate::campaigns::Snapshot;
+use crate::dataset::Variant;
+use crate::ids::{CampaignName, Short};
+use crate::triage::{Change, FixOutcome};
+use std::time::Duration;
+
+/// The policy a campaign started from the board runs with.
+const RETRIES: u32 = 2;
+
+/// A snapshot read from the journal: shown, and its fixes recorded where this board has not yet.
+pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for (short, variant, recipe, image) in snapshot.iter().flat_map(|s| &s.fixes) {
+        let known = state.board.book.fixed_at(short, variant.name(), image).is_some();
+        if known || state.session.read_only {
+            continue;
+        }
+        let (variant, recipe, image) = (variant.name().into(), recipe.clone(), Some(image.clone()));
+        let change = Change::Fix { variant, recipe, outcome: FixOutcome::Verified, image, log: None };
+        effects.extend(state.record(short, change));
+    }
+    state.session.campaign = snapshot;
+    effects
+}
+
+/// `O`: the campaign view, or how to start one when the workspace has none.
+pub fn open(state: &mut AppState) -> Vec<Effect> {
+    if state.session.campaign.is_none() {
+        let start =
+            state.session.keymap.key_name(crate::app::KeyMode::Board, crate::app::Action::StartCampaign);
+        state.notify(Level::Info, format!("no campaign in this workspace: {start} starts one"));
+        return Vec::new();
+    }
+    state.session.help_scroll = 0;
+    state.mode = Mode::Campaign;
+    Vec::new()
+}
+
+/// `C`: plan a campaign over the picked commits, else every commit shown.
+pub fn ask(state: &mut AppState) -> Vec<Effect> {
+    let board = &state.board;
+    let shorts: Vec<Short> = if board.picked.is_empty() {
+        board.visible.iter().map(|&i| board.entries[i].commit.short.clone()).collect()
+    } else {
+        board.picked.iter().cloned().collect()
+    };
+    if shorts.is_empty() {
+        state.notify(Level::Info, "no commit shown: clear the filter or pick commits for a campaign");
+        return Vec::new();
+    }
+    state.notify(Level::Info, format!("planning a campaign over {} commit(s)…", shorts.len()));
+    vec![Effect::PlanCampaign(shorts)]
+}
+
+/// The plan came back: its confirm (unless another dialog opened meanwhile).
+pub fn planned(state: &mut AppState, plan: CampaignPlan) -> Vec<Effect> {
+    if state.mode != Mode::Normal {
+        return Vec::new();
+    }
+    let name = CampaignName::from(format!("board-{}", compact(&state.session.now)));
+    let preview = preview(state, &plan, &name);
+    let title = format!("Start campaign {name}?");
+    let action = ConfirmAction::StartCampaign { shorts: plan.shorts, name };
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
+    Vec::new()
+}
+
+/// `2026-11-27T07:40:00Z` → `20261127t074000z`.
+fn compact(now: &str) -> String {
+    now.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_lowercase()
+}
+
+fn preview(state: &AppState, plan: &CampaignPlan, name: &CampaignName) -> Vec<String> {
+    let runs = plan.shorts.len() * Variant::ALL.len();
+    let mut lines = vec![
+        format!(
+            "{runs} runs: {} commit(s) × baseline, human, agent, {} at a time",
+            plan.shorts.len(),
+            plan.concurrency
+        ),
+        estimate(&plan.run_s, runs, plan.concurrency),
+        format!("policy: a failure a verified recipe answers is fixed and run again once; {RETRIES} retries"),
+        "        of infrastructure failures (Docker or host lost, a refused pull), with a growing wait"
+            .into(),
+        "it runs in a process of its own: quitting the board leaves it running;".into(),
+        format!("`perftriage campaign pause {name}` stops it, `… resume {name}` goes on"),
+    ];
+    lines.extend(images(state, plan));
+    lines
+}
+
+/// `about 3h10 (median of 41 earlier runs: 2m12 each)`, or why there is no estimate.
+fn estimate(run_s: &[f64], runs: usize, concurrency: u32) -> String {
+    let mut sorted: Vec<f64> = run_s.iter().copied().filter(|s| s.is_finite() && *s >= 0.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let Some(median) = sorted.get(sorted.len() / 2) else {
+        return "duration: no earlier run in this workspace says how long a run takes".into();
+    };
+    let seconds = |s: f64| Duration::try_from_secs_f64(s).map_or(0, |d| d.as_secs());
+    let total = seconds(median * runs as f64 / f64::from(concurrency.max(1)));
+    let (h, m) = (total / 3600, total % 3600 / 60);
+    let each = crate::app::compact_duration(seconds(*median));
+    format!("duration: about {h}h{m:02} (the median of {} earlier runs: {each} each)", sorted.len())
+}
+
+/// The distinct images, each with how many runs use it; a variant's fixed image where the
+/// triage history has one; variants with no image said with why.
+fn images(state: &AppState, plan: &CampaignPlan) -> Vec<String> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut missing = Vec::new();
+    for (short, variant, image) in &plan.images {
+        let fixed = state.board.book.fixed_image(short, variant.name());
+        match (fixed, image) {
+            (Some(fixed), _) => *counts.entry(format!("{fixed} (fixed)")).or_default() += 1,
+            (None, Ok(image)) => *counts.entry(image.to_string()).or_default() += 1,
+            (None, Err(why)) => missing.push(format!("  {short} {}: no image: {why}", variant.name())),
+        }
+    }
+    let mut lines = vec![format!("images ({}):", counts.len())];
+    lines.extend(counts.iter().map(|(image, n)| format!("  {image} × {n}")));
+    lines.extend(missing);
+    lines
+}
+
+/// The campaign's process started (or not): said, and the journal read at once.
+pub fn started(state: &mut AppState, started: Result<CampaignName, JobError>) -> Vec<Effect> {
+    match started {
+        Ok(name) => {
+            let view =
+                state.session.keymap.key_name(crate::app::KeyMode::Board, crate::app::Action::CampaignView);
+            state.notify(
+                Level::Info,
+                format!("campaign {name} started in a process of its own; {view} shows it"),
+            );
+            vec![Effect::ReadCampaign]
+        }
+        Err(why) => {
+            state.notify(Level::Error, format!("campaign not started: {why}"));
+            Vec::new()
+        }
+    }
+}
