@@ -399,3 +399,58 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
     no_containers_left(&rt, &engine, &s);
     assert!(second.ps("-aq").is_empty(), "nothing left on gpu2 either");
 }
+
+/// How the workspace's newest campaign stands once every cell is ok or left; its status.
+fn settled(s: &Setup, secs: u64) -> serde_json::Value {
+    common::wait::until("the campaign's every cell ok or left", std::time::Duration::from_secs(secs), || {
+        let out = perftriage(s, &["campaign", "status", "--json"]);
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let cells = status["cells"].as_array().cloned().unwrap_or_default();
+        let done = !cells.is_empty() && cells.iter().all(|c| c["state"] == "ok" || c["state"] == "left");
+        if done { Ok(status) } else { Err(format!("{status:#}")) }
+    })
+}
+
+/// `C` on the board starts the campaign as a process of its own: the board holds the workspace,
+/// so it records the campaign's fix from the journal, and it shows the results the campaign's
+/// runs write; the campaign goes on after the board is closed and ends as a headless one does.
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn a_campaign_started_from_the_board_runs_in_its_own_process_and_outlives_the_board() {
+    let Some((rt, engine)) = ready() else { return };
+    let flavours = ["ok", "aimv2", "ok"];
+    let (s, shorts) = campaign_setup(&flavours);
+    let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "campaign-board", 200);
+    board.until("the board", 60, |t| t.contains(&shorts[0]));
+    board.keys("C");
+    board.until("the campaign's confirm", 60, |t| t.contains("9 runs: 3 commit(s) × baseline, human, agent"));
+    board.keys("y");
+    board.until("the campaign in the header", 60, |t| t.contains("campaign board-"));
+    // The board's record of it has no log (the campaign's process would have named its output).
+    let book = s.root.join("ws/triage.json");
+    let recorded_by_the_board = || {
+        let text = std::fs::read_to_string(&book).unwrap_or_default();
+        let book: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let history = book["commits"][&shorts[1]].as_array().cloned().unwrap_or_default();
+        history.iter().any(|h| h["action"] == "fix" && h["image"].is_string() && h["log"].is_null())
+    };
+    common::wait::holds("the board recording the campaign's fix", 300, recorded_by_the_board, || {
+        format!("{}\n{}", board.screen(), std::fs::read_to_string(&book).unwrap_or_default())
+    });
+    // The results the campaign's runs write show on the board as its own runs' do.
+    // The fixed commit too: its fix is dated when the campaign made it, before its re-run's result.
+    let measured =
+        |t: &str, short: &str| t.lines().any(|l| l.contains(short) && l.matches("✓ ").count() == 3);
+    board.until("two commits' three results on the board", 300, |t| {
+        measured(t, &shorts[0]) && measured(t, &shorts[1])
+    });
+    drop(board);
+    let status = settled(&s, 600);
+    let o = &status["outcome"];
+    assert_eq!((o["usable_now"].as_u64(), o["commits"].as_u64()), (Some(2), Some(3)), "{status:#}");
+    assert_eq!(o["left"], serde_json::json!({ "patch_fail": 1 }), "{status:#}");
+    let fixed = common::engine::result_of(&s, &shorts[1], "human");
+    assert!(fixed["perftriage"]["image"].as_str().unwrap().starts_with("perftriage-fixed"), "{fixed:#}");
+    assert_eq!(fixed["status"], "success", "{fixed:#}");
+    no_containers_left(&rt, &engine, &s);
+}

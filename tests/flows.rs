@@ -391,7 +391,13 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
             cell(Variant::Agent, "◷ running"),
         ],
         runs: vec![run("r1", "numpy2"), run("r2", "ok")],
-        fixes: vec![("4fb56914".into(), Variant::Human, "numpy_lt_2".into(), "perftriage-fixed:x".into())],
+        fixes: vec![perftriage::campaigns::FixLine {
+            short: "4fb56914".into(),
+            variant: Variant::Human,
+            recipe: "numpy_lt_2".into(),
+            image: "perftriage-fixed:x".into(),
+            at: "2026-11-27T00:00:00Z".into(),
+        }],
     };
     let effects = update(&mut s, Msg::Campaign(Some(snapshot.clone())));
     assert!(effects.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "{effects:?}");

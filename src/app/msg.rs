@@ -62,6 +62,8 @@ pub enum Msg {
     Campaign(Option<crate::campaigns::Snapshot>),
     /// What a campaign of these commits would run.
     CampaignPlanned(CampaignPlan),
+    /// A result file a campaign's run wrote, read back as a restart reads it.
+    CampaignResult(Box<crate::dataset::results::Digested>),
     /// A campaign's process was started, or why not.
     CampaignStarted(Result<crate::ids::CampaignName, JobError>),
     /// A fixed image was removed from the engine.

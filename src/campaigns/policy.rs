@@ -134,6 +134,7 @@ mod tests {
             after_attempts: 1,
             host: None,
             image: None,
+            at: "t".into(),
         };
         Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None }
     }

@@ -12,8 +12,8 @@ pub struct Snapshot {
     pub cells: Vec<CellLine>,
     /// Every run, in launch order.
     pub runs: Vec<RunLine>,
-    /// The fixed images its fixes committed: (commit, variant, recipe, image).
-    pub fixes: Vec<(Short, Variant, String, crate::ids::ImageRef)>,
+    /// The fixed images its fixes committed, and when.
+    pub fixes: Vec<FixLine>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +23,16 @@ pub struct CellLine {
     /// `✓ ok`, `✗ why it is left`, `↻ category` (the policy acts next), `◷ running`, `· queued`.
     pub standing: String,
     pub runs: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FixLine {
+    pub short: Short,
+    pub variant: Variant,
+    pub recipe: String,
+    pub image: crate::ids::ImageRef,
+    /// When the campaign journalled it (RFC 3339).
+    pub at: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +61,10 @@ impl CampaignState {
         let mut runs: Vec<RunLine> = self.cells.iter().flat_map(|(key, cell)| run_lines(key, cell)).collect();
         runs.sort_by(|a, b| a.launched.cmp(&b.launched));
         let fixes = self.cells.iter().flat_map(|((short, variant), cell)| {
-            let made = cell.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?)));
-            made.map(|(recipe, image)| (short.clone(), *variant, recipe, image))
+            cell.fixes.iter().filter_map(|f| {
+                let (recipe, image, at) = (f.recipe.clone(), f.image.clone()?, f.at.clone());
+                Some(FixLine { short: short.clone(), variant: *variant, recipe, image, at })
+            })
         });
         Snapshot { headline: self.headline(), cells: cells.collect(), runs, fixes: fixes.collect() }
     }

@@ -98,6 +98,8 @@ pub struct FixTry {
     pub host: Option<String>,
     /// The fixed image it committed, when it verified.
     pub image: Option<crate::ids::ImageRef>,
+    /// When it was journalled (RFC 3339).
+    pub at: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -157,12 +159,12 @@ impl CampaignState {
                     attempt.finish = Some(finish);
                 }
             }
-            Event::Fixed { short, variant, recipe, image, host, .. } => {
+            Event::Fixed { short, variant, recipe, image, host, at } => {
                 let cell = self.cell_mut(short, *variant);
                 let after_attempts = cell.attempts.len();
                 let (recipe, verified, host, image) =
                     (recipe.clone(), image.is_some(), host.clone(), image.clone());
-                cell.fixes.push(FixTry { recipe, verified, after_attempts, host, image });
+                cell.fixes.push(FixTry { recipe, verified, after_attempts, host, image, at: at.clone() });
             }
             Event::Decided { short, variant, what, .. } => {
                 self.cell_mut(short, *variant).decided = Some(what.clone())

@@ -117,12 +117,22 @@ impl AppState {
 impl AppState {
     /// Append a triage change to a commit's history and ask for a save; refused on a read-only board.
     pub fn record(&mut self, short: &str, change: crate::triage::Change) -> Vec<super::Effect> {
+        self.record_at(short, change, self.session.now.clone())
+    }
+
+    /// `record`, dated `at` (RFC 3339): a change made elsewhere, recorded here after it.
+    pub fn record_at(
+        &mut self,
+        short: &str,
+        change: crate::triage::Change,
+        at: String,
+    ) -> Vec<super::Effect> {
         if self.session.read_only {
             self.notify(Level::Warn, READ_ONLY);
             return Vec::new();
         }
         let summary = format!("{short}: {}", change.describe());
-        if let Err(e) = self.board.book.apply(short, change, self.session.now.clone()) {
+        if let Err(e) = self.board.book.apply(short, change, at) {
             self.notify(Level::Warn, e.to_string());
             return Vec::new();
         }

@@ -10,6 +10,7 @@ use super::super::state::{Confirm, ConfirmAction, Mode};
 use super::super::{AppState, Effect, JobError, Level};
 use crate::campaigns::Snapshot;
 use crate::dataset::Variant;
+use crate::dataset::results::Digested;
 use crate::ids::{CampaignName, Short};
 use crate::triage::{Change, FixOutcome};
 use std::time::Duration;
@@ -20,17 +21,35 @@ const RETRIES: u32 = 2;
 /// A snapshot read from the journal: shown, and its fixes recorded where this board has not yet.
 pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {
     let mut effects = Vec::new();
-    for (short, variant, recipe, image) in snapshot.iter().flat_map(|s| &s.fixes) {
-        let known = state.board.book.fixed_at(short, variant.name(), image).is_some();
+    for fix in snapshot.iter().flat_map(|s| &s.fixes) {
+        let known = state.board.book.fixed_at(&fix.short, fix.variant.name(), &fix.image).is_some();
         if known || state.session.read_only {
             continue;
         }
-        let (variant, recipe, image) = (variant.name().into(), recipe.clone(), Some(image.clone()));
+        let (variant, recipe, image) =
+            (fix.variant.name().into(), fix.recipe.clone(), Some(fix.image.clone()));
         let change = Change::Fix { variant, recipe, outcome: FixOutcome::Verified, image, log: None };
-        effects.extend(state.record(short, change));
+        // Dated when the campaign made it: its re-run's result comes after it, not before.
+        effects.extend(state.record_at(&fix.short, change, fix.at.clone()));
     }
     state.session.campaign = snapshot;
     effects
+}
+
+/// A result a campaign's run wrote: the variant shows it, as after one of the board's own runs
+/// (a record older than the variant's own is not taken).
+pub fn result(state: &mut AppState, digested: Digested) -> Vec<Effect> {
+    let Digested { record, verdict, warnings } = digested;
+    let Some(index) = state.board.entry_index(&record.short) else { return Vec::new() };
+    let slot = &mut state.board.entries[index].variants[record.variant as usize];
+    if slot.at.is_some() && record.at.is_some() && slot.at > record.at {
+        return Vec::new();
+    }
+    (slot.outcome, slot.verdict, slot.warnings, slot.at) = (record.outcome, verdict, warnings, record.at);
+    slot.loaded = true;
+    state.board.rebuild_row(index);
+    state.board.refilter();
+    Vec::new()
 }
 
 /// `O`: the campaign view, or how to start one when the workspace has none.

@@ -47,6 +47,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Campaign(snapshot) => campaign::read(state, snapshot),
         Msg::CampaignPlanned(plan) => campaign::planned(state, plan),
         Msg::CampaignStarted(started) => campaign::started(state, started),
+        Msg::CampaignResult(digested) => campaign::result(state, *digested),
         Msg::ImageRemoved(tag) => images::removed(state, &tag),
         Msg::Pushed { tag, reference } => images::pushed(state, &tag, &reference),
         Msg::DetailLimit(limit) => {

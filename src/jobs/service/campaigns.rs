@@ -4,8 +4,11 @@
 
 use super::JobService;
 use crate::app::{CampaignPlan, JobError, Msg};
+use crate::campaigns::Event;
 use crate::dataset::Variant;
-use crate::ids::{CampaignName, Short};
+use crate::ids::{CampaignName, RunId, Short};
+use crate::jobs::journal::Journal;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Why a campaign's process could not be started.
@@ -20,11 +23,24 @@ pub enum CampaignStartError {
 }
 
 impl JobService {
-    /// Answer with `Msg::Campaign`: how the workspace's newest campaign stands.
+    /// Answer with `Msg::Campaign`: how the workspace's newest campaign stands; then each result
+    /// file its runs wrote since the last read, as `Msg::CampaignResult` (the board shows them as
+    /// it shows its own runs').
     pub fn read_campaign(&self) {
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
+        let (classifier, seen) = (self.setup.classifier.clone(), self.campaign_results.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::Campaign(crate::jobs::journal::newest_snapshot(&workspace)));
+            let Some(name) = crate::jobs::journal::newest(&workspace) else {
+                return drop(tx.send(Msg::Campaign(None)));
+            };
+            let journal = Journal::of(&workspace, &name);
+            let _ = tx.send(Msg::Campaign(journal.state().ok().map(|s| s.snapshot())));
+            for path in new_results(&journal, &seen) {
+                let Ok(set) = crate::dataset::results::read_file(Path::new(&path)) else { continue };
+                for record in set.records {
+                    let _ = tx.send(Msg::CampaignResult(Box::new(record.digest(&classifier))));
+                }
+            }
         });
     }
 
@@ -77,6 +93,17 @@ impl JobService {
             .map(drop)
             .map_err(CampaignStartError::Spawn)
     }
+}
+
+/// The result files of the journal's finished runs not handed on before (marked handed now).
+fn new_results(journal: &Journal, seen: &std::sync::Mutex<HashSet<RunId>>) -> Vec<String> {
+    let Ok(parsed) = journal.read() else { return Vec::new() };
+    let mut seen = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let finished = parsed.events.into_iter().filter_map(|e| match e {
+        Event::Finished { run_id, result: Some(path), .. } => Some((run_id, path)),
+        _ => None,
+    });
+    finished.filter(|(run_id, _)| seen.insert(run_id.clone())).map(|(_, path)| path).collect()
 }
 
 /// Each result file's run time (`perftriage.timings.duration_s`) in the workspace's results.

@@ -50,6 +50,8 @@ pub struct JobService {
     tx: UnboundedSender<Msg>,
     /// Fixes run one at a time.
     fix_lock: Arc<tokio::sync::Mutex<()>>,
+    /// The campaign runs whose result files were handed to the board.
+    campaign_results: Arc<std::sync::Mutex<std::collections::HashSet<RunId>>>,
 }
 
 /// What the service is built from.
@@ -107,6 +109,7 @@ impl JobService {
             cancels: HashMap::new(),
             build_cancels: HashMap::new(),
             results: HashMap::new(),
+            campaign_results: Arc::default(),
             tx,
             fix_lock: Arc::default(),
         }
