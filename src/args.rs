@@ -246,6 +246,9 @@ pub(crate) enum CampaignCommand {
         /// Runs at once (default: the `[[hosts]]` slots, 1 without hosts).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
         concurrency: Option<u32>,
+        /// Runs go to Slurm (`[slurm]`) as batch jobs, followed again after a restart.
+        #[arg(long)]
+        slurm: bool,
         /// Its name, the folder of its journal (default: `campaign-<time>`).
         #[arg(long)]
         name: Option<String>,

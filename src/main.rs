@@ -115,11 +115,21 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
             retries,
             retry_wait,
             concurrency,
+            slurm,
             name,
         } => {
             let policy = perftriage::campaigns::Policy { auto_fix, retries, retry_wait_s: retry_wait };
-            let args =
-                campaign::StartArgs { commits, filter, failing, variants, repeat, policy, concurrency, name };
+            let args = campaign::StartArgs {
+                commits,
+                filter,
+                failing,
+                variants,
+                repeat,
+                policy,
+                concurrency,
+                slurm,
+                name,
+            };
             campaign::start(ctx, &args)
         }
         CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),

@@ -454,3 +454,71 @@ fn a_campaign_started_from_the_board_runs_in_its_own_process_and_outlives_the_bo
     assert_eq!(fixed["status"], "success", "{fixed:#}");
     no_containers_left(&rt, &engine, &s);
 }
+
+/// `perftriage ARGS` on the setup with Slurm's client pointed at `cluster`, stderr watched.
+fn on_cluster(s: &Setup, cluster: &common::slurm_cluster::Cluster, args: &[&str]) -> common::wait::Watched {
+    let child = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--config")
+        .arg(&s.config)
+        .arg("--workspace")
+        .arg(s.root.join("ws"))
+        .args(args)
+        .env("SLURM_CONF", cluster.conf())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait::Watched::new(child)
+}
+
+/// The journal's events of one kind.
+fn events_of(s: &Setup, kind: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(journal(s)).unwrap_or_default();
+    let events = text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+    events.filter(|e| e["event"] == kind).collect()
+}
+
+/// A campaign on the one-node Slurm cluster, SIGKILLed while a job it submitted runs: the next
+/// start follows that job again (never submits it twice), and every variant ends with its result.
+#[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
+fn a_campaign_on_slurm_killed_midway_follows_its_jobs_again_and_submits_none_twice() {
+    let Some(cluster) = common::slurm_cluster::Cluster::start() else { return };
+    let Some((rt, engine)) = ready() else { return };
+    let shared = tempfile::tempdir().unwrap();
+    let slurm = format!(
+        "[slurm]\nshared_dir = \"{}\"\nperftriage = \"{}\"\n",
+        shared.path().display(),
+        env!("CARGO_BIN_EXE_perftriage")
+    );
+    let flavours = ["ok"; 3];
+    let (s, shorts) = campaign_setup_with(&flavours, &slurm);
+    let mut args: Vec<String> = start_args(&shorts).into_iter().filter(|a| a != "--auto-fix").collect();
+    args.extend(["--slurm", "--concurrency", "2"].map(String::from));
+    let first = on_cluster(&s, &cluster, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let in_flight = || {
+        let ended: Vec<_> = events_of(&s, "finished").iter().map(|e| e["run_id"].clone()).collect();
+        events_of(&s, "submitted").into_iter().find(|e| !ended.contains(&e["run_id"]))
+    };
+    let job = common::wait::until("a submitted job in flight", std::time::Duration::from_secs(300), || {
+        in_flight().ok_or_else(|| first.stderr())
+    });
+    drop(first); // SIGKILL
+    let resumed = on_cluster(&s, &cluster, &["campaign", "resume", "nightly"]);
+    let (status, _, err) = resumed.finish();
+    assert_eq!(status.code(), Some(3), "only the patch failure is left: {err}");
+    assert!(err.contains(&format!("following Slurm job {}", job["job_id"])), "followed again: {err}");
+    let (launched, submitted) = (events_of(&s, "launched"), events_of(&s, "submitted"));
+    assert_eq!((launched.len(), submitted.len()), (9, 9), "one job a variant, none twice: {err}");
+    for short in &shorts {
+        for variant in ["baseline", "human", "agent"] {
+            let r = common::engine::result_of(&s, short, variant);
+            let last = short == shorts.last().unwrap() && variant == "agent";
+            assert_eq!(r["status"], if last { "error" } else { "success" }, "{short} {variant}: {r:#}");
+        }
+    }
+    no_containers_left(&rt, &engine, &s);
+}

@@ -25,6 +25,14 @@ pub enum Event {
         run_id: RunId,
         at: String,
     },
+    /// The run went to Slurm as job `job_id`, its files in `dir` (the shared directory's); after a
+    /// restart the job is followed again, never submitted twice.
+    Submitted {
+        run_id: RunId,
+        job_id: u64,
+        dir: String,
+        at: String,
+    },
     /// The run ended; `result` is its result file (none for a set-up error).
     Finished {
         run_id: RunId,

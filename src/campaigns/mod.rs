@@ -31,6 +31,9 @@ pub struct CampaignSpec {
     /// Runs at once.
     #[serde(default = "one")]
     pub concurrency: u32,
+    /// Its runs go to Slurm (`[slurm]`) as batch jobs rather than to Docker engines.
+    #[serde(default)]
+    pub slurm: bool,
 }
 
 fn one() -> u32 {
@@ -77,6 +80,12 @@ pub enum CampaignError {
     NoCommit(String),
     #[error("no commit matches what was asked (--commits, --filter, --failing)")]
     NothingAsked,
+    #[error(
+        "--auto-fix with --slurm: a job's run on its node cannot take a fixed image yet; fix first, or run without --auto-fix"
+    )]
+    FixOnSlurm,
+    #[error("--slurm needs [slurm] shared_dir in the config (where jobs write their files)")]
+    NoSharedDir,
 }
 
 #[cfg(test)]

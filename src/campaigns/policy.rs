@@ -123,7 +123,7 @@ mod tests {
     }
 
     fn attempt(run_id: &str, finish: Option<Finish>) -> Attempt {
-        Attempt { run_id: run_id.into(), launched: "t0".into(), finish }
+        Attempt { run_id: run_id.into(), launched: "t0".into(), job: None, finish }
     }
 
     /// A cell whose fixes came after its first run.

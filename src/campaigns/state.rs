@@ -14,6 +14,8 @@ pub struct Attempt {
     pub run_id: RunId,
     /// When it was launched (RFC 3339).
     pub launched: String,
+    /// Its Slurm job (id, directory), when it went to Slurm.
+    pub job: Option<(u64, String)>,
     pub finish: Option<Finish>,
 }
 
@@ -149,7 +151,8 @@ impl CampaignState {
         match event {
             Event::Started { .. } => {}
             Event::Launched { short, variant, run_id, at } => {
-                let attempt = Attempt { run_id: run_id.clone(), launched: at.clone(), finish: None };
+                let attempt =
+                    Attempt { run_id: run_id.clone(), launched: at.clone(), job: None, finish: None };
                 self.cell_mut(short, *variant).attempts.push(attempt);
             }
             Event::Finished { run_id, status, category, disposition, at, .. } => {
@@ -157,6 +160,11 @@ impl CampaignState {
                 let finish = Finish { at, status, category: category.clone(), disposition };
                 if let Some(attempt) = self.attempt_mut(run_id) {
                     attempt.finish = Some(finish);
+                }
+            }
+            Event::Submitted { run_id, job_id, dir, .. } => {
+                if let Some(attempt) = self.attempt_mut(run_id) {
+                    attempt.job = Some((*job_id, dir.clone()));
                 }
             }
             Event::Fixed { short, variant, recipe, image, host, at } => {
@@ -230,6 +238,7 @@ pub(crate) mod tests {
             repeat: crate::runs::Repeat::Times(3),
             policy: Policy { auto_fix: true, retries: 2, retry_wait_s: 30 },
             concurrency: 1,
+            slurm: false,
         };
         Event::Started { spec, usable: None, at: "t0".into() }
     }

@@ -5,6 +5,7 @@
 //! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
 
 mod drive;
+mod slurm;
 mod status;
 mod steps;
 
@@ -30,6 +31,8 @@ pub struct StartArgs {
     pub policy: Policy,
     /// Runs at once (`None`: the `[[hosts]]` slots, 1 without hosts).
     pub concurrency: Option<u32>,
+    /// Runs go to Slurm as batch jobs.
+    pub slurm: bool,
     pub name: Option<String>,
 }
 
@@ -109,7 +112,14 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
     let commits = commits(ctx, args, &variants)?;
     let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
     let concurrency = args.concurrency.unwrap_or_else(|| host_slots(ctx));
-    Ok(CampaignSpec { name, commits, variants, repeat, policy: args.policy, concurrency })
+    if args.slurm && args.policy.auto_fix {
+        return Err(CampaignError::FixOnSlurm);
+    }
+    if args.slurm && ctx.config.slurm.shared_dir.is_none() {
+        return Err(CampaignError::NoSharedDir);
+    }
+    let (policy, slurm) = (args.policy, args.slurm);
+    Ok(CampaignSpec { name, commits, variants, repeat, policy, concurrency, slurm })
 }
 
 /// Every `[[hosts]]` slot; 1 without hosts.

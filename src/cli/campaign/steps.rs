@@ -51,6 +51,10 @@ pub struct Given {
     last_run: Option<RunId>,
     /// The image the policy's fixes made for the cell, and their recipes.
     fixed: Option<(crate::ids::ImageRef, Vec<String>)>,
+    /// Its runs go to Slurm.
+    slurm: bool,
+    /// The newest run's Slurm job, when it went to Slurm.
+    pub last_job: Option<(u64, String)>,
 }
 
 impl Given {
@@ -62,6 +66,8 @@ impl Given {
             pinned: cell.and_then(|c| c.pinned_host()).map(str::to_string),
             last_run: cell.and_then(|c| c.attempts.last()).map(|a| a.run_id.clone()),
             fixed: cell.and_then(Cell::fixed),
+            slurm: state.spec.slurm,
+            last_job: cell.and_then(|c| c.attempts.last()).and_then(|a| a.job.clone()),
         }
     }
 }
@@ -80,7 +86,10 @@ impl Crew<'_> {
                 waited(after_s, &self.cancel).await;
                 self.launch(key, given).await
             }
-            Next::PickUp(run_id) => self.pick_up(key, &run_id).await,
+            Next::PickUp(run_id) => match &given.last_job {
+                Some(job) => self.followed(key, &run_id, job).await,
+                None => self.pick_up(key, &run_id).await,
+            },
             Next::Fix(recipe) => self.fix(key, &recipe, given).await,
             Next::Done | Next::Leave(_) => Ok(()),
         }
@@ -135,6 +144,7 @@ impl Crew<'_> {
             || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
         let fixed = given.fixed.clone().or_else(recorded);
         match crate::cli::run::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
+            Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
             Ok(plan) => self.carried(&plan, given.pinned.as_deref()).await,
             Err(why) => self.unrun(&run_id, "plan_error", &why.to_string()),
         }
@@ -206,13 +216,16 @@ impl Crew<'_> {
         self.carried_on(&launch.plan, placed, start).await
     }
 
-    /// A run that never ran to its end: journalled as ended, with why. Lost, stopped and
-    /// unreachable runs are run again by the policy; others are left for a look.
-    fn unrun(&self, run_id: &RunId, category: &str, why: &str) -> Result<()> {
+    /// A run that never ran to its end: journalled as ended, with why. Lost and stopped runs are
+    /// run again by the policy, unreachable ones (Docker, Slurm) retried; others are left for a
+    /// look.
+    pub(super) fn unrun(&self, run_id: &RunId, category: &str, why: &str) -> Result<()> {
         say(&format!("run {run_id}: {category}: {why}"));
         let disposition = match category {
             LOST | CANCELLED => None,
-            c if c == FailureKind::DockerUnreachable.name() => Some(Disposition::InfraRetry),
+            c if c == FailureKind::DockerUnreachable.name() || c == SLURM_LOST => {
+                Some(Disposition::InfraRetry)
+            }
             _ => Some(Disposition::NeedsLook),
         };
         Ok(self.journal.append(&Event::Finished {
@@ -265,24 +278,31 @@ fn disposition(ctx: &Context, outcome: &RunOutcome) -> Option<Disposition> {
     outcome.verdict.as_ref().map(|v| v.disposition).or_else(named)
 }
 
+/// The category of a Slurm job that could not be submitted or followed, or ended without a
+/// result (a node failure): an infrastructure failure, retried.
+pub const SLURM_LOST: &str = "slurm_lost";
+
 /// The cell's result file, when it is this run's: the run ended before the stop.
 fn written_before(ctx: &Context, (short, variant): (&Short, Variant), run_id: &RunId) -> Option<Event> {
     let path = ctx.workspace.join("results").join(format!("{short}_{}_result.json", variant.name()));
     let record: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    (record["perftriage"]["run_id"].as_str()? == run_id.as_str()).then_some(())?;
+    Some(finished_as_recorded(&record, &path, run_id))
+}
+
+/// `run_id`'s `finished` event from the result file at `path` (`record`, as read).
+pub(super) fn finished_as_recorded(
+    record: &serde_json::Value,
+    path: &std::path::Path,
+    run_id: &RunId,
+) -> Event {
     let ours = &record["perftriage"];
-    (ours["run_id"].as_str()? == run_id.as_str()).then_some(())?;
     let status = if record["status"] == "success" { RunStatus::Success } else { RunStatus::Error };
     let category = ours["classification"]["category"].as_str().map(str::to_string);
     let disposition = serde_json::from_value(ours["classification"]["disposition"].clone()).ok();
     let result = Some(path.display().to_string());
-    Some(Event::Finished {
-        run_id: run_id.clone(),
-        status,
-        category,
-        disposition,
-        result,
-        at: crate::session::now_rfc3339(),
-    })
+    let at = crate::session::now_rfc3339();
+    Event::Finished { run_id: run_id.clone(), status, category, disposition, result, at }
 }
 
 /// The running container of `run_id` on `engine`: its id and creation time.
