@@ -7,14 +7,14 @@
 
 mod common;
 
-use common::engine::{Setup, perftriage, ready, setup, text};
+use common::campaign::{campaign_setup, campaign_setup_with, image_of};
+use common::engine::{Setup, perftriage, ready, text};
 use common::second_daemon::SecondDaemon;
 use common::wait::Reaped;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --dataset-name sharegpt --num-prompts 5";
 /// The image each commit of the small campaign runs in: the mock's failure flavours.
 const FLAVOURS: &[&str] = &["ok", "aimv2", "ok", "numpy2", "ok", "ok"];
 
@@ -29,69 +29,6 @@ fn big_flavours() -> Vec<&'static str> {
             _ => "ok",
         })
         .collect()
-}
-
-/// The image of a flavour for `short`: the mock's, or the one behind port 1 of this machine,
-/// where nothing listens (its tag names the commit: the setup removes it at the end).
-fn image_of(flavour: &str, short: &str) -> String {
-    match flavour {
-        "pull" => format!("127.0.0.1:1/perftriage-test/vllm:{short}"),
-        flavour => format!("perftriage-test/vllm:{flavour}"),
-    }
-}
-
-fn patch(old: &str, new: &str) -> String {
-    format!("--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1 @@\n-{old}\n+{new}\n")
-}
-
-/// A setup whose dataset holds one commit per flavour, on a chain in its checkout, each in its
-/// flavour's image; every agent patch applies but the last commit's.
-fn campaign_setup(flavours: &[&str]) -> (Setup, Vec<String>) {
-    campaign_setup_with(flavours, "")
-}
-
-/// `campaign_setup`, `extra` in the config's `[runs]` (and what follows it: `[[hosts]]`).
-fn campaign_setup_with(flavours: &[&str], extra: &str) -> (Setup, Vec<String>) {
-    let mut s = setup("perftriage-test/vllm:ok", SERVING, extra);
-    let dataset = s.root.join("dataset.jsonl");
-    let template: serde_json::Value =
-        serde_json::from_str(std::fs::read_to_string(&dataset).unwrap().lines().next().unwrap()).unwrap();
-    let (mut rows, mut overrides, mut shorts) = (String::new(), String::new(), Vec::new());
-    let mut parent = template["full"].as_str().unwrap().to_string();
-    for (i, flavour) in flavours.iter().enumerate() {
-        let full = commit(&s.root.join("vllm"), i);
-        let short = full[..8].to_string();
-        let mut row = template.clone();
-        (row["short"], row["full"], row["parent"]) =
-            (short.clone().into(), full.clone().into(), parent.into());
-        row["item_id"] = format!("vllm_core-{i}").into();
-        rows.push_str(&format!("{row}\n"));
-        overrides.push_str(&format!("\"{short}\" = \"{}\"\n", image_of(flavour, &short)));
-        let applies = i + 1 < flavours.len();
-        let old = if applies { "__version__ = '0.9.2.dev0+mock'" } else { "__version__ = 'not this'" };
-        let diff = patch(old, "__version__ = '0.9.2.dev0+agent'");
-        std::fs::write(s.root.join("patches").join(format!("{short}.patch")), diff).unwrap();
-        s.owns(&short);
-        (parent, shorts) = (full, [shorts, vec![short]].concat());
-    }
-    std::fs::write(&dataset, rows).unwrap();
-    let config = std::fs::read_to_string(&s.config).unwrap();
-    let head = config.split("[runs.image_overrides]").next().unwrap();
-    std::fs::write(&s.config, format!("{head}[runs.image_overrides]\n{overrides}")).unwrap();
-    (s, shorts)
-}
-
-/// A new commit on the checkout's chain; its full hash.
-fn commit(repo: &Path, i: usize) -> String {
-    let git = |args: &[&str]| {
-        let out = Command::new("git").arg("-C").arg(repo).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
-    std::fs::write(repo.join("CAMPAIGN"), format!("commit {i}\n")).unwrap();
-    git(&["add", "-A"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", &format!("campaign {i}")]);
-    git(&["rev-parse", "HEAD"])
 }
 
 fn start_args(shorts: &[String]) -> Vec<String> {
@@ -213,6 +150,8 @@ fn outcome_as_counted(s: &Setup) {
     let md = String::from_utf8_lossy(&report.stdout);
     assert!(md.contains("## Campaign nightly\n\n- usable 3-way: 0 before → 5 now, of 6 commits\n"), "{md}");
     assert!(md.contains("- left failed: patch_fail 1\n"), "{md}");
+    let csv = String::from_utf8_lossy(&perftriage(s, &["report", "--format", "csv"]).stdout).into_owned();
+    assert!(csv.contains("campaign_nightly,usable_before,0\ncampaign_nightly,usable_now,5\n"), "{csv}");
 }
 
 /// The kill moments: after how many journalled events, strictly increasing (gaps of 1 to `gap`
@@ -457,18 +396,8 @@ fn a_campaign_started_from_the_board_runs_in_its_own_process_and_outlives_the_bo
 
 /// `perftriage ARGS` on the setup with Slurm's client pointed at `cluster`, stderr watched.
 fn on_cluster(s: &Setup, cluster: &common::slurm_cluster::Cluster, args: &[&str]) -> common::wait::Watched {
-    let child = Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--config")
-        .arg(&s.config)
-        .arg("--workspace")
-        .arg(s.root.join("ws"))
-        .args(args)
-        .env("SLURM_CONF", cluster.conf())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    common::wait::Watched::new(child)
+    let mut command = cluster.perftriage(s, args);
+    common::wait::Watched::new(command.stdout(std::process::Stdio::null()).spawn().unwrap())
 }
 
 /// The journal's events of one kind.

@@ -230,17 +230,7 @@ fn submit(s: &common::engine::Setup, cluster: &Cluster, wait: bool) -> std::proc
     if wait {
         args.push("--wait");
     }
-    Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--config")
-        .arg(&s.config)
-        .arg("--workspace")
-        .arg(s.root.join("ws"))
-        .args(args)
-        .env("SLURM_CONF", cluster.conf())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    cluster.perftriage(s, &args).spawn().unwrap()
 }
 
 /// A cluster, the test images and a shared directory; `None` (the test skips) without them.

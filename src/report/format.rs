@@ -181,18 +181,24 @@ fn csv(r: &Report) -> String {
     for (short, variant, gate) in &r.invalid_measurements {
         push("invalid_measurement", &format!("{short}/{variant}"), gate.clone());
     }
-    if let Some((name, o)) = &r.campaign {
-        let table = format!("campaign_{name}");
-        let before = o.usable_before.map_or(String::new(), |n| n.to_string());
-        push(&table, "usable_before", before);
-        push(&table, "usable_now", o.usable_now.to_string());
-        push(&table, "commits", o.commits.to_string());
-        o.left.iter().for_each(|(c, n)| push(&table, &format!("left_{c}"), n.to_string()));
-        o.fixes.iter().for_each(|(r, n)| push(&table, &format!("fixed_{r}"), n.to_string()));
-        push(&table, "retries", o.retries.to_string());
-        push(&table, "run_seconds", o.run_s.to_string());
+    if let Some((name, outcome)) = &r.campaign {
+        campaign_rows(outcome).into_iter().for_each(|(k, v)| push(&format!("campaign_{name}"), &k, v));
     }
     out
+}
+
+/// A campaign's outcome as (key, value) rows.
+fn campaign_rows(o: &super::CampaignOutcome) -> Vec<(String, String)> {
+    let mut rows = vec![
+        ("usable_before".to_string(), o.usable_before.map_or(String::new(), |n| n.to_string())),
+        ("usable_now".into(), o.usable_now.to_string()),
+        ("commits".into(), o.commits.to_string()),
+    ];
+    rows.extend(o.left.iter().map(|(c, n)| (format!("left_{c}"), n.to_string())));
+    rows.extend(o.fixes.iter().map(|(r, n)| (format!("fixed_{r}"), n.to_string())));
+    rows.push(("retries".into(), o.retries.to_string()));
+    rows.push(("run_seconds".into(), o.run_s.to_string()));
+    rows
 }
 
 /// Files changed per commit by the human and the agent, and by both.

@@ -8,6 +8,7 @@
 )]
 
 pub mod build_env;
+pub mod campaign;
 pub mod checkout;
 pub mod engine;
 pub mod mock_images;

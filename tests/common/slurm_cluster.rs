@@ -94,6 +94,16 @@ impl Cluster {
         self.dir.path().join("slurm.conf")
     }
 
+    /// `perftriage ARGS` on `setup`'s config and workspace, Slurm's client pointed at this cluster,
+    /// stdout and stderr piped.
+    pub fn perftriage(&self, setup: &super::engine::Setup, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_perftriage"));
+        command.arg("--config").arg(&setup.config).arg("--workspace").arg(setup.root.join("ws")).args(args);
+        command.env("SLURM_CONF", self.conf());
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        command
+    }
+
     /// A Slurm client command against this cluster: its trimmed output; one that fails fails
     /// the test (an empty answer is only ever a real one).
     pub fn client(&self, program: &str, args: &[&str]) -> String {

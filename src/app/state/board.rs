@@ -127,6 +127,15 @@ impl BoardState {
         self.visible.get(self.selected).copied()
     }
 
+    /// The picked commits, else every commit the filter shows: what `F` and `C` act on.
+    pub fn picked_or_shown(&self) -> Vec<Short> {
+        if self.picked.is_empty() {
+            self.visible.iter().map(|&i| self.entries[i].commit.short.clone()).collect()
+        } else {
+            self.picked.iter().cloned().collect()
+        }
+    }
+
     pub fn selected_short(&self) -> Option<&Short> {
         self.selected_entry().map(|i| &self.entries[i].commit.short)
     }

@@ -11,7 +11,7 @@ use super::super::{AppState, Effect, JobError, Level};
 use crate::campaigns::Snapshot;
 use crate::dataset::Variant;
 use crate::dataset::results::Digested;
-use crate::ids::{CampaignName, Short};
+use crate::ids::CampaignName;
 use crate::triage::{Change, FixOutcome};
 use std::time::Duration;
 
@@ -67,12 +67,7 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
 
 /// `C`: plan a campaign over the picked commits, else every commit shown.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {
-    let board = &state.board;
-    let shorts: Vec<Short> = if board.picked.is_empty() {
-        board.visible.iter().map(|&i| board.entries[i].commit.short.clone()).collect()
-    } else {
-        board.picked.iter().cloned().collect()
-    };
+    let shorts = state.board.picked_or_shown();
     if shorts.is_empty() {
         state.notify(Level::Info, "no commit shown: clear the filter or pick commits for a campaign");
         return Vec::new();

@@ -191,12 +191,7 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
 
 /// `F`: one recipe for the picked commits (else all shown), chosen from what their failures suggest.
 pub fn open_bulk(state: &mut AppState) -> Vec<Effect> {
-    let board = &state.board;
-    let shorts: Vec<Short> = if board.picked.is_empty() {
-        board.visible.iter().map(|&i| board.entries[i].commit.short.clone()).collect()
-    } else {
-        board.picked.iter().cloned().collect()
-    };
+    let shorts = state.board.picked_or_shown();
     let categories = failed_categories(state, &shorts);
     let recipes: Vec<(String, String)> = state
         .session

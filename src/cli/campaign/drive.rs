@@ -26,7 +26,7 @@ pub fn drive(ctx: &Context, journal: &Journal) -> Result<ExitCode> {
     crate::cli::runtime()?.block_on(async {
         let (cancel_tx, cancel) = watch::channel(false);
         let stopped = crate::cli::run::on_signal(&cancel_tx);
-        super::steps::swept(ctx).await;
+        super::restart::swept(ctx).await;
         let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
         go(&crew, &stopped, &cancel_tx).await
     })

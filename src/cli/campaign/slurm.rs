@@ -3,7 +3,8 @@
 //! file read back from the shared directory. After a restart a submitted job is followed again,
 //! never submitted twice; a job that ends without a result (a node failure) is retried.
 
-use super::steps::{Crew, SLURM_LOST, finished_as_recorded, say};
+use super::restart::finished_as_recorded;
+use super::steps::{Crew, SLURM_LOST, say};
 use crate::campaigns::Event;
 use crate::dataset::{Entry, Variant};
 use crate::ids::{RunId, Short};

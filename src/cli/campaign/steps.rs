@@ -181,39 +181,17 @@ impl Crew<'_> {
         }
     }
 
-    async fn carried_on(&self, plan: &RunPlan, placed: (String, Engine), start: Start) -> Result<()> {
+    pub(super) async fn carried_on(
+        &self,
+        plan: &RunPlan,
+        placed: (String, Engine),
+        start: Start,
+    ) -> Result<()> {
         let (events, mut quiet) = mpsc::unbounded_channel();
         tokio::spawn(async move { while quiet.recv().await.is_some() {} });
         let link = (events, self.cancel.clone());
         let outcome = crate::cli::run::carry_out_on(self.ctx, plan, placed, link, start).await;
         Ok(self.journal.append(&finished(self.ctx, &outcome)?)?)
-    }
-
-    /// A run launched before a restart: its result if it wrote one before the stop (never run
-    /// twice), else its container picked up from its launch record on the host it ran on; a run
-    /// with neither was lost and runs again.
-    async fn pick_up(&self, (short, variant): (&Short, Variant), run_id: &RunId) -> Result<()> {
-        let ctx = self.ctx;
-        if let Some(finished) = written_before(ctx, (short, variant), run_id) {
-            say(&format!("{short} {}: run {run_id} had ended before the stop", variant.name()));
-            return Ok(self.journal.append(&finished)?);
-        }
-        let Ok(launch) = crate::jobs::launches::read(&ctx.workspace, run_id) else {
-            removed(ctx, run_id).await;
-            return self.unrun(run_id, LOST, "it had not started before the stop");
-        };
-        let host = launch.host.as_deref();
-        let engine = match super::super::fix::engine_of(ctx, host).await {
-            Ok(engine) => engine,
-            Err(why) => return self.unrun(run_id, FailureKind::DockerUnreachable.name(), &why.to_string()),
-        };
-        let Some((container, created_unix)) = running(ctx, &engine, run_id).await else {
-            return self.unrun(run_id, LOST, "its container was gone after the stop");
-        };
-        say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
-        let start = Start::Resume { container, created_unix, image_digest: launch.image_digest.clone() };
-        let placed = (host.unwrap_or("local").to_string(), engine);
-        self.carried_on(&launch.plan, placed, start).await
     }
 
     /// A run that never ran to its end: journalled as ended, with why. Lost and stopped runs are
@@ -281,57 +259,6 @@ fn disposition(ctx: &Context, outcome: &RunOutcome) -> Option<Disposition> {
 /// The category of a Slurm job that could not be submitted or followed, or ended without a
 /// result (a node failure): an infrastructure failure, retried.
 pub const SLURM_LOST: &str = "slurm_lost";
-
-/// The cell's result file, when it is this run's: the run ended before the stop.
-fn written_before(ctx: &Context, (short, variant): (&Short, Variant), run_id: &RunId) -> Option<Event> {
-    let path = ctx.workspace.join("results").join(format!("{short}_{}_result.json", variant.name()));
-    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-    (record["perftriage"]["run_id"].as_str()? == run_id.as_str()).then_some(())?;
-    Some(finished_as_recorded(&record, &path, run_id))
-}
-
-/// `run_id`'s `finished` event from the result file at `path` (`record`, as read).
-pub(super) fn finished_as_recorded(
-    record: &serde_json::Value,
-    path: &std::path::Path,
-    run_id: &RunId,
-) -> Event {
-    let ours = &record["perftriage"];
-    let status = if record["status"] == "success" { RunStatus::Success } else { RunStatus::Error };
-    let category = ours["classification"]["category"].as_str().map(str::to_string);
-    let disposition = serde_json::from_value(ours["classification"]["disposition"].clone()).ok();
-    let result = Some(path.display().to_string());
-    let at = crate::session::now_rfc3339();
-    Event::Finished { run_id: run_id.clone(), status, category, disposition, result, at }
-}
-
-/// The running container of `run_id` on `engine`: its id and creation time.
-async fn running(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(String, i64)> {
-    let ours = engine.ours(&ctx.workspace.display().to_string()).await.ok()?;
-    let mine = |c: &crate::docker::Ours| {
-        c.running && c.labels.get(crate::runs::LABEL_RUN).is_some_and(|r| r == run_id.as_str())
-    };
-    ours.into_iter().find(mine).map(|c| (c.id, c.created))
-}
-
-/// A container of `run_id` on this machine's engine without its launch record cannot be picked
-/// up: it is removed (its cell runs again).
-async fn removed(ctx: &Context, run_id: &RunId) {
-    let Ok(engine) = Engine::connect().await else { return };
-    if let Some((container, _)) = running(ctx, &engine, run_id).await {
-        let _ = engine.remove(&container).await;
-    }
-}
-
-/// Containers a stopped perftriage left that cannot go on (a fix's, a stopped run's) are removed
-/// before the campaign goes on; running runs are picked up by their cells.
-pub async fn swept(ctx: &Context) {
-    let Ok(engine) = Engine::connect().await else { return };
-    for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
-        say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
-        let _ = engine.remove(&orphan.id).await;
-    }
-}
 
 /// Wait `secs`, or less when the campaign is stopped.
 async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
