@@ -114,6 +114,11 @@ fn ended_as_expected(s: &Setup, shorts: &[String], flavours: &[&str]) {
     assert!(refusals >= pulls, "every image behind the refusing registry was refused at first");
 }
 
+/// None of the setup's containers on the main engine.
+fn no_containers(rt: &tokio::runtime::Runtime, engine: &perftriage::docker::Engine, s: &Setup) -> bool {
+    rt.block_on(engine.ours(&s.root.join("ws").display().to_string())).unwrap().is_empty()
+}
+
 fn no_containers_left(rt: &tokio::runtime::Runtime, engine: &perftriage::docker::Engine, s: &Setup) {
     let ours = rt.block_on(engine.ours(&s.root.join("ws").display().to_string())).unwrap();
     assert!(ours.is_empty(), "containers left behind: {ours:?}");
@@ -168,6 +173,39 @@ fn moments(seed: u64, n: usize, gap: usize) -> Vec<usize> {
             at
         })
         .collect()
+}
+
+/// Five kill moments for a campaign, from `CAMPAIGN_SEED` or the time (the seed printed).
+fn kill_moments(n: usize, gap: usize) -> Vec<usize> {
+    let seed = std::env::var("CAMPAIGN_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+    });
+    let kills = moments(seed, n, gap);
+    eprintln!("campaign kill test: seed {seed} (CAMPAIGN_SEED replays it): SIGKILL after events {kills:?}");
+    kills
+}
+
+fn resume_args() -> Vec<String> {
+    ["campaign", "resume", "nightly"].map(String::from).to_vec()
+}
+
+/// The campaign started by `start(false)`, SIGKILLed once its journal holds each of `kills`
+/// events and started again by `start(true)`, until the kills are spent or it ends on its own.
+fn killed_at(s: &Setup, kills: &[usize], start: impl Fn(bool) -> std::process::Child) {
+    for (i, &at) in kills.iter().enumerate() {
+        let mut child = Reaped::new(start(i > 0));
+        let ended = common::wait::until("the kill moment", std::time::Duration::from_secs(600), || {
+            match (journalled(s) >= at, child.exited()) {
+                (true, _) => Ok(false),
+                (false, true) => Ok(true),
+                (false, false) => Err(format!("{} events", journalled(s))),
+            }
+        });
+        if ended {
+            return;
+        }
+        drop(child); // SIGKILL, reaped
+    }
 }
 
 /// The journal's number of events.
@@ -242,35 +280,18 @@ fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journa
     let Some((rt, engine)) = ready() else { return };
     let flavours = big_flavours();
     let (s, shorts) = campaign_setup(&flavours);
-    let seed = std::env::var("CAMPAIGN_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
-    });
     // 90 runs, 18 fixes and their re-runs, a retry: about 250 events; five kills within the first 206.
-    let kills = moments(seed, 5, 40);
-    eprintln!("campaign kill test: seed {seed} (CAMPAIGN_SEED replays it): SIGKILL after events {kills:?}");
+    let kills = kill_moments(5, 40);
     let pull = shorts[flavours.iter().position(|f| *f == "pull").unwrap()].clone();
     let back = registry_back_after_the_refusal(&s, image_of("pull", &pull));
     let events_file = s.root.join("container-events.jsonl");
     let events = container_events(&events_file);
     let extra = ["--concurrency", "2", "--retries", "2", "--retry-wait", "20"].map(String::from);
-    let mut args = [start_args(&shorts), extra.to_vec()].concat();
-    for at in kills {
-        let child =
-            common::engine::spawn_perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>());
-        let mut child = Reaped::new(child);
-        let ended = common::wait::until("the kill moment", std::time::Duration::from_secs(600), || {
-            match (journalled(&s) >= at, child.exited()) {
-                (true, _) => Ok(false),
-                (false, true) => Ok(true),
-                (false, false) => Err(format!("{} events", journalled(&s))),
-            }
-        });
-        if ended {
-            break;
-        }
-        drop(child); // SIGKILL, reaped
-        args = ["campaign", "resume", "nightly"].map(String::from).to_vec();
-    }
+    let first = [start_args(&shorts), extra.to_vec()].concat();
+    killed_at(&s, &kills, |started| {
+        let args = if started { resume_args() } else { first.clone() };
+        common::engine::spawn_perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>())
+    });
     let out = perftriage(&s, &["campaign", "resume", "nightly"]);
     assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
     back.join().unwrap();
@@ -280,8 +301,10 @@ fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journa
     no_containers_left(&rt, &engine, &s);
 }
 
-/// A host lost midway: runs go on on the other host while it is down, the run it was carrying
-/// fails as an infrastructure failure and is retried once it is back; nothing is left on either.
+/// A host lost midway through thirty commits × three variants: runs go on on the other host while
+/// it is down, the run it was carrying fails as an infrastructure failure and is retried once it
+/// is back; then the campaign is SIGKILLed with runs on both hosts and resumed: each is picked up
+/// on its host, every cell ends once, nothing is left on either.
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
@@ -299,7 +322,7 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
         second.endpoint(),
         second.tls().display()
     );
-    let flavours = ["ok"; 5];
+    let flavours = ["ok"; 30];
     let (s, shorts) = campaign_setup_with(&flavours, &hosts);
     let args =
         [start_args(&shorts), ["--retries", "2", "--retry-wait", "1"].map(String::from).to_vec()].concat();
@@ -315,7 +338,12 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
         || child.stderr(),
     );
     second.resume();
-    let (status, _, err) = child.finish();
+    // Then a SIGKILL with runs on both hosts, and a resume to the end.
+    let on_both = || !second.ps("-q").is_empty() && !no_containers(&rt, &engine, &s);
+    common::wait::holds("runs on both hosts", 300, on_both, || child.stderr());
+    drop(child);
+    let resumed = common::engine::watched_perftriage(&s, &["campaign", "resume", "nightly"]);
+    let (status, _, err) = resumed.finish();
     assert_eq!(status.code(), Some(3), "only the patch failure is left: {err}");
     let runs = ended_runs(&s);
     let mut lost = 0;
@@ -407,14 +435,15 @@ fn events_of(s: &Setup, kind: &str) -> Vec<serde_json::Value> {
     events.filter(|e| e["event"] == kind).collect()
 }
 
-/// A campaign on the one-node Slurm cluster, SIGKILLed while a job it submitted runs: the next
-/// start follows that job again (never submits it twice), and every variant ends with its result.
+/// Thirty commits × three variants on the one-node Slurm cluster, SIGKILLed at five moments
+/// chosen at random (seeded) and resumed each time: each start follows the jobs submitted before
+/// again (never submits one twice), and every variant ends with its result.
 #[test]
 #[cfg_attr(
     not(all(has_slurm, has_docker)),
     ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
 )]
-fn a_campaign_on_slurm_killed_midway_follows_its_jobs_again_and_submits_none_twice() {
+fn a_campaign_on_slurm_killed_at_random_moments_follows_its_jobs_again_and_submits_none_twice() {
     let Some(cluster) = common::slurm_cluster::Cluster::start() else { return };
     let Some((rt, engine)) = ready() else { return };
     let shared = tempfile::tempdir().unwrap();
@@ -423,25 +452,28 @@ fn a_campaign_on_slurm_killed_midway_follows_its_jobs_again_and_submits_none_twi
         shared.path().display(),
         env!("CARGO_BIN_EXE_perftriage")
     );
-    let flavours = ["ok"; 3];
+    let flavours = ["ok"; 30];
     let (s, shorts) = campaign_setup_with(&flavours, &slurm);
-    let mut args: Vec<String> = start_args(&shorts).into_iter().filter(|a| a != "--auto-fix").collect();
-    args.extend(["--slurm", "--concurrency", "2"].map(String::from));
-    let first = on_cluster(&s, &cluster, &args.iter().map(String::as_str).collect::<Vec<_>>());
-    let in_flight = || {
-        let ended: Vec<_> = events_of(&s, "finished").iter().map(|e| e["run_id"].clone()).collect();
-        events_of(&s, "submitted").into_iter().find(|e| !ended.contains(&e["run_id"]))
-    };
-    let job = common::wait::until("a submitted job in flight", std::time::Duration::from_secs(300), || {
-        in_flight().ok_or_else(|| first.stderr())
+    let mut first: Vec<String> = start_args(&shorts).into_iter().filter(|a| a != "--auto-fix").collect();
+    first.extend(["--slurm", "--concurrency", "2"].map(String::from));
+    // 90 jobs: about 270 events; five kills within the first 206.
+    let kills = kill_moments(5, 40);
+    killed_at(&s, &kills, |started| {
+        let args = if started { resume_args() } else { first.clone() };
+        let mut command = cluster.perftriage(&s, &args.iter().map(String::as_str).collect::<Vec<_>>());
+        command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap()
     });
-    drop(first); // SIGKILL
     let resumed = on_cluster(&s, &cluster, &["campaign", "resume", "nightly"]);
     let (status, _, err) = resumed.finish();
     assert_eq!(status.code(), Some(3), "only the patch failure is left: {err}");
-    assert!(err.contains(&format!("following Slurm job {}", job["job_id"])), "followed again: {err}");
     let (launched, submitted) = (events_of(&s, "launched"), events_of(&s, "submitted"));
-    assert_eq!((launched.len(), submitted.len()), (9, 9), "one job a variant, none twice: {err}");
+    let lost = events_of(&s, "finished").iter().filter(|e| e["category"] == "lost_in_a_restart").count();
+    assert_eq!(
+        launched.len(),
+        90 + lost,
+        "one run a variant, and one more for each killed before sbatch answered: {err}"
+    );
+    assert_eq!(submitted.len(), 90, "one job a variant, none submitted twice: {err}");
     for short in &shorts {
         for variant in ["baseline", "human", "agent"] {
             let r = common::engine::result_of(&s, short, variant);

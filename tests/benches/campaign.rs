@@ -92,7 +92,8 @@ fn frames(state: &mut AppState, journal: &Path, campaign: &mut std::process::Chi
         term.draw(|f| view(f, state, &theme)).unwrap();
         times.push(started.elapsed());
         if campaign.try_wait().unwrap().is_some() {
-            read_journal(journal, &mut seen, &mut handed, &classifier);
+            let last = read_journal(journal, &mut seen, &mut handed, &classifier);
+            last.into_iter().for_each(|m| drop(update(state, m)));
             return (times, seen);
         }
         // pacing: one frame every 16 ms, as the board draws at most
