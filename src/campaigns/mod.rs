@@ -6,7 +6,7 @@ mod journal;
 mod outcome;
 mod policy;
 mod snapshot;
-mod state;
+pub(crate) mod state;
 
 pub use journal::{Event, JournalError, Parsed, parse, to_line};
 pub use outcome::{Outcome, outcome};

@@ -55,6 +55,8 @@ pub struct Given {
     slurm: bool,
     /// The newest run's Slurm job, when it went to Slurm.
     pub last_job: Option<(u64, String)>,
+    /// The images the policy's fixes committed for the sibling variant, by recipe.
+    sibling_fixes: Vec<(String, crate::ids::ImageRef)>,
 }
 
 impl Given {
@@ -68,7 +70,16 @@ impl Given {
             fixed: cell.and_then(Cell::fixed),
             slurm: state.spec.slurm,
             last_job: cell.and_then(|c| c.attempts.last()).and_then(|a| a.job.clone()),
+            sibling_fixes: sibling(key.1)
+                .and_then(|v| state.cells.get(&(key.0.clone(), v)))
+                .map(|c| c.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?))).collect())
+                .unwrap_or_default(),
         }
+    }
+
+    /// The image this recipe made for the sibling variant, in the journal.
+    fn sibling_fixed(&self, recipe: &str) -> Option<crate::ids::ImageRef> {
+        self.sibling_fixes.iter().rev().find(|(r, _)| r == recipe).map(|(_, image)| image.clone())
     }
 }
 
@@ -107,7 +118,8 @@ impl Crew<'_> {
         let fixed = |v: Variant| book.fixed_since(short, v.name(), recipe, &given.since);
         let key = (short, variant);
         let Some(image) = fixed(variant) else {
-            if let Some(image) = sibling(variant).and_then(fixed) {
+            // The journal says it first; the triage history where a stop came between the two.
+            if let Some(image) = given.sibling_fixed(recipe).or_else(|| sibling(variant).and_then(fixed)) {
                 say(&format!("{short} {}: in {image}, fixed with {recipe} for its sibling", variant.name()));
                 return crate::cli::fix::campaign_shared_fix(
                     ctx,
@@ -269,4 +281,32 @@ async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
 
 pub fn say(text: &str) {
     crate::cli::out::err(&format!("perftriage: campaign: {text}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaigns::state::tests::started;
+
+    /// The agent's fix takes the image its baseline's fix made, from the journal alone (a board
+    /// holding the workspace keeps the campaign's fixes out of the triage history for a while).
+    #[test]
+    fn a_variant_finds_the_image_its_siblings_fix_made_in_the_journal() {
+        let fixed = Event::Fixed {
+            short: "aaaa0001".into(),
+            variant: Variant::Baseline,
+            recipe: "aimv2_exist_ok".into(),
+            image: Some("perftriage-fixed:baseline-x".into()),
+            host: None,
+            at: "t".into(),
+        };
+        let Event::Started { mut spec, usable, at } = started(&["aaaa0001"]) else { unreachable!() };
+        spec.variants = Variant::ALL.to_vec();
+        let state = CampaignState::fold(&[Event::Started { spec, usable, at }, fixed]).unwrap();
+        let given = |v| Given::of(&state, &("aaaa0001".into(), v));
+        let image = given(Variant::Agent).sibling_fixed("aimv2_exist_ok").map(|i| i.to_string());
+        assert_eq!(image.as_deref(), Some("perftriage-fixed:baseline-x"));
+        assert_eq!(given(Variant::Agent).sibling_fixed("numpy_lt_2"), None, "another recipe's");
+        assert_eq!(given(Variant::Human).sibling_fixed("aimv2_exist_ok"), None, "the human has no sibling");
+    }
 }
