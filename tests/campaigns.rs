@@ -303,8 +303,9 @@ fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journa
 
 /// A host lost midway through thirty commits × three variants: runs go on on the other host while
 /// it is down, the run it was carrying fails as an infrastructure failure and is retried once it
-/// is back; then the campaign is SIGKILLed with runs on both hosts and resumed: each is picked up
-/// on its host, every cell ends once, nothing is left on either.
+/// is back; then the campaign is SIGKILLed with runs on both hosts and at five random moments
+/// after (seeded), resumed each time: each run is picked up on its host, every cell ends once,
+/// nothing is left on either.
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
@@ -316,9 +317,9 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
     };
     let engine = common::engine::engine(&rt).unwrap();
     let hosts = format!(
-        "server = \"env MOCK_STARTUP_MS=3000 python3 -m vllm.entrypoints.openai.api_server --model {{model}} --port 8000\"\n\
-         [[hosts]]\nname = \"here\"\nendpoint = \"unix:///var/run/docker.sock\"\n\
-         [[hosts]]\nname = \"gpu2\"\nendpoint = \"{}\"\ntls = \"{}\"\n",
+        "server = \"env MOCK_STARTUP_MS=1000 python3 -m vllm.entrypoints.openai.api_server --model {{model}} --port 8000\"\n\
+         [[hosts]]\nname = \"here\"\nendpoint = \"unix:///var/run/docker.sock\"\nconcurrency = 2\n\
+         [[hosts]]\nname = \"gpu2\"\nendpoint = \"{}\"\ntls = \"{}\"\nconcurrency = 2\n",
         second.endpoint(),
         second.tls().display()
     );
@@ -338,10 +339,13 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
         || child.stderr(),
     );
     second.resume();
-    // Then a SIGKILL with runs on both hosts, and a resume to the end.
+    // Then a SIGKILL with runs on both hosts, five more at random moments, and a resume to the end.
     let on_both = || !second.ps("-q").is_empty() && !no_containers(&rt, &engine, &s);
     common::wait::holds("runs on both hosts", 300, on_both, || child.stderr());
     drop(child);
+    let base = journalled(&s);
+    let kills: Vec<usize> = kill_moments(5, 25).into_iter().map(|k| base + k).collect();
+    killed_at(&s, &kills, |_| common::engine::spawn_perftriage(&s, &["campaign", "resume", "nightly"]));
     let resumed = common::engine::watched_perftriage(&s, &["campaign", "resume", "nightly"]);
     let (status, _, err) = resumed.finish();
     assert_eq!(status.code(), Some(3), "only the patch failure is left: {err}");

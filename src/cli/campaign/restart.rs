@@ -73,21 +73,32 @@ async fn running(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(Stri
     ours.into_iter().find(mine).map(|c| (c.id, c.created))
 }
 
-/// A container of `run_id` on this machine's engine without its launch record cannot be picked
-/// up: it is removed (its cell runs again).
+/// A container of `run_id` without its launch record (killed between its creation and the
+/// record) cannot be picked up: it is removed wherever it runs (its cell runs again).
 async fn removed(ctx: &Context, run_id: &RunId) {
-    let Ok(engine) = Engine::connect().await else { return };
-    if let Some((container, _)) = running(ctx, &engine, run_id).await {
-        let _ = engine.remove(&container).await;
+    for engine in engines(ctx).await {
+        if let Some((container, _)) = running(ctx, &engine, run_id).await {
+            let _ = engine.remove(&container).await;
+        }
     }
 }
 
 /// Containers a stopped perftriage left that cannot go on (a fix's, a stopped run's) are removed
-/// before the campaign goes on; running runs are picked up by their cells.
+/// from every engine before the campaign goes on; running runs are picked up by their cells.
 pub async fn swept(ctx: &Context) {
-    let Ok(engine) = Engine::connect().await else { return };
-    for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
-        say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
-        let _ = engine.remove(&orphan.id).await;
+    for engine in engines(ctx).await {
+        for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
+            say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
+            let _ = engine.remove(&orphan.id).await;
+        }
     }
+}
+
+/// Every engine runs may be on that answers: the `[[hosts]]`, else this machine's.
+async fn engines(ctx: &Context) -> Vec<Engine> {
+    if ctx.config.hosts.is_empty() {
+        return Engine::connect().await.into_iter().collect();
+    }
+    let each = ctx.config.hosts.iter().map(crate::jobs::fleet::connect);
+    futures_util::future::join_all(each).await.into_iter().flatten().collect()
 }

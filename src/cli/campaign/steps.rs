@@ -129,11 +129,27 @@ impl Crew<'_> {
                     host.as_deref(),
                 );
             }
-            return crate::cli::fix::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
+            let applied =
+                crate::cli::fix::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
+            return applied.or_else(|why| self.unfixed(key, recipe, host, &why));
         };
         say(&format!("{short} {}: {recipe} was applied before the stop ({image})", variant.name()));
         let (short, recipe, at) = (short.clone(), recipe.to_string(), crate::session::now_rfc3339());
         Ok(self.journal.append(&Event::Fixed { short, variant, recipe, image: Some(image), host, at })?)
+    }
+
+    /// A fix that could not even be tried (its host down, its recipe gone): journalled as not
+    /// verified, so the policy leaves the cell for a look rather than trying again and again.
+    fn unfixed(
+        &self,
+        (short, variant): (&Short, Variant),
+        recipe: &str,
+        host: Option<String>,
+        why: &anyhow::Error,
+    ) -> Result<()> {
+        say(&format!("{short} {}: {recipe} could not be applied: {why:#}", variant.name()));
+        let (short, recipe, at) = (short.clone(), recipe.to_string(), crate::session::now_rfc3339());
+        Ok(self.journal.append(&Event::Fixed { short, variant, recipe, image: None, host, at })?)
     }
 
     /// A new run of the cell: journalled as launched before its container is made.
