@@ -10,7 +10,7 @@ pub(crate) mod state;
 
 pub use journal::{Event, JournalError, Parsed, parse, to_line};
 pub use outcome::{Outcome, outcome};
-pub use policy::{CANCELLED, LOST, Next, Policy, next};
+pub use policy::{BOARD_RETRIES, CANCELLED, LOST, Next, Policy, next};
 pub use snapshot::{CellLine, FixLine, RunLine, Snapshot};
 pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Headline, Progress};
 

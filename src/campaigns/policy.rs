@@ -44,6 +44,9 @@ pub enum Next {
 const BACKOFF_S: u64 = 30;
 const BACKOFF_MAX_S: u64 = 600;
 
+/// The retries of a campaign started from the board (its confirm says so).
+pub const BOARD_RETRIES: u32 = 2;
+
 /// The category of a run this campaign stopped itself (a signal): it is run again, not counted.
 pub const CANCELLED: &str = "cancelled";
 /// The category of a run launched before a stop that left neither a container nor a result: it

@@ -8,15 +8,12 @@
 use super::super::msg::CampaignPlan;
 use super::super::state::{Confirm, ConfirmAction, Mode};
 use super::super::{AppState, Effect, JobError, Level};
-use crate::campaigns::Snapshot;
+use crate::campaigns::{BOARD_RETRIES as RETRIES, Snapshot};
 use crate::dataset::Variant;
 use crate::dataset::results::Digested;
 use crate::ids::CampaignName;
 use crate::triage::{Change, FixOutcome};
 use std::time::Duration;
-
-/// The policy a campaign started from the board runs with.
-const RETRIES: u32 = 2;
 
 /// A snapshot read from the journal: shown, and its fixes recorded where this board has not yet.
 pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {

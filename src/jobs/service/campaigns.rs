@@ -84,7 +84,12 @@ impl JobService {
             .arg("--workspace")
             .arg(&self.setup.workspace)
             .args(["campaign", "start", "--name", name.as_str(), "--variants", "b,h,a", "--auto-fix"])
-            .args(["--retries", "2", "--commits", &commits.join(",")])
+            .args([
+                "--retries",
+                &crate::campaigns::BOARD_RETRIES.to_string(),
+                "--commits",
+                &commits.join(","),
+            ])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(log)
