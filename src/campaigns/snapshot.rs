@@ -106,7 +106,7 @@ fn run_lines<'a>(
 mod tests {
     use crate::campaigns::CampaignState;
     use crate::campaigns::Event;
-    use crate::campaigns::state::tests::{finished, launched, started};
+    use crate::campaigns::state::tests::{finished, launched, two_commits};
     use crate::dataset::{RunStatus, Variant};
 
     #[test]
@@ -117,17 +117,12 @@ mod tests {
             what: "patch_fail: the same on every run, not retried".into(),
             at: "t".into(),
         };
-        let events = [
-            started(&["aaaa0001", "aaaa0002"]),
-            launched("aaaa0001", Variant::Baseline, "r1"),
-            finished("r1", RunStatus::Success, None),
-            launched("aaaa0001", Variant::Human, "r2"),
-            finished("r2", RunStatus::Error, Some("aimv2")),
+        let events = two_commits(&[
             launched("aaaa0002", Variant::Baseline, "r3"),
             finished("r3", RunStatus::Error, Some("patch_fail")),
             decided,
             launched("aaaa0002", Variant::Human, "r4"),
-        ];
+        ]);
         let snapshot = CampaignState::fold(&events).unwrap().snapshot();
         let standings: Vec<&str> = snapshot.cells.iter().map(|c| c.standing.as_str()).collect();
         assert_eq!(

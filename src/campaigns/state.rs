@@ -287,17 +287,24 @@ pub(crate) mod tests {
         assert_eq!(state.headline().to_string(), "campaign nightly 2/6 ✓1 ✗1 ↻0 · paused");
     }
 
-    #[test]
-    fn the_journal_folds_to_each_cells_attempts_and_the_counts() {
-        let events = [
+    /// Two commits: the first's baseline ran (r1, ok), its human failed (r2, aimv2).
+    pub(crate) fn two_commits(more: &[Event]) -> Vec<Event> {
+        let first = [
             started(&["aaaa0001", "aaaa0002"]),
             launched("aaaa0001", Variant::Baseline, "r1"),
             finished("r1", RunStatus::Success, None),
             launched("aaaa0001", Variant::Human, "r2"),
             finished("r2", RunStatus::Error, Some("aimv2")),
+        ];
+        [&first[..], more].concat()
+    }
+
+    #[test]
+    fn the_journal_folds_to_each_cells_attempts_and_the_counts() {
+        let events = two_commits(&[
             launched("aaaa0001", Variant::Human, "r3"),
             launched("aaaa0002", Variant::Baseline, "r4"),
-        ];
+        ]);
         let state = CampaignState::fold(&events).unwrap();
         assert_eq!(state.cells.len(), 4, "every cell, run or not");
         let human = &state.cells[&("aaaa0001".into(), Variant::Human)];
