@@ -259,7 +259,5 @@ fn recorded(ctx: &Context, job: &FixJob, (recipe_id, log): (&str, &str), report:
 /// The engine of the `[[hosts]]` host `host`; this machine's without one.
 pub(super) async fn engine_of(ctx: &Context, host: Option<&str>) -> Result<crate::docker::Engine> {
     let Some(name) = host else { return Ok(crate::docker::Engine::connect().await?) };
-    let config = ctx.config.hosts.iter().find(|h| h.name == name);
-    let config = config.ok_or_else(|| anyhow::anyhow!("no host `{name}` in [[hosts]]"))?;
-    Ok(crate::jobs::fleet::connect(config).await?)
+    Ok(crate::jobs::fleet::chosen(&ctx.config.hosts, name).await?)
 }

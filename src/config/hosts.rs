@@ -24,6 +24,12 @@ fn one() -> usize {
     1
 }
 
+/// Runs the hosts take at once: every `[[hosts]]` slot, 1 without hosts (this machine's engine).
+pub fn total_slots(hosts: &[HostConfig]) -> u32 {
+    let slots: usize = hosts.iter().map(|h| h.concurrency).sum();
+    u32::try_from(slots.max(1)).unwrap_or(u32::MAX)
+}
+
 /// What is wrong with one host of the list (`#N`: its place in the file).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HostsError {

@@ -3,7 +3,7 @@
 
 mod hosts;
 
-pub use hosts::HostConfig;
+pub use hosts::{HostConfig, total_slots};
 
 use crate::dataset::ImageTemplates;
 use serde::Deserialize;

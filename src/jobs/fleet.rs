@@ -192,7 +192,8 @@ pub async fn engine_for(p: Placement<'_>) -> Result<(String, Engine), PlaceError
     Ok((name, engine))
 }
 
-async fn chosen(hosts: &[HostConfig], name: &str) -> Result<Engine, PlaceError> {
+/// The `[[hosts]]` host `name`, connected.
+pub async fn chosen(hosts: &[HostConfig], name: &str) -> Result<Engine, PlaceError> {
     let Some(host) = hosts.iter().find(|h| h.name == name) else {
         let known = hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", ");
         return Err(PlaceError::UnknownHost { name: name.to_string(), known });

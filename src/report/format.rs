@@ -63,18 +63,7 @@ fn markdown(r: &Report) -> String {
     agent_table(&mut out, r);
     patch_table(&mut out, r);
     invalid_table(&mut out, r);
-    if let Some((name, outcome)) = &r.campaign {
-        let _ = writeln!(
-            out,
-            "## Campaign {}
-",
-            cell(name)
-        );
-        for line in outcome.lines() {
-            let _ = writeln!(out, "- {}", cell(&line));
-        }
-        out.push('\n');
-    }
+    campaign_section(&mut out, r);
     if !r.modified.is_empty() {
         let _ = writeln!(
             out,
@@ -185,6 +174,16 @@ fn csv(r: &Report) -> String {
         campaign_rows(outcome).into_iter().for_each(|(k, v)| push(&format!("campaign_{name}"), &k, v));
     }
     out
+}
+
+/// The workspace's newest campaign's outcome, one line each.
+fn campaign_section(out: &mut String, r: &Report) {
+    let Some((name, outcome)) = &r.campaign else { return };
+    let _ = writeln!(out, "## Campaign {}\n", cell(name));
+    for line in outcome.lines() {
+        let _ = writeln!(out, "- {}", cell(&line));
+    }
+    out.push('\n');
 }
 
 /// A campaign's outcome as (key, value) rows.

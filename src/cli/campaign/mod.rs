@@ -112,7 +112,7 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
     let variants = parse_variants(&args.variants)?;
     let commits = commits(ctx, args, &variants)?;
     let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
-    let concurrency = args.concurrency.unwrap_or_else(|| host_slots(ctx));
+    let concurrency = args.concurrency.unwrap_or_else(|| crate::config::total_slots(&ctx.config.hosts));
     if args.slurm && args.policy.auto_fix {
         return Err(CampaignError::FixOnSlurm);
     }
@@ -121,12 +121,6 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
     }
     let (policy, slurm) = (args.policy, args.slurm);
     Ok(CampaignSpec { name, commits, variants, repeat, policy, concurrency, slurm })
-}
-
-/// Every `[[hosts]]` slot; 1 without hosts.
-fn host_slots(ctx: &Context) -> u32 {
-    let slots: usize = ctx.config.hosts.iter().map(|h| h.concurrency).sum();
-    u32::try_from(slots.max(1)).unwrap_or(u32::MAX)
 }
 
 fn default_name() -> String {

@@ -4,7 +4,7 @@
 //! never submitted twice; a job that ends without a result (a node failure) is retried.
 
 use super::restart::finished_as_recorded;
-use super::steps::{Crew, SLURM_LOST, say};
+use super::steps::{Crew, SLURM_LOST, say, stopped};
 use crate::campaigns::Event;
 use crate::dataset::{Entry, Variant};
 use crate::ids::{RunId, Short};
@@ -41,13 +41,11 @@ impl Crew<'_> {
     ) -> Result<()> {
         let job = Submitted { job_id: *job_id, dir: dir.into() };
         say(&format!("{short} {}: following Slurm job {job_id}", variant.name()));
-        let mut cancel = self.cancel.clone();
-        let stopped = async move { while cancel.changed().await.is_ok() && !*cancel.borrow() {} };
         let on_state =
             |state: &crate::runs::SlurmJobState| say(&format!("job {job_id} {}", state.describe()));
         let ended = tokio::select! {
             ended = follow(&job, on_state, |_: &[u8]| {}) => ended,
-            () = stopped => return Ok(()),
+            () = stopped(&self.cancel) => return Ok(()),
         };
         if let Err(why) = ended {
             return self.unrun(run_id, SLURM_LOST, &why.to_string());

@@ -290,9 +290,13 @@ pub const SLURM_LOST: &str = "slurm_lost";
 
 /// Wait `secs`, or less when the campaign is stopped.
 async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(secs), stopped(cancel)).await;
+}
+
+/// Ready once the campaign is stopped (a signal, a step's error).
+pub(super) async fn stopped(cancel: &watch::Receiver<bool>) {
     let mut cancel = cancel.clone();
-    let stopped = async move { while cancel.changed().await.is_ok() && !*cancel.borrow() {} };
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(secs), stopped).await;
+    while cancel.changed().await.is_ok() && !*cancel.borrow() {}
 }
 
 pub fn say(text: &str) {

@@ -4,7 +4,7 @@
 
 use super::JobService;
 use crate::app::{CampaignPlan, JobError, Msg};
-use crate::campaigns::Event;
+use crate::campaigns::{CampaignState, Event};
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, RunId, Short};
 use crate::jobs::journal::Journal;
@@ -33,9 +33,9 @@ impl JobService {
             let Some(name) = crate::jobs::journal::newest(&workspace) else {
                 return drop(tx.send(Msg::Campaign(None)));
             };
-            let journal = Journal::of(&workspace, &name);
-            let _ = tx.send(Msg::Campaign(journal.state().ok().map(|s| s.snapshot())));
-            for path in new_results(&journal, &seen) {
+            let events = Journal::of(&workspace, &name).read().map(|p| p.events).unwrap_or_default();
+            let _ = tx.send(Msg::Campaign(CampaignState::fold(&events).map(|s| s.snapshot())));
+            for path in new_results(events, &seen) {
                 let Ok(set) = crate::dataset::results::read_file(Path::new(&path)) else { continue };
                 for record in set.records {
                     let _ = tx.send(Msg::CampaignResult(Box::new(record.digest(&classifier))));
@@ -54,8 +54,7 @@ impl JobService {
                 (short, v, image)
             })
             .collect();
-        let slots: usize = self.setup.hosts.iter().map(|h| h.concurrency).sum();
-        let concurrency = u32::try_from(slots.max(1)).unwrap_or(u32::MAX);
+        let concurrency = crate::config::total_slots(&self.setup.hosts);
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
             let run_s = run_durations(&workspace);
@@ -101,10 +100,9 @@ impl JobService {
 }
 
 /// The result files of the journal's finished runs not handed on before (marked handed now).
-fn new_results(journal: &Journal, seen: &std::sync::Mutex<HashSet<RunId>>) -> Vec<String> {
-    let Ok(parsed) = journal.read() else { return Vec::new() };
+fn new_results(events: Vec<Event>, seen: &std::sync::Mutex<HashSet<RunId>>) -> Vec<String> {
     let mut seen = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let finished = parsed.events.into_iter().filter_map(|e| match e {
+    let finished = events.into_iter().filter_map(|e| match e {
         Event::Finished { run_id, result: Some(path), .. } => Some((run_id, path)),
         _ => None,
     });
