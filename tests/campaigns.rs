@@ -276,7 +276,6 @@ fn results_as_docker_saw_them(s: &Setup, shorts: &[String], events: &Path) {
 
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
-#[ignore = "known defects it finds in about one run of three (issue 39, open): a run picked up after a SIGKILL re-applies the agent patch it already had (patch_fail), and one whose container exits between the pick-up and the resume ends as docker_error"]
 fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journal_and_ends_the_same() {
     let Some((rt, engine)) = ready() else { return };
     let flavours = big_flavours();

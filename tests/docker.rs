@@ -169,12 +169,21 @@ fn agent_patches_apply_cleanly_or_fail_as_patch_fail_and_an_empty_patch_is_not_a
 
 /// The plan of the setup's human run under `run_id`, and the config it came from.
 fn human_plan(s: &Setup, run_id: &str) -> (perftriage::runs::RunPlan, perftriage::config::Config) {
+    plan_of(s, run_id, "human")
+}
+
+/// The plan of the setup's `variant` run under `run_id`, and the config it came from.
+fn plan_of(
+    s: &Setup,
+    run_id: &str,
+    variant: &str,
+) -> (perftriage::runs::RunPlan, perftriage::config::Config) {
     let commits = perftriage::dataset::load_jsonl(&s.root.join("dataset.jsonl")).unwrap().commits;
     let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
     let (runs, images, ws) = (&config.runs, &config.images, s.root.join("ws"));
     let plan = perftriage::runs::plan(
         &commits[0],
-        perftriage::dataset::Variant::Human,
+        perftriage::dataset::Variant::parse(variant).unwrap(),
         runs,
         images,
         &ws,
@@ -278,8 +287,8 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() {
     // The first perftriage dies once its server is up.
-    let ready = |p: &perftriage::runs::RunPhase| matches!(p, perftriage::runs::RunPhase::Ready { .. });
-    picked_up_after_a_crash("crash1", ready, true);
+    let ready = |e: &RunEvent| matches!(e, RunEvent::Phase(perftriage::runs::RunPhase::Ready { .. }));
+    picked_up_after_a_crash("crash1", "human", ready, Some(true));
 }
 
 #[test]
@@ -287,54 +296,134 @@ fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() 
 fn a_run_that_crashed_before_its_server_was_let_go_is_picked_up_from_the_steps_not_done() {
     // The first perftriage dies as soon as its container runs: before the scripts, the patch and
     // the go file (a board quit with `L` or killed then left a container waiting for ever).
-    let starting = |p: &perftriage::runs::RunPhase| *p == perftriage::runs::RunPhase::Starting;
-    picked_up_after_a_crash("crash2", starting, false);
+    picked_up_after_a_crash("crash2", "human", starting, Some(false));
 }
 
-/// A run whose perftriage dies at the first phase `crash_at` holds (`released`: whether its
-/// server was let go by then), picked up again from its container: it goes on to its result.
-fn picked_up_after_a_crash(run_id: &str, crash_at: fn(&perftriage::runs::RunPhase) -> bool, released: bool) {
-    use perftriage::jobs::run::{RunEnv, RunEvent, Start, run};
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn an_agent_run_killed_after_its_patch_went_in_is_picked_up_without_applying_it_again() {
+    // Killed right after the patch: before or after its server was let go (either way the patch
+    // is in the container, found there, recorded as applied, not applied a second time).
+    let patched = |e: &RunEvent| matches!(e, RunEvent::Lines { lines, .. } if lines.iter().any(|l| l.text() == "AGENT_PATCH_APPLIED"));
+    picked_up_after_a_crash("crash3", "agent", patched, None);
+}
+
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_container_that_exited_before_its_pick_up_fails_as_its_log_says_not_as_a_docker_error() {
     let Some((rt, engine)) = ready() else { return };
-    let s = setup("perftriage-test/vllm:ok", SERVING, "");
-    let ws = s.root.join("ws");
-    let (plan, config) = human_plan(&s, run_id);
-    let classifier = std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap());
-    let env = |events| RunEnv {
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let crashed = Crashed::at(&rt, &engine, &s, "crash4", "human", starting);
+    // Let its server go by hand: the aimv2 image's server dies at once, before the pick-up.
+    let go = ["exec", &crashed.container.id, "touch", "/tmp/perftriage-go"];
+    assert!(Command::new("docker").args(go).status().unwrap().success());
+    assert!(Command::new("docker").args(["wait", &crashed.container.id]).output().unwrap().status.success());
+    let outcome = crashed.resume(&rt, &engine);
+    assert_eq!(outcome.category.as_ref().map(|k| k.name()), Some("aimv2"), "{:?}", outcome.error);
+    assert!(outcome.error.as_ref().is_some_and(|e| e.contains("exited (code")), "{:?}", outcome.error);
+    no_containers_left(&rt, &engine, &s);
+}
+
+fn starting(e: &perftriage::jobs::run::RunEvent) -> bool {
+    matches!(e, RunEvent::Phase(p) if *p == perftriage::runs::RunPhase::Starting)
+}
+
+use perftriage::jobs::run::RunEvent;
+
+/// A run whose perftriage died at the first event `crash_at` holds: its plan and the container
+/// it left, as a crash leaves it (not removed).
+struct Crashed {
+    plan: perftriage::runs::RunPlan,
+    config: perftriage::config::Config,
+    ws: std::path::PathBuf,
+    container: perftriage::docker::Ours,
+}
+
+impl Crashed {
+    fn at(
+        rt: &tokio::runtime::Runtime,
+        engine: &Engine,
+        s: &Setup,
+        run_id: &str,
+        variant: &str,
+        crash_at: fn(&RunEvent) -> bool,
+    ) -> Crashed {
+        use perftriage::jobs::run::{Start, run};
+        let (plan, config) = plan_of(s, run_id, variant);
+        let ws = s.root.join("ws");
+        let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+        let first = rt.spawn({
+            let (plan, env) = (plan.clone(), run_env(engine, &ws, &config, tx));
+            async move { run(&plan, env, Start::Fresh).await }
+        });
+        rt.block_on(async {
+            while let Some(event) = events.recv().await {
+                if crash_at(&event) {
+                    break;
+                }
+            }
+        });
+        first.abort();
+        let _ = rt.block_on(first);
+        let mut left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
+        assert_eq!(left.len(), 1, "the crash left the container running");
+        Crashed { plan, config, ws, container: left.remove(0) }
+    }
+
+    /// The run picked up again from its container, to its end.
+    fn resume(&self, rt: &tokio::runtime::Runtime, engine: &Engine) -> perftriage::jobs::run::RunOutcome {
+        let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
+        let start = perftriage::jobs::run::Start::Resume {
+            container: self.container.id.clone(),
+            created_unix: self.container.created,
+            image_digest: None,
+        };
+        let env = run_env(engine, &self.ws, &self.config, tx);
+        rt.block_on(perftriage::jobs::run::run(&self.plan, env, start))
+    }
+}
+
+fn run_env(
+    engine: &Engine,
+    ws: &Path,
+    config: &perftriage::config::Config,
+    events: tokio::sync::mpsc::UnboundedSender<RunEvent>,
+) -> perftriage::jobs::run::RunEnv {
+    perftriage::jobs::run::RunEnv {
         engine: engine.clone(),
-        workspace: ws.clone(),
+        workspace: ws.to_path_buf(),
         vllm_repo: config.runs.vllm_repo.clone(),
         redactor: perftriage::logs::Redactor::default(),
-        classifier: classifier.clone(),
+        classifier: std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap()),
         events,
         cancel: tokio::sync::watch::channel(false).1,
         host: None,
-    };
-    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let first = rt.spawn({
-        let (plan, env) = (plan.clone(), env(tx));
-        async move { run(&plan, env, Start::Fresh).await }
-    });
-    rt.block_on(async {
-        while let Some(event) = events.recv().await {
-            if matches!(&event, RunEvent::Phase(p) if crash_at(p)) {
-                break;
-            }
-        }
-    });
-    first.abort();
-    // Its end, as a crash would leave it: the container was not removed.
-    let _ = rt.block_on(first);
-    let left = rt.block_on(engine.ours(&ws.display().to_string())).unwrap();
-    assert_eq!(left.len(), 1, "the crash left the container running");
-    let go = Command::new("docker").args(["exec", &left[0].id, "test", "-e", "/tmp/perftriage-go"]).status();
-    assert_eq!(go.unwrap().success(), released, "the server let go by the crash: {released}");
-    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    let start =
-        Start::Resume { container: left[0].id.clone(), created_unix: left[0].created, image_digest: None };
-    let outcome = rt.block_on(run(&plan, env(tx), start));
+    }
+}
+
+/// A run of `variant` whose perftriage dies at the first event `crash_at` holds (`released`:
+/// whether its server was let go by then, if that is known), picked up again from its container:
+/// it goes on to its result, with the agent's patch applied once.
+fn picked_up_after_a_crash(
+    run_id: &str,
+    variant: &str,
+    crash_at: fn(&RunEvent) -> bool,
+    released: Option<bool>,
+) {
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let to = "__version__ = '0.9.2.dev0+agent'";
+    let diff = patch("__version__ = '0.9.2.dev0+mock'", to);
+    std::fs::write(s.root.join("patches").join(format!("{}.patch", s.short)), diff).unwrap();
+    let crashed = Crashed::at(&rt, &engine, &s, run_id, variant, crash_at);
+    let go = ["exec", &crashed.container.id, "test", "-e", "/tmp/perftriage-go"];
+    let go = Command::new("docker").args(go).status().unwrap().success();
+    assert!(released.is_none_or(|r| r == go), "the server let go by the crash: {released:?}");
+    let outcome = crashed.resume(&rt, &engine);
     assert_eq!(outcome.status, perftriage::dataset::RunStatus::Success, "{:?}", outcome.error);
     assert!(outcome.metrics.contains_key("ttft_mean"), "{:?}", outcome.metrics);
+    let patched = outcome.patch.as_ref().is_some_and(|p| p.applied);
+    assert_eq!(patched, variant == "agent", "the agent's patch is recorded as applied: {:?}", outcome.patch);
     no_containers_left(&rt, &engine, &s);
 }
 

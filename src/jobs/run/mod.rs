@@ -4,6 +4,7 @@
 mod in_container;
 mod ready;
 mod result;
+mod resume;
 mod steps;
 
 pub use result::{RunOutcome, write_result};
@@ -130,7 +131,8 @@ pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
     let mut result = match &start {
         Start::Fresh => guarded(plan, &env, budget, steps::run_steps(plan, &env, panes, &mut outcome)).await,
         Start::Resume { container, .. } => {
-            guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, container)).await
+            guarded(plan, &env, budget, resume::resume_steps(plan, &env, panes, &mut outcome, container))
+                .await
         }
     };
     // A lost connection: wait for Docker, and carry on from the container if it still runs.
@@ -142,7 +144,7 @@ pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
         let panes = steps::Panes { server: &mut server, bench: &mut bench };
         let budget = budget.saturating_sub(started.elapsed());
         result = if outcome.server_released || plan.server_argv.is_none() {
-            guarded(plan, &env, budget, steps::resume_steps(plan, &env, panes, &mut outcome, &id)).await
+            guarded(plan, &env, budget, resume::resume_steps(plan, &env, panes, &mut outcome, &id)).await
         } else {
             // Lost before the server was let go: it still waits for its go file.
             guarded(plan, &env, budget, steps::started_steps(plan, &env, panes, &mut outcome, &id)).await

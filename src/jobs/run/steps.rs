@@ -7,7 +7,7 @@ use crate::runs::{Failure, FailureKind, LABEL_LAUNCH, Pane, RunPhase, RunPlan};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-type Chunk = (Pane, Stream, Vec<u8>);
+pub(super) type Chunk = (Pane, Stream, Vec<u8>);
 
 /// Generic verdicts that do not, on their own, mean the server is dead.
 const NOT_FATAL: &[&str] =
@@ -84,33 +84,6 @@ pub(super) async fn started_steps(
     benchmarks(plan, env, id, (tx, &mut rx), &mut panes, outcome).await
 }
 
-/// Pick a running container up again (after a restart of the board, or a lost connection): its
-/// server output from now on, readiness, then the benchmark. What it printed before is in its
-/// earlier spool; a benchmark cut off by the loss runs again.
-pub(super) async fn resume_steps(
-    plan: &RunPlan,
-    env: &RunEnv,
-    mut panes: Panes<'_>,
-    outcome: &mut super::RunOutcome,
-    id: &str,
-) -> Result<(), Failure> {
-    outcome.container = Some(id.to_string());
-    if plan.server_argv.is_some() && !released(env, id).await? {
-        // Left (quit with `L`, killed) before its server was let go: it still waits for its go file.
-        return started_steps(plan, env, panes, outcome, id).await;
-    }
-    outcome.server_released = true;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
-    if plan.server_argv.is_some() {
-        let now = i64::try_from(crate::session::unix_now()).unwrap_or(0);
-        follow_server(env, id, now, tx.clone());
-        let after = wait_ready(plan, env, id, panes.server, &mut rx).await?;
-        phase(env, RunPhase::Ready { after_s: after });
-    }
-    phase(env, RunPhase::Benchmarking);
-    benchmarks(plan, env, id, (tx, &mut rx), &mut panes, outcome).await
-}
-
 async fn pull_if_missing(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
     if env.engine.has_image(&plan.image).await {
         return Ok(());
@@ -142,7 +115,7 @@ fn container_spec(plan: &RunPlan) -> crate::runs::ContainerSpec {
 
 /// The benchmark `plan.repeat` times against the one server, where each began noted for the
 /// parser; an exit that is not 0 ends the repeats.
-async fn benchmarks(
+pub(super) async fn benchmarks(
     plan: &RunPlan,
     env: &RunEnv,
     id: &str,
@@ -228,9 +201,8 @@ async fn benchmark(
     }
 }
 
-/// Stream the container's log (the server) into the channel until the container stops.
 /// Stream the server's output (the container's log) from `since` (unix seconds; 0: the start).
-fn follow_server(env: &RunEnv, id: &str, since: i64, tx: mpsc::UnboundedSender<Chunk>) {
+pub(super) fn follow_server(env: &RunEnv, id: &str, since: i64, tx: mpsc::UnboundedSender<Chunk>) {
     use futures_util::StreamExt;
     let logs = env.engine.follow_logs_since(id, since);
     tokio::spawn(async move {
@@ -243,7 +215,7 @@ fn follow_server(env: &RunEnv, id: &str, since: i64, tx: mpsc::UnboundedSender<C
     });
 }
 
-async fn wait_ready(
+pub(super) async fn wait_ready(
     plan: &RunPlan,
     env: &RunEnv,
     id: &str,
@@ -307,7 +279,7 @@ async fn still_starting(
 }
 
 /// Whether the container's server was let go (its go file made).
-async fn released(env: &RunEnv, id: &str) -> Result<bool, Failure> {
+pub(super) async fn released(env: &RunEnv, id: &str) -> Result<bool, Failure> {
     Ok(exec_quiet(env, id, vec!["test".into(), "-e".into(), GO_FILE.into()]).await?.0 == 0)
 }
 
