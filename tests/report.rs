@@ -42,8 +42,14 @@ fn report_counts_match_the_hand_count() {
     assert_eq!(r.by_variant["human"], counts(&[("ok", 4), ("fail", 1), ("skip", 1), ("not run", 1)]));
     assert_eq!(r.by_variant["agent"], counts(&[("ok", 4), ("skip", 1), ("not run", 2)]));
     // 0001 tie (agent 1.1% slower), 0002 agent 6% faster, 0003 agent 7.8% slower, 0007 tie (+1.25%).
-    assert_eq!(r.three_way_2pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
-    assert_eq!(r.three_way_5pct, Outcomes { human_wins: 1, agent_wins: 1, tie: 2 });
+    assert_eq!(
+        r.three_way_2pct,
+        Outcomes { human_wins: 1, agent_wins: 1, similar: 2, ..Outcomes::default() }
+    );
+    assert_eq!(
+        r.three_way_5pct,
+        Outcomes { human_wins: 1, agent_wins: 1, similar: 2, ..Outcomes::default() }
+    );
     assert_eq!(r.not_comparable, 3);
     assert_eq!(r.unfixable, vec![("aaaa0004".into(), "needs 2 GPUs".to_string())]);
     assert_eq!(r.skipped, vec!["aaaa0005".to_string()]);
@@ -57,7 +63,7 @@ fn the_5pct_band_turns_a_small_win_into_a_tie() {
     let r = report::build(&entries, &book);
     assert_eq!(r.three_way_2pct.agent_wins, 1);
     assert_eq!(r.three_way_5pct.agent_wins, 0);
-    assert_eq!(r.three_way_5pct.tie, 3);
+    assert_eq!(r.three_way_5pct.similar, 3);
 }
 
 #[test]
@@ -68,7 +74,7 @@ fn every_format_carries_the_same_numbers() {
     assert!(md.contains("| failed | 2 |") && md.contains("| aaaa0004 | needs 2 GPUs |"), "{md}");
     assert!(md.contains("| ±2% | 1 | 1 | 2 |"));
     let csv = report::render(&r, ReportFormat::Csv);
-    assert!(csv.contains("status,failed,2\n") && csv.contains("three_way_5pct,tie,2\n"), "{csv}");
+    assert!(csv.contains("status,failed,2\n") && csv.contains("three_way_5pct,similar,2\n"), "{csv}");
     let json: serde_json::Value = serde_json::from_str(&report::render(&r, ReportFormat::Json)).unwrap();
     assert_eq!(json["by_category"]["aimv2"], 1);
     assert_eq!(json["schema_version"], 1);

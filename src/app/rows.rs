@@ -108,7 +108,8 @@ pub struct Row {
     /// Agent vs human: `+3.1%`, `≠` (not comparable), or empty; its value sorts.
     pub delta_text: String,
     pub delta: Option<f64>,
-    /// Better, worse or tie: by the confidence interval where both repeated, else the ±2 % band.
+    /// Beats, similar, worse or undecided at ±2 %: by the confidence interval where both repeated,
+    /// else the single runs' point estimate; none where repeats gave no interval.
     pub delta_verdict: Option<crate::metrics::Verdict>,
 }
 
@@ -117,7 +118,7 @@ fn delta_of(entry: &Entry) -> (String, Option<f64>, Option<crate::metrics::Verdi
     let Some(pair) = crate::report::compare(entry).and_then(|c| c.pair("agent_vs_human").cloned()) else {
         return (String::new(), None, None);
     };
-    let verdict = pair.verdict(crate::report::TIE_BAND_PCT);
+    let verdict = pair.verdict(crate::report::BOARD_BAND_PCT);
     match pair.pct {
         Some(pct) => (format!("{pct:+.1}%"), Some(pct), verdict),
         None if pair.measured && !pair.comparable => ("≠".into(), None, None),

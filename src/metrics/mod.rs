@@ -7,7 +7,7 @@ pub mod rank;
 mod spread;
 mod vocabulary;
 
-pub use spread::{Interval, interval, mean};
+pub use spread::{BANDS, Interval, NoInterval, interval, mean};
 pub use vocabulary::{MetricDef, canonical_name, definition};
 
 use serde::{Deserialize, Serialize};
@@ -84,20 +84,34 @@ pub fn improvement_pct(metric: &str, reference: f64, candidate: f64) -> Option<f
     }
 }
 
+/// A delta judged at a band, in ISO-Bench's terms (its paper's Beats, Similar, Worse at ±5 %),
+/// and undecided where a 95 % interval still reaches over the band's edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    Better,
+    Beats,
+    Similar,
     Worse,
-    Tie,
+    Undecided,
 }
 
-/// Verdict of an improvement against a tie band in percent (e.g. 2.0 for ±2%).
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Beats => "beats",
+            Verdict::Similar => "similar",
+            Verdict::Worse => "worse",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
+
+/// A single run's point estimate against a band in percent (e.g. 2.0 for ±2 %): never undecided.
 pub fn verdict(improvement: f64, band_pct: f64) -> Verdict {
     if improvement.abs() <= band_pct {
-        Verdict::Tie
+        Verdict::Similar
     } else if improvement > 0.0 {
-        Verdict::Better
+        Verdict::Beats
     } else {
         Verdict::Worse
     }

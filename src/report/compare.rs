@@ -4,12 +4,12 @@
 //! used instead, and named.
 
 use crate::dataset::{Entry, Measured, RunStatus, Variant, VariantState, Workload};
-use crate::metrics::{Interval, Verdict, improvement_pct, interval, verdict};
+use crate::metrics::{BANDS, Interval, NoInterval, Verdict, improvement_pct, interval, verdict};
 use serde::Serialize;
 use std::collections::HashMap;
 
-/// The board's tie band, in percent.
-pub const TIE_BAND_PCT: f64 = 2.0;
+/// The band the board's A-vs-H column judges at, in percent (the narrower of the two).
+pub const BOARD_BAND_PCT: f64 = BANDS[0];
 
 /// The three pairs: (name, reference, candidate).
 pub const PAIRS: [(&str, Variant, Variant); 3] = [
@@ -38,19 +38,28 @@ pub struct Pair {
     /// The delta's 95 % confidence interval, where both sides repeated their benchmark.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
-    /// How the verdict is reached: `95 % CI over 5+5 runs`, or `single runs: ±2 % band`.
+    /// Why repeats gave no interval (and so no verdict): `no interval: both sides constant …`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_interval: Option<NoInterval>,
+    /// How the verdict is reached: `95 % CI over 5+5 runs`, `single runs: point estimate`, or
+    /// the reason there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// The verdict at ±2 % and at ±5 % (`verdict()` of each of `metrics::BANDS`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_2pct: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_5pct: Option<Verdict>,
 }
 
 impl Pair {
-    /// Better, worse or tie: by the interval where there is one (a tie if it crosses zero),
-    /// else by the `band_pct` band around a single run's delta.
+    /// At band `band_pct`: by the interval where both repeated; none where repeats gave no
+    /// interval; else by a single run's point estimate.
     pub fn verdict(&self, band_pct: f64) -> Option<Verdict> {
-        match (&self.interval, self.pct) {
-            (Some(i), _) => Some(i.verdict()),
-            (None, Some(pct)) => Some(verdict(pct, band_pct)),
-            (None, None) => None,
+        match (&self.interval, &self.no_interval, self.pct) {
+            (Some(i), _, _) => Some(i.verdict_at(band_pct)),
+            (None, Some(_), _) => None,
+            (None, None, pct) => pct.map(|pct| verdict(pct, band_pct)),
         }
     }
 }
@@ -109,30 +118,42 @@ fn pair(entry: &Entry, metric: &'static str, name: &'static str, r: Variant, c: 
         unverified,
         older: None,
         interval: None,
+        no_interval: None,
         method: None,
+        verdict_2pct: None,
+        verdict_5pct: None,
     };
     match values {
         Some(_) if out.comparable => {
-            (out.pct, out.interval) = delta(metric, Side::of(reference, metric), Side::of(candidate, metric));
+            out.judge(delta(metric, Side::of(reference, metric), Side::of(candidate, metric)));
         }
         Some(_) => {
             if let Some((a, b)) = older_pair(entry, metric, r, c) {
-                (out.pct, out.interval) = delta(metric, Side::kept(a, metric), Side::kept(b, metric));
+                out.judge(delta(metric, Side::kept(a, metric), Side::kept(b, metric)));
                 out.older = Some(format!("older records: {} and {}", described(r, a), described(c, b)));
                 out.comparable = true;
             }
         }
         None => {}
     }
-    out.method = out.pct.map(|_| method(out.interval.as_ref()));
     out
 }
 
-/// What a verdict rests on.
-fn method(interval: Option<&Interval>) -> String {
-    match interval {
-        Some(i) => format!("95 % CI over {}+{} runs", i.runs.0, i.runs.1),
-        None => format!("single runs: ±{TIE_BAND_PCT} % band"),
+impl Pair {
+    /// The pair's delta, its interval or why there is none, and its verdicts at the bands.
+    fn judge(&mut self, delta: Delta) {
+        (self.pct, self.interval, self.no_interval) = (delta.pct, delta.interval, delta.no_interval);
+        self.method = self.pct.map(|_| self.method());
+        [self.verdict_2pct, self.verdict_5pct] = BANDS.map(|band| self.verdict(band));
+    }
+
+    /// What a verdict rests on.
+    fn method(&self) -> String {
+        match (&self.interval, &self.no_interval) {
+            (Some(i), _) => format!("95 % CI over {}+{} runs", i.runs.0, i.runs.1),
+            (None, Some(why)) => why.to_string(),
+            (None, None) => "single runs: point estimate".to_string(),
+        }
     }
 }
 
@@ -152,14 +173,33 @@ impl<'a> Side<'a> {
     fn kept(measured: &'a Measured, metric: &str) -> Side<'a> {
         Side { value: measured.value(metric), samples: measured.samples(metric) }
     }
+
+    /// Each run's value: the repeats', or a single run's one.
+    fn runs(&self) -> Vec<f64> {
+        if self.samples.is_empty() { self.value.into_iter().collect() } else { self.samples.to_vec() }
+    }
 }
 
-/// The delta of two sides on `metric`, and its interval where both repeated (the delta is then
-/// the interval's, from the means).
-fn delta(metric: &str, reference: Side, candidate: Side) -> (Option<f64>, Option<Interval>) {
-    let spread = interval(metric, reference.samples, candidate.samples);
-    let single = || improvement_pct(metric, reference.value?, candidate.value?);
-    (spread.map(|i| i.pct).or_else(single), spread)
+/// A delta of two sides, with its interval or why repeats gave none.
+#[derive(Clone, Copy)]
+struct Delta {
+    pct: Option<f64>,
+    interval: Option<Interval>,
+    no_interval: Option<NoInterval>,
+}
+
+/// The delta of two sides on `metric`: single runs by their values; where either side repeated,
+/// the interval's (from the means), or the values' delta and why there is no interval.
+fn delta(metric: &str, reference: Side, candidate: Side) -> Delta {
+    let single =
+        improvement_pct(metric, reference.value.unwrap_or(f64::NAN), candidate.value.unwrap_or(f64::NAN));
+    if reference.samples.is_empty() && candidate.samples.is_empty() {
+        return Delta { pct: single, interval: None, no_interval: None };
+    }
+    match interval(metric, &reference.runs(), &candidate.runs()) {
+        Ok(i) => Delta { pct: Some(i.pct), interval: Some(i), no_interval: None },
+        Err(why) => Delta { pct: single, interval: None, no_interval: Some(why) },
+    }
 }
 
 /// Why two workloads are not one — each part that differs, or is known on one side only — and

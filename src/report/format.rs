@@ -50,9 +50,9 @@ fn markdown(r: &Report) -> String {
             n("not run")
         );
     }
-    out.push_str("\n## 3-way outcome (agent vs human, primary metric)\n\n| band | human wins | agent wins | tie |\n|---|---:|---:|---:|\n");
+    out.push_str("\n## 3-way outcome (agent vs human, primary metric)\n\n| band | human wins | agent wins | similar | undecided | no interval |\n|---|---:|---:|---:|---:|---:|\n");
     for (band, o) in [("±2%", &r.three_way_2pct), ("±5%", &r.three_way_5pct)] {
-        let _ = writeln!(out, "| {band} | {} | {} | {} |", o.human_wins, o.agent_wins, o.tie);
+        let _ = writeln!(out, "| {band} | {} |", counts(o));
     }
     let _ = writeln!(
         out,
@@ -98,19 +98,10 @@ fn agent_table(out: &mut String, r: &Report) {
     if r.by_agent.is_empty() {
         return;
     }
-    out.push_str("## 3-way outcome per agent (±2%)\n\n| agent | commits | human wins | agent wins | tie | not comparable |\n|---|---:|---:|---:|---:|---:|\n");
+    out.push_str("## 3-way outcome per agent (±2%)\n\n| agent | commits | human wins | agent wins | similar | undecided | no interval | not comparable |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (name, a) in &r.by_agent {
-        let o = &a.three_way_2pct;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            cell(name),
-            a.commits,
-            o.human_wins,
-            o.agent_wins,
-            o.tie,
-            a.not_comparable
-        );
+        let (name, o) = (cell(name), counts(&a.three_way_2pct));
+        let _ = writeln!(out, "| {name} | {} | {o} | {} |", a.commits, a.not_comparable);
     }
     out.push('\n');
 }
@@ -227,8 +218,19 @@ fn invalid_table(out: &mut String, r: &Report) {
     out.push('\n');
 }
 
-fn outcome_rows(_band: &str, o: &Outcomes) -> [(&'static str, usize); 3] {
-    [("human_wins", o.human_wins), ("agent_wins", o.agent_wins), ("tie", o.tie)]
+fn outcome_rows(_band: &str, o: &Outcomes) -> [(&'static str, usize); 5] {
+    [
+        ("human_wins", o.human_wins),
+        ("agent_wins", o.agent_wins),
+        ("similar", o.similar),
+        ("undecided", o.undecided),
+        ("no_interval", o.no_interval),
+    ]
+}
+
+/// A band's counts as the markdown tables' cells, in `outcome_rows` order.
+fn counts(o: &Outcomes) -> String {
+    outcome_rows("", o).map(|(_, n)| n.to_string()).join(" | ")
 }
 
 fn quote(field: &str) -> String {

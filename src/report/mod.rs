@@ -8,7 +8,7 @@ mod patches;
 mod status;
 
 pub use campaign::CampaignOutcome;
-pub use compare::{Comparison, PAIRS, Pair, TIE_BAND_PCT, compare, reasons};
+pub use compare::{BOARD_BAND_PCT, Comparison, PAIRS, Pair, compare, reasons};
 pub use format::{ReportFormat, render};
 pub use patches::PatchRow;
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
@@ -20,11 +20,15 @@ use crate::triage::{Mark, TriageBook};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Agent vs human verdicts at one band: the agent worse (a human win), beats (an agent win),
+/// similar, undecided (its interval reaches over the band's edge), or repeats with no interval.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Outcomes {
     pub human_wins: usize,
     pub agent_wins: usize,
-    pub tie: usize,
+    pub similar: usize,
+    pub undecided: usize,
+    pub no_interval: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -175,20 +179,20 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
 /// interval where both repeated); `false` when there is no comparable pair of values.
 fn tally_agent_vs_human(cmp: Option<&Comparison>, at_2: &mut Outcomes, at_5: &mut Outcomes) -> bool {
     let Some(pair) = cmp.and_then(|c| c.pair("agent_vs_human")) else { return false };
-    match (pair.verdict(2.0), pair.verdict(5.0)) {
-        (Some(two), Some(five)) => {
-            tally_outcome(at_2, two);
-            tally_outcome(at_5, five);
-            true
-        }
-        _ => false,
+    if pair.pct.is_none() {
+        return false;
     }
+    tally_outcome(at_2, pair.verdict_2pct);
+    tally_outcome(at_5, pair.verdict_5pct);
+    true
 }
 
-fn tally_outcome(outcomes: &mut Outcomes, v: Verdict) {
+fn tally_outcome(outcomes: &mut Outcomes, v: Option<Verdict>) {
     match v {
-        Verdict::Better => outcomes.agent_wins += 1,
-        Verdict::Worse => outcomes.human_wins += 1,
-        Verdict::Tie => outcomes.tie += 1,
+        Some(Verdict::Beats) => outcomes.agent_wins += 1,
+        Some(Verdict::Worse) => outcomes.human_wins += 1,
+        Some(Verdict::Similar) => outcomes.similar += 1,
+        Some(Verdict::Undecided) => outcomes.undecided += 1,
+        None => outcomes.no_interval += 1,
     }
 }

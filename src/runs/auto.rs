@@ -1,17 +1,15 @@
 //! `--repeat auto[:MAX]`: after the minimum runs against one server start, keep adding runs
-//! while the pair's 95 % interval still crosses a verdict boundary (±2 % and ±5 %), up to MAX;
+//! while the pair's verdict is undecided at either band (±2 %, ±5 %: `Interval::decided`), up to MAX;
 //! the other side of the pair is its newest recorded samples. Warm-up runs come first and do
 //! not count.
 
 use crate::dataset::{Entry, Variant};
-use crate::metrics::{Interval, interval};
+use crate::metrics::interval;
 
 /// The runs `auto` starts with: the fewest an interval is worth having over.
 pub const AUTO_MIN: u32 = 3;
 /// `auto` without a MAX.
 pub const AUTO_MAX: u32 = 10;
-/// Where a verdict changes: a 95 % interval containing one of these is not yet an answer.
-pub const BOUNDARIES: [f64; 4] = [-5.0, -2.0, 2.0, 5.0];
 
 /// What `--repeat`, `[runs] repeat` and the run confirm's `+` ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -135,11 +133,15 @@ impl AutoRepeat {
         if n < AUTO_MIN as usize {
             return Next::Again;
         }
-        let Some(spread) = interval(&self.metric, &self.against, samples) else {
+        if self.against.len() < 2 {
             let why = format!("no {} samples of {} to compare", self.partner.name(), self.metric);
             return Next::Stop(format!("{why}: {n} runs"));
+        }
+        let spread = match interval(&self.metric, &self.against, samples) {
+            Ok(spread) => spread,
+            Err(why) => return Next::Stop(format!("{why}: {n} runs")),
         };
-        if clear(&spread) {
+        if spread.decided() {
             Next::Stop(format!("clear at {n} runs"))
         } else if n >= self.max as usize {
             Next::Stop(format!("unresolved after {n} runs"))
@@ -147,11 +149,6 @@ impl AutoRepeat {
             Next::Again
         }
     }
-}
-
-/// The interval lies inside one verdict band: it contains no boundary.
-pub fn clear(spread: &Interval) -> bool {
-    !BOUNDARIES.iter().any(|b| spread.low <= *b && *b <= spread.high)
 }
 
 #[cfg(test)]
@@ -206,16 +203,38 @@ mod tests {
     }
 
     #[test]
+    fn it_stops_exactly_when_the_verdict_is_decided_at_both_bands() {
+        // Candidates from 12 % worse to 12 % better, tight to noisy: "clear" is said exactly
+        // where the pair's interval gives a verdict at ±2 % and at ±5 % (none undecided).
+        let q = question(&[100.0, 101.0, 99.0, 100.5, 99.5]);
+        let mut seen = (0, 0);
+        for shift in -24..=24 {
+            for noise in [0.1, 0.5, 1.0, 2.0, 4.0] {
+                let centre = 100.0 + f64::from(shift) / 2.0;
+                let samples = [centre - noise, centre + noise, centre, centre + noise / 2.0];
+                let spread = interval(&q.metric, &q.against, &samples).unwrap();
+                let decided = crate::metrics::BANDS
+                    .iter()
+                    .all(|&b| spread.verdict_at(b) != crate::metrics::Verdict::Undecided);
+                let clear = q.next(&samples) == Next::Stop("clear at 4 runs".into());
+                assert_eq!(clear, decided, "{samples:?}: {spread:?}");
+                if decided { seen.0 += 1 } else { seen.1 += 1 }
+            }
+        }
+        assert!(seen.0 > 50 && seen.1 > 50, "both kinds of case: {seen:?}");
+    }
+
+    #[test]
+    fn samples_that_give_no_interval_stop_it_with_the_reason() {
+        let q = question(&[100.0, 100.0, 100.0]);
+        let Next::Stop(why) = q.next(&[90.0, 90.0, 90.0]) else { panic!() };
+        assert_eq!(why, "no interval: both sides constant (6 runs, zero spread): 3 runs");
+    }
+
+    #[test]
     fn without_the_partners_samples_it_stops_at_three_and_says_why() {
         let q = question(&[100.0]);
         let Next::Stop(why) = q.next(&[1.0, 2.0, 3.0]) else { panic!() };
         assert_eq!(why, "no baseline samples of output_throughput to compare: 3 runs");
-    }
-
-    #[test]
-    fn an_interval_is_clear_only_inside_one_band() {
-        let at = |low, high| Interval { pct: 0.0, low, high, runs: (3, 3), mann_whitney_p: None };
-        assert!(clear(&at(-1.5, 1.5)) && clear(&at(2.5, 4.0)) && clear(&at(6.0, 9.0)));
-        assert!(!clear(&at(1.0, 3.0)) && !clear(&at(-6.0, -4.0)) && !clear(&at(-1.0, 10.0)));
     }
 }

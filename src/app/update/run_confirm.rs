@@ -65,7 +65,7 @@ fn repeat_line(repeat: Repeat) -> String {
     let what = match repeat {
         Repeat::Times(1) => "a single run: the 3-way verdict is a ±2% band".to_string(),
         Repeat::Times(n) => {
-            format!("{n} against one server start: means with a 95% interval, a tie if it crosses 0")
+            format!("{n} against one server start: means with a 95% interval, judged at ±2% and ±5%")
         }
         Repeat::Auto { max } => format!(
             "auto: a warm-up, then {AUTO_MIN} to {max} against one server start, more while the 95% \

@@ -30,17 +30,15 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-/// A pair's style and word: by its confidence interval where it has one, else the tie band.
-pub fn pair_style(pair: &crate::report::Pair, theme: &Theme) -> (Style, &'static str) {
-    verdict_style(pair.verdict(crate::report::TIE_BAND_PCT).unwrap_or(crate::metrics::Verdict::Tie), theme)
-}
-
+/// A verdict's style and word.
 pub fn verdict_style(verdict: crate::metrics::Verdict, theme: &Theme) -> (Style, &'static str) {
-    match verdict {
-        crate::metrics::Verdict::Better => (theme.better, "better"),
-        crate::metrics::Verdict::Worse => (theme.worse, "worse"),
-        crate::metrics::Verdict::Tie => (theme.tie, "tie"),
-    }
+    let style = match verdict {
+        crate::metrics::Verdict::Beats => theme.better,
+        crate::metrics::Verdict::Worse => theme.worse,
+        crate::metrics::Verdict::Similar => theme.tie,
+        crate::metrics::Verdict::Undecided => theme.warn,
+    };
+    (style, verdict.word())
 }
 
 pub fn status_style(status: RunStatus, theme: &Theme) -> Style {

@@ -2,7 +2,7 @@
 //! and the three variants' workloads side by side.
 
 use crate::dataset::{Entry, Variant, WORKLOAD_PARTS};
-use crate::report::{Comparison, Pair, TIE_BAND_PCT};
+use crate::report::{Comparison, Pair};
 use crate::ui::Theme;
 use ratatui::text::{Line, Span};
 
@@ -10,10 +10,14 @@ use ratatui::text::{Line, Span};
 const LABELS: [&str; 3] = ["H vs B", "A vs B", "A vs H"];
 
 pub fn lines<'a>(entry: &Entry, cmp: &Comparison, theme: &Theme) -> Vec<Line<'a>> {
-    let repeated = cmp.pairs.iter().any(|p| p.interval.is_some());
-    let band = format!("single runs: tie ±{TIE_BAND_PCT}%");
-    let basis = if repeated { format!("repeats: 95% CI, a tie if it crosses 0; {band}") } else { band };
-    let title = format!("3-way on {} ({basis}):", cmp.metric);
+    let repeated = cmp.pairs.iter().any(|p| p.interval.is_some() || p.no_interval.is_some());
+    let band = "verdicts at ±2% and ±5%";
+    let basis = if repeated {
+        "repeats by the whole 95% CI, single runs by the point estimate"
+    } else {
+        "single runs"
+    };
+    let title = format!("3-way on {} ({band}; {basis}):", cmp.metric);
     let mut out = vec![Line::styled(title, theme.header)];
     out.push(Line::from(
         cmp.pairs.iter().zip(LABELS).map(|(p, l)| delta_span(l, p, theme)).collect::<Vec<_>>(),
@@ -32,7 +36,7 @@ fn delta_span<'a>(label: &str, pair: &Pair, theme: &Theme) -> Span<'a> {
         }
         None => Span::styled(format!("{label} n/a   "), theme.dim),
         Some(p) => {
-            let (style, word) = super::pair_style(pair, theme);
+            let (style, word) = verdicts(pair, theme);
             let older = if pair.older.is_some() { " (older records)" } else { "" };
             let spread = pair.interval.map_or(String::new(), |i| {
                 let p = i.mann_whitney_p.map_or(String::new(), |p| format!(", U p={p:.3}"));
@@ -40,6 +44,20 @@ fn delta_span<'a>(label: &str, pair: &Pair, theme: &Theme) -> Span<'a> {
             });
             Span::styled(format!("{label} {p:+.1}%{spread} {word}{older}   "), style)
         }
+    }
+}
+
+/// A pair's verdicts at the two bands (one word where they agree), or why it has none; styled
+/// by the ±2 % one.
+fn verdicts(pair: &Pair, theme: &Theme) -> (ratatui::style::Style, String) {
+    match (pair.verdict_2pct, pair.verdict_5pct) {
+        (Some(two), Some(five)) if two == five => {
+            (super::verdict_style(two, theme).0, format!("{} at ±2/±5%", two.word()))
+        }
+        (Some(two), Some(five)) => {
+            (super::verdict_style(two, theme).0, format!("{} at ±2%, {} at ±5%", two.word(), five.word()))
+        }
+        _ => (theme.warn, pair.no_interval.map_or("no verdict".to_string(), |why| why.to_string())),
     }
 }
 
