@@ -33,7 +33,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(command) = &cli.command
-        && let Some(code) = standalone(command)?
+        && let Some(code) = standalone(command, cli.config.as_deref())?
     {
         return Ok(code);
     }
@@ -77,7 +77,7 @@ fn dispatch(ctx: &Context, options: &Options, command: Command) -> anyhow::Resul
             perftriage::cli::run::run(ctx, &short, variant_of(&variant), &how)
         }
         // The ones that need none of it (`run` answers them before loading anything).
-        command => Ok(standalone(&command)?.unwrap_or(ExitCode::from(2))),
+        command => Ok(standalone(&command, options.config.as_deref())?.unwrap_or(ExitCode::from(2))),
     }
 }
 
@@ -156,8 +156,12 @@ fn variant_of(name: &str) -> perftriage::dataset::Variant {
     perftriage::dataset::Variant::parse(name).unwrap_or(perftriage::dataset::Variant::Human)
 }
 
-/// Commands that need no dataset or workspace; `None` for the others.
-fn standalone(command: &Command) -> anyhow::Result<Option<ExitCode>> {
+/// Commands that need no dataset or workspace (the config only for its `[gates]`, which
+/// `classify` and `metrics` judge by); `None` for the others.
+fn standalone(command: &Command, config: Option<&std::path::Path>) -> anyhow::Result<Option<ExitCode>> {
+    if matches!(command, Command::Classify { .. } | Command::Metrics { .. }) {
+        perftriage::metrics::gates::configure(perftriage::config::Config::load(config)?.0.gates);
+    }
     Ok(Some(match command {
         Command::Classify { files, json } => inspect::classify(
             &std::sync::Arc::new(perftriage::classify::Classifier::embedded()?),

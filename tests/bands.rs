@@ -111,3 +111,27 @@ fn repeats_against_a_single_run_give_no_interval_and_say_so() {
     assert_eq!(at_2, Value::Null);
     assert_eq!(method, "no interval: fewer than 2 samples (3 and 1)");
 }
+
+#[test]
+fn a_primary_metric_missing_from_a_variant_is_said_not_switched_silently() {
+    // The human's record without any TPOT (its output's lines and its numbers): the commit is
+    // compared on TTFT, which all three have, and the comparison says why, never silently.
+    let dir = results(&[10.0, 10.05, 9.95], &[9.0, 9.05, 8.95]);
+    let human = dir.path().join("omniperf_results_3way_claude_code/results/99abb8b6_human_result.json");
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&human).unwrap()).unwrap();
+    let raw: String = value["raw_output"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("TPOT"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    value["raw_output"] = raw.into();
+    value["metrics"].as_object_mut().unwrap().retain(|k, _| !k.starts_with("tpot"));
+    value["perftriage"] = json!({});
+    std::fs::write(&human, value.to_string()).unwrap();
+    let comparison = &json_of(&dir, &["status", "--json"])["comparison"];
+    assert_eq!(comparison["metric"], "ttft_mean", "{comparison:#}");
+    let said = json!(["tpot_mean (the benchmark's first metric) is in fewer records: compared on ttft_mean"]);
+    assert_eq!(comparison["missing"], said, "{comparison:#}");
+}

@@ -71,7 +71,33 @@ type Edit = Box<dyn Fn(&mut Value)>;
 
 #[test]
 fn a_success_that_measured_nothing_is_an_invalid_measurement_naming_its_gate_and_line() {
-    let cases: [(Edit, &str, &str); 4] = [
+    let cases: [(Edit, &str, &str); 7] = [
+        (
+            Box::new(raw_replaced(
+                "Mean TPOT (ms):                          22.72",
+                "Mean TPOT (ms):                          0.00",
+            )),
+            "zero_primary_metric",
+            "Mean TPOT (ms):                          0.00",
+        ),
+        (
+            // A nan TPOT is dropped by the parser: TTFT must not stand in for it silently.
+            Box::new(raw_replaced(
+                "Mean TPOT (ms):                          22.72",
+                "Mean TPOT (ms):                          nan",
+            )),
+            "non_finite_primary_metric",
+            "Mean TPOT (ms):                          nan",
+        ),
+        (
+            // Two failed beside 100 served: over `[gates] max_failed_requests`, 0 by default.
+            Box::new(raw_replaced(
+                "Successful requests:                     100",
+                "Successful requests:                     100\nFailed requests:                         2",
+            )),
+            "failed_requests",
+            "Failed requests:                         2",
+        ),
         (
             Box::new(|v: &mut Value| {
                 raw_replaced(
@@ -196,4 +222,75 @@ fn walk(dir: &str) -> Vec<String> {
         }
     }
     out
+}
+
+const BENCH_LOG: &str = "fixtures/vllm_cpu/bench_serve_ok.txt";
+
+/// A copy of the real `vllm bench serve` output as a plain `.log`, `from` changed to `to`; what
+/// `classify --json` says of it, with `config` as the config file's text.
+fn log_classified(from: &str, to: &str, config: &str) -> Value {
+    let text = std::fs::read_to_string(BENCH_LOG).unwrap();
+    assert!(text.contains(from), "the real output has `{from}`");
+    let dir = tempfile::tempdir().unwrap();
+    let (log, config_file) = (dir.path().join("bench.log"), dir.path().join("config.toml"));
+    std::fs::write(&log, text.replace(from, to)).unwrap();
+    std::fs::write(&config_file, config).unwrap();
+    let args = ["--config", config_file.to_str().unwrap(), "classify", "--json", log.to_str().unwrap()];
+    let out = common::cli(dir.path(), &args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn gate_of(c: &Value) -> (Option<&str>, Option<&str>) {
+    (c["category"].as_str(), c["field"].as_str())
+}
+
+#[test]
+fn a_plain_benchmark_log_goes_through_the_gates_too() {
+    let ok = log_classified("Successful requests:", "Successful requests:", "");
+    assert_eq!(gate_of(&ok), (None, None), "the real log measured: {ok:#}");
+    let none = log_classified(
+        "Successful requests:                     20",
+        "Successful requests:                     0",
+        "",
+    );
+    assert_eq!(
+        gate_of(&none),
+        (Some("invalid_measurement"), Some("gate no_successful_requests")),
+        "{none:#}"
+    );
+    assert_eq!(none["evidence"], "Successful requests:                     0");
+    let zero = log_classified(
+        "Mean TPOT (ms):                          3.08",
+        "Mean TPOT (ms):                          0.00",
+        "",
+    );
+    assert_eq!(gate_of(&zero), (Some("invalid_measurement"), Some("gate zero_primary_metric")), "{zero:#}");
+}
+
+#[test]
+fn max_failed_requests_is_zero_by_default_and_set_in_the_config() {
+    let (from, to) =
+        ("Failed requests:                         0", "Failed requests:                         3");
+    let strict = log_classified(from, to, "");
+    assert_eq!(gate_of(&strict), (Some("invalid_measurement"), Some("gate failed_requests")), "{strict:#}");
+    let lenient = log_classified(from, to, "[gates]\nmax_failed_requests = 3\n");
+    assert_eq!(gate_of(&lenient), (None, None), "three allowed: {lenient:#}");
+    let four = log_classified(
+        from,
+        "Failed requests:                         4",
+        "[gates]\nmax_failed_requests = 3\n",
+    );
+    assert_eq!(gate_of(&four), (Some("invalid_measurement"), Some("gate failed_requests")), "{four:#}");
+}
+
+#[test]
+fn a_typo_in_the_gates_section_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[gates]\nmax_failed_request = 3\n").unwrap();
+    let out = common::cli(dir.path(), &["--config", config.to_str().unwrap(), "classify", BENCH_LOG]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("max_failed_request") && said.contains("line 2"), "{said}");
 }

@@ -3,7 +3,7 @@
 
 use crate::classify::{Classifier, LiveClassifier, Verdict};
 use crate::dataset::results;
-use crate::metrics::parse;
+use crate::metrics::{gates, parse};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,14 +58,20 @@ fn verdict_json(verdict: Option<&Verdict>) -> Value {
     }
 }
 
-/// Classify a plain log line by line, never holding it whole (logs can be gigabytes).
+/// Classify a plain log line by line, never holding it whole (logs can be gigabytes): its
+/// failure signature, else the validity gate its benchmark result lines fail (a log that claims
+/// no measurement fails none).
 fn classify_stream(
     classifier: &std::sync::Arc<Classifier>,
     path: &Path,
 ) -> Result<Option<Verdict>, InspectError> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
-    let mut live = LiveClassifier::new(classifier.clone());
+    let (mut live, mut scan) = (LiveClassifier::new(classifier.clone()), gates::Scan::default());
+    let mut feed = |text: &str| {
+        live.feed_block(text);
+        scan.feed(text);
+    };
     // Whole lines, 8 MiB at a time: a line the read cut is moved to the front for the rest.
     let (mut block, mut kept) = (vec![0u8; 8 << 20], 0);
     loop {
@@ -74,15 +80,17 @@ fn classify_stream(
         }
         let n = file.read(&mut block[kept..])?;
         if n == 0 {
-            live.feed_block(&text_of(&block[..kept]));
-            return Ok(live.verdict());
+            feed(&text_of(&block[..kept]));
+            break;
         }
         let filled = kept + n;
         let end = memchr::memrchr(b'\n', &block[..filled]).map_or(0, |i| i + 1);
-        live.feed_block(&text_of(&block[..end]));
+        feed(&text_of(&block[..end]));
         block.copy_within(end..filled, 0);
         kept = filled - end;
     }
+    let gated = || gates::check_log(&scan, &gates::configured())?.verdict(classifier);
+    Ok(live.verdict().or_else(gated))
 }
 
 /// UTF-8 text as it is (checked, not copied), else with replacement characters.
@@ -164,15 +172,23 @@ pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
         (Value::String(e), _) => format!("{}: ERROR {e}", head(r)),
         (_, Value::Object(m)) => {
             let pairs: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{} [{}] from {}: {}", head(r), s(&r["kind"]), s(&r["from"]), pairs.join(" "))
+            let invalid = r["invalid"].as_str().map_or(String::new(), |why| format!("\n  INVALID: {why}"));
+            format!("{} [{}] from {}: {}{invalid}", head(r), s(&r["kind"]), s(&r["from"]), pairs.join(" "))
         }
         _ => format!("{}: no metrics — {}", head(r), s(&r["reason"])),
     })
 }
 
+/// A log's numbers, and the validity gate they fail (`invalid`), if one.
 fn log_metrics(file: &str, text: &str) -> Value {
     match parse::parse(text) {
-        Ok(p) => json!({ "file": file, "kind": p.kind, "metrics": p.metrics, "partial": p.partial }),
+        Ok(p) => {
+            let mut row = json!({ "file": file, "kind": p.kind, "metrics": p.metrics, "partial": p.partial });
+            if let Some(failed) = gates::check(&[text], &p.metrics, &gates::configured()) {
+                row["invalid"] = json!(failed.to_string());
+            }
+            row
+        }
         Err(why) => json!({ "file": file, "no_metrics": why, "reason": why.describe() }),
     }
 }
@@ -180,6 +196,9 @@ fn log_metrics(file: &str, text: &str) -> Value {
 /// A record's numbers as the board holds them, with where they came from; without any, why.
 fn record_metrics(file: &str, r: &results::ResultRecord) -> Value {
     let mut row = record_row(file, r);
+    if let Some(failed) = &r.invalid {
+        row["invalid"] = json!(failed.to_string());
+    }
     let raw = r.texts.iter().find(|t| t.field.contains("raw")).map(|t| parse::parse(&t.text));
     match (&r.outcome.metrics_from, raw) {
         (Some(from), raw) => {

@@ -38,6 +38,8 @@ pub struct Config {
     pub fixed_repo: Option<String>,
     /// Where fixed images are pushed to and pulled back from (`perftriage image push|pull`).
     pub registry: RegistryConfig,
+    /// `[gates]`: the validity gates' bound on failed requests (see `metrics::gates::Limits`).
+    pub gates: crate::metrics::gates::Limits,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
     pub log_ring: Option<usize>,
     /// Action name → keys (board and log actions), or a mode's table (`[keys.confirm]`); app's key

@@ -74,6 +74,10 @@ pub struct Comparison {
     pub agent_vs_baseline: Option<f64>,
     pub agent_vs_human: Option<f64>,
     pub pairs: Vec<Pair>,
+    /// Where the primary metric is not the one its benchmark kind names first, or a successful
+    /// variant lacks it: said, never a silent switch.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
 }
 
 impl Comparison {
@@ -95,8 +99,27 @@ pub fn compare(entry: &Entry) -> Option<Comparison> {
         human_vs_baseline: pct(0),
         agent_vs_baseline: pct(1),
         agent_vs_human: pct(2),
+        missing: missing(entry, metric),
         pairs,
     })
+}
+
+/// What the primary metric choice leaves out: the kind's first metric where another stands in,
+/// and each successful variant without the chosen one.
+fn missing(entry: &Entry, metric: &str) -> Vec<String> {
+    let first = entry.commit.kind().primary_candidates().first().copied();
+    let mut out: Vec<String> = first
+        .filter(|f| *f != metric)
+        .map(|f| format!("{f} (the benchmark's first metric) is in fewer records: compared on {metric}"))
+        .into_iter()
+        .collect();
+    for v in Variant::ALL {
+        let o = &entry.variant(v).outcome;
+        if o.status == RunStatus::Success && !o.metrics.contains_key(metric) {
+            out.push(format!("{} has no {metric}", v.name()));
+        }
+    }
+    out
 }
 
 fn value_of(state: &VariantState, metric: &str) -> Option<f64> {

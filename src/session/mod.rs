@@ -101,6 +101,7 @@ impl Context {
     /// draws this at once and reads the files while it runs (`read_results`).
     pub fn without_results(options: &Options) -> Result<Context> {
         let (config, path) = Config::load(options.config.as_deref())?;
+        crate::metrics::gates::configure(config.gates);
         let keymap = keymap(&config, path.as_deref())?;
         let classifier = Classifier::embedded().context("built-in classifier rules")?;
         let loaded = match options.dataset.as_ref().or(config.dataset.as_ref()) {

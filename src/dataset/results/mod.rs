@@ -134,7 +134,7 @@ fn gate(record: &mut ResultRecord) {
     if record.outcome.status != RunStatus::Success {
         return;
     }
-    let limits = crate::metrics::gates::Limits::default();
+    let limits = crate::metrics::gates::configured();
     let texts: Vec<&str> = record.texts.iter().map(|t| t.text.as_str()).collect();
     if let Some(failure) = crate::metrics::gates::check(&texts, &record.outcome.metrics, &limits) {
         record.outcome.status = RunStatus::Error;

@@ -169,7 +169,7 @@ pub(super) fn samples_so_far(bench: &str, starts: &[usize], metric: &str) -> Vec
 
 /// The first repeat that fails a validity gate, and the gate.
 fn first_invalid(bench: &str, starts: &[usize], parsed: &[Metrics]) -> Option<(usize, GateFailure)> {
-    let limits = gates::Limits::default();
+    let limits = gates::configured();
     let each = parts(bench, starts).into_iter().zip(parsed).enumerate();
     each.into_iter().find_map(|(n, (text, metrics))| Some((n, gates::check(&[text], metrics, &limits)?)))
 }

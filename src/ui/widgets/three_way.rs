@@ -22,6 +22,7 @@ pub fn lines<'a>(entry: &Entry, cmp: &Comparison, theme: &Theme) -> Vec<Line<'a>
     out.push(Line::from(
         cmp.pairs.iter().zip(LABELS).map(|(p, l)| delta_span(l, p, theme)).collect::<Vec<_>>(),
     ));
+    out.extend(cmp.missing.iter().map(|m| Line::styled(format!("  primary metric: {m}"), theme.warn)));
     for (pair, label) in cmp.pairs.iter().zip(LABELS).filter(|(p, _)| p.measured) {
         out.extend(pair_notes(label, pair, theme));
     }
