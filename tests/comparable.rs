@@ -82,9 +82,13 @@ fn what_one_pipeline_records_and_another_does_not_is_not_guessed() {
     let all = status();
     let p = pair(&all, "6dd94dbe", "agent_vs_baseline");
     let why = reasons(p);
-    for part in ["benchmark: baseline latency — agent unknown", "GPU: baseline H100:1 — agent unknown"] {
+    for part in
+        ["script: baseline benchmark_latency.py — agent unknown", "GPU: baseline H100:1 — agent unknown"]
+    {
         assert!(why.contains(&part), "{part}: {why:?}");
     }
+    // The agent's kind of benchmark is read off its result block: a latency run, as the baseline's.
+    assert!(!why.iter().any(|r| r.starts_with("benchmark:")), "{why:?}");
     assert!(why.iter().any(|r| r.starts_with("other flags: baseline ")), "{why:?}");
     assert_eq!(p["comparable"], false);
 }
@@ -175,5 +179,6 @@ fn the_board_marks_a_pair_of_two_workloads_and_the_detail_shows_both() {
     assert!(detail.contains("H vs B n/a"), "the baseline failed: nothing to compare: {detail}");
     assert!(detail.contains("A vs H ≠: harness: human 3way_claude_code/results — agent"), "{detail}");
     assert!(detail.contains("A vs H ≠: input tokens: human 29700 — agent 25600"), "{detail}");
-    assert!(detail.contains("≠ model           B unknown │ H"), "side by side: {detail}");
+    // The kind each measured (the human's and the agent's read off their result blocks) leads.
+    assert!(detail.contains("≠ benchmark       B unknown │ H serving │ A serving"), "side by side: {detail}");
 }

@@ -197,3 +197,48 @@ fn the_embedded_generic_rules_lose_to_any_specific_line() {
     let generic: Vec<&str> = c.rules().iter().filter(|r| r.generic).map(|r| r.id.as_str()).collect();
     assert_eq!(generic, ["build_failed", "engine_failed", "server_crash", "no_metrics", "outlines_fsm"]);
 }
+
+const MODIFIED: &str = "fixtures/results/verdicts/modified";
+
+#[test]
+fn a_no_patch_record_ran_nothing_and_fails_no_gate() {
+    // The December form with status `no_patch` and no numbers: it claims no success, so no
+    // validity gate fires (it was an invalid_measurement of a baseline "that says success").
+    let rows = classify(&[format!("{MODIFIED}/no_patch/vllm/a3223766/benchmark_result.json")]);
+    for variant in ["baseline", "agent"] {
+        let r = row(&rows, variant);
+        assert_eq!((r["status"].as_str(), r["category"].as_str()), (Some("skip"), None), "{r:#}");
+    }
+}
+
+#[test]
+fn a_generic_no_metrics_error_names_the_cause_nested_in_baseline_metrics() {
+    // "Baseline produced no metrics" beside the real OOM traceback under
+    // `baseline_metrics.raw_output`: in the December form and in the January three-way form.
+    for file in ["vllm/a3223766", "22dd9c27"] {
+        let rows = classify(&[format!("{MODIFIED}/oom_in_baseline_metrics/{file}/benchmark_result.json")]);
+        let baseline = row(&rows, "baseline");
+        assert_eq!(baseline["category"], "cuda_oom", "{file}: {baseline:#}");
+        assert_eq!(baseline["field"], "baseline_metrics.raw_output", "{file}: {baseline:#}");
+    }
+}
+
+#[test]
+fn a_record_of_another_kind_of_benchmark_than_the_commits_says_so() {
+    // Codex's 61b8cea3 agent: its error says "No throughput metrics", its output holds a
+    // throughput run's numbers (recovered), and the commit's benchmark is serving.
+    let ws = tempfile::tempdir().unwrap();
+    let results = format!("{DIR}/2026-01/omniperf_results_3way_codex");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--workspace", ws.path().to_str().unwrap(), "--results", &results, "status", "--json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("\"61b8cea3\"")).unwrap();
+    let record: Value = serde_json::from_str(line).unwrap();
+    let notes: Vec<&str> =
+        record["result_notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    let said =
+        "agent measured a throughput benchmark; the dataset's command for the commit is a serving benchmark";
+    assert!(notes.iter().any(|n| n.starts_with(said)), "{notes:#?}");
+}

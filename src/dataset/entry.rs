@@ -120,6 +120,9 @@ impl Entry {
                 .push(format!("{}{at}, not comparable ({why}): {source}", record.outcome.status.word()));
             return;
         }
+        if let Some(note) = other_kind(&self.commit, &record, &self.notes) {
+            self.notes.push(note);
+        }
         let state = VariantState {
             outcome: record.outcome,
             verdict,
@@ -270,4 +273,23 @@ impl VariantState {
 /// Every agent with a result for some commit, by name.
 pub fn agent_names(entries: &[Entry]) -> std::collections::BTreeSet<&String> {
     entries.iter().flat_map(|e| e.agents.keys().flatten()).collect()
+}
+
+/// A successful record of another kind of benchmark than the dataset's command for the commit
+/// (a throughput run of a serving commit): it stands for its variant, and this says what it
+/// measured, once per variant and kind.
+fn other_kind(commit: &Commit, record: &ResultRecord, notes: &[String]) -> Option<String> {
+    let asked = super::BenchKind::from_command(commit.perf_command.dataset.as_deref());
+    let measured = record.outcome.workload.get("kind")?;
+    let known = !matches!(asked, super::BenchKind::Other | super::BenchKind::None);
+    if record.outcome.status != RunStatus::Success || !known || measured == asked.name() {
+        return None;
+    }
+    let said = format!(
+        "{} measured a {measured} benchmark; the dataset's command for the commit is a {} benchmark",
+        record.variant.name(),
+        asked.name()
+    );
+    let source = record.outcome.source.as_deref().unwrap_or("?");
+    notes.iter().all(|n| !n.starts_with(&said)).then(|| format!("{said}: {source}"))
 }

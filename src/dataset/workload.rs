@@ -160,8 +160,9 @@ impl Workload {
     }
 
     /// The parts a benchmark's output says: its argument dump (`Namespace(…)`), else the
-    /// command a harness printed before running it; and from its result block, the requests
-    /// served and the input tokens sent (the same workload sends the same tokens).
+    /// command a harness printed before running it; from its result block, the requests
+    /// served and the input tokens sent (the same workload sends the same tokens), and the kind
+    /// of benchmark that block is (where nothing else says it).
     pub fn from_output(output: &str) -> Workload {
         static RAN: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Running [a-z ]*benchmark: (.*)$"));
         static SERVED: LazyLock<Regex> =
@@ -175,6 +176,11 @@ impl Workload {
         for line in SERVED.captures_iter(output) {
             let part = if &line[1] == "Successful requests" { "requests" } else { "input_tokens" };
             w.set(part, &line[2]);
+        }
+        if w.get("kind").is_none()
+            && let Ok(parsed) = crate::metrics::parse::parse(output)
+        {
+            w.set("kind", parsed.kind.name());
         }
         w
     }

@@ -16,6 +16,18 @@ pub enum ParsedKind {
     PrefixCaching,
 }
 
+impl ParsedKind {
+    /// As `BenchKind::name` names the same kind of benchmark.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParsedKind::Serving => "serving",
+            ParsedKind::Latency => "latency",
+            ParsedKind::Throughput => "throughput",
+            ParsedKind::PrefixCaching => "prefix_caching",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NoMetrics {

@@ -178,7 +178,9 @@ fn patched_statuses(status: &str, has_base: bool, has_agent: bool) -> (RunStatus
         "no_perf_command" => (RunStatus::Skipped, Some(RunStatus::Skipped)),
         "success" if has_agent => (RunStatus::Success, Some(RunStatus::Success)),
         "success" => (RunStatus::Success, Some(RunStatus::Error)),
-        "no_patch" => (RunStatus::Success, Some(RunStatus::Skipped)),
+        // The agent made no patch, so nothing ran: a baseline without numbers claims no success.
+        "no_patch" if has_base => (RunStatus::Success, Some(RunStatus::Skipped)),
+        "no_patch" => (RunStatus::Skipped, Some(RunStatus::Skipped)),
         _ if has_base => (RunStatus::Success, Some(RunStatus::Error)),
         _ => (RunStatus::Error, None),
     }
