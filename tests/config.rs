@@ -80,7 +80,73 @@ fn a_build_knob_with_a_typo_is_named_and_overrides_parse() {
     let text =
         "[build]\nmax_jobs = 8\nmemory_gb = 64.0\n[build.commits.abcd1234]\nmax_jobs = 4\npre = [\"true\"]\n";
     let config = perftriage::config::Config::parse(text, path).unwrap();
-    assert_eq!(config.build.knobs.max_jobs, Some(8));
+    assert_eq!(config.build.max_jobs, Some(8));
     assert_eq!(config.build.commits["abcd1234"].max_jobs, Some(4));
     assert_eq!(config.build.memory_limit(), Some(64 << 30));
+}
+
+/// The plan `[build]` text gives a commit (its knobs and every step as `build --plan` shows it).
+fn planned(build: &str) -> (perftriage::builds::Knobs, String) {
+    use perftriage::builds::{BuildPlan, KnobSet, Machine};
+    let config = perftriage::config::Config::parse(build, std::path::Path::new("build.toml")).unwrap();
+    let machine = Machine { cpus: 16, memory_bytes: 64 << 30 };
+    let knobs = config.build.knobs_for("abcd1234", "0123456789ab", &KnobSet::default(), machine);
+    let plan = BuildPlan::new(
+        "abcd1234",
+        "0123456789ab",
+        "human:img",
+        "base:img",
+        "/opt/vllm_baseline",
+        knobs.clone(),
+    );
+    (knobs, plan.describe("/src/vllm").join("\n"))
+}
+
+#[test]
+fn a_build_table_holding_one_knob_keeps_every_other_default() {
+    // `[build] max_jobs = 16`, as the README suggests: every other knob is the recipe's.
+    let (whole, whole_plan) = planned("");
+    let (one, plan) = planned("[build]\nmax_jobs = 16\n");
+    assert_eq!(one.max_jobs, 16);
+    assert_eq!(one.nvcc_threads, 2, "NVCC_THREADS");
+    assert_eq!(one.cuda_arch, "9.0", "TORCH_CUDA_ARCH_LIST");
+    assert_eq!(one.timeout_s, 5400, "the build's timeout");
+    assert_eq!(one.toolkit, ["git", "cuda-toolkit-12-4"], "the CUDA toolkit step");
+    assert!(
+        one.build_deps.contains(&"numpy<2".to_string()),
+        "the build-dependency step: {:?}",
+        one.build_deps
+    );
+    assert_eq!(one.pins, ["git+https://github.com/NICTA/pyairports.git"], "the pins");
+    assert_eq!(one.imports, ["vllm", "vllm._C"], "the import check");
+    for line in [
+        "TORCH_CUDA_ARCH_LIST=9.0",
+        "CUDA_HOME=/usr/local/cuda",
+        "NVCC_THREADS=2",
+        "export PATH=/usr/local/cuda/bin:$PATH",
+        "apt-get",
+        "pip install -q 'setuptools'",
+        "pyairports",
+        "python3 -c 'import vllm, vllm._C'",
+    ] {
+        assert!(plan.contains(line), "{line} kept: {plan}");
+        assert!(whole_plan.contains(line), "{line} by default: {whole_plan}");
+    }
+    assert_eq!(whole.nvcc_threads, one.nvcc_threads);
+    // Each knob set alone changes that knob only.
+    let (arch, _) = planned("[build]\ncuda_arch = \"8.0\"\n");
+    assert_eq!((arch.cuda_arch.as_str(), arch.nvcc_threads, arch.imports.len()), ("8.0", 2, 2));
+    let (pins, _) = planned("[build]\npins = []\n");
+    assert!(pins.pins.is_empty() && pins.toolkit.len() == 2, "{pins:?}");
+}
+
+#[test]
+fn a_bad_build_value_is_named_at_its_own_line() {
+    let path = std::path::Path::new("build.toml");
+    let err =
+        perftriage::config::Config::parse("[build]\nstall_s = 10\nmax_jobs = \"x\"\n", path).unwrap_err();
+    assert!(err.to_string().contains("line 3"), "{err}");
+    let err = perftriage::config::Config::parse("[build]\nstall_s = 10\nmax_job = 3\n", path).unwrap_err();
+    let said = err.to_string();
+    assert!(said.contains("line 3") && said.contains("max_job") && said.contains("max_jobs"), "{said}");
 }

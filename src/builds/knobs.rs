@@ -8,11 +8,22 @@ use std::collections::BTreeMap;
 /// Per-commit overrides ISO-Bench's builder needed (`RETRY_CONFIGS`, the CUDA 11.8 parent).
 const UPSTREAM: &str = include_str!("upstream.toml");
 
+/// `[build]` as written: the knobs it sets (each unset one keeps the recipe's default, see
+/// `KnobSet::recipe`), the machine-wide settings, and per-commit overrides. The knobs are
+/// fields of the table itself, not a flattened set, so that an error names the bad value's line.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BuildConfig {
-    #[serde(flatten)]
-    pub knobs: KnobSet,
+    pub max_jobs: Option<u32>,
+    pub nvcc_threads: Option<u32>,
+    pub cuda_arch: Option<String>,
+    pub timeout_s: Option<u64>,
+    pub toolkit: Option<Vec<String>>,
+    pub build_deps: Option<Vec<String>>,
+    pub pins: Option<Vec<String>>,
+    pub imports: Option<Vec<String>>,
+    pub env: Option<Vec<String>>,
+    pub pre: Option<Vec<String>>,
     /// Compiler jobs when no `max_jobs` is set: as many as the daemon's memory allows at this many
     /// GiB a job (an nvcc of vLLM's kernels takes several), never more than its CPUs.
     pub gib_per_job: f64,
@@ -67,22 +78,16 @@ pub struct Knobs {
 impl Default for BuildConfig {
     fn default() -> Self {
         BuildConfig {
-            knobs: KnobSet {
-                max_jobs: None,
-                nvcc_threads: Some(2),
-                cuda_arch: Some("9.0".into()),
-                timeout_s: Some(5400),
-                toolkit: Some(vec!["git".into(), "cuda-toolkit-12-4".into()]),
-                build_deps: Some(
-                    ["setuptools", "setuptools_scm", "wheel", "packaging", "ninja", "cmake", "numpy<2"]
-                        .map(String::from)
-                        .to_vec(),
-                ),
-                pins: Some(vec!["git+https://github.com/NICTA/pyairports.git".into()]),
-                imports: Some(vec!["vllm".into(), "vllm._C".into()]),
-                env: Some(Vec::new()),
-                pre: Some(Vec::new()),
-            },
+            max_jobs: None,
+            nvcc_threads: None,
+            cuda_arch: None,
+            timeout_s: None,
+            toolkit: None,
+            build_deps: None,
+            pins: None,
+            imports: None,
+            env: None,
+            pre: None,
             gib_per_job: 4.0,
             stall_s: 300,
             expected_gb: 20.0,
@@ -94,6 +99,27 @@ impl Default for BuildConfig {
 }
 
 impl KnobSet {
+    /// The recipe's defaults: what a knob is where neither `[build]`, a commit's override nor the
+    /// board says otherwise.
+    pub fn recipe() -> KnobSet {
+        KnobSet {
+            max_jobs: None,
+            nvcc_threads: Some(2),
+            cuda_arch: Some("9.0".into()),
+            timeout_s: Some(5400),
+            toolkit: Some(vec!["git".into(), "cuda-toolkit-12-4".into()]),
+            build_deps: Some(
+                ["setuptools", "setuptools_scm", "wheel", "packaging", "ninja", "cmake", "numpy<2"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            pins: Some(vec!["git+https://github.com/NICTA/pyairports.git".into()]),
+            imports: Some(vec!["vllm".into(), "vllm._C".into()]),
+            env: Some(Vec::new()),
+            pre: Some(Vec::new()),
+        }
+    }
+
     /// `self` where it says something, `under` elsewhere.
     pub fn over(&self, under: &KnobSet) -> KnobSet {
         fn pick<T: Clone>(a: &Option<T>, b: &Option<T>) -> Option<T> {
@@ -146,10 +172,28 @@ impl BuildConfig {
         user.map_or(theirs.clone(), |mine| mine.over(&theirs))
     }
 
-    /// A commit's knobs: `changes` (from the board or the command line) over its override over `[build]`.
+    /// A commit's knobs: `changes` (from the board or the command line) over its override over
+    /// `[build]` over the recipe's defaults.
     pub fn knobs_for(&self, short: &str, parent12: &str, changes: &KnobSet, machine: Machine) -> Knobs {
-        let set = changes.over(&self.override_for(short, parent12).over(&self.knobs));
+        let machine_wide = self.knobs().over(&KnobSet::recipe());
+        let set = changes.over(&self.override_for(short, parent12).over(&machine_wide));
         set.resolve(self.default_jobs(machine))
+    }
+
+    /// The knobs `[build]` itself sets.
+    pub fn knobs(&self) -> KnobSet {
+        KnobSet {
+            max_jobs: self.max_jobs,
+            nvcc_threads: self.nvcc_threads,
+            cuda_arch: self.cuda_arch.clone(),
+            timeout_s: self.timeout_s,
+            toolkit: self.toolkit.clone(),
+            build_deps: self.build_deps.clone(),
+            pins: self.pins.clone(),
+            imports: self.imports.clone(),
+            env: self.env.clone(),
+            pre: self.pre.clone(),
+        }
     }
 
     /// Jobs the machine's memory allows at `gib_per_job`, at most its CPUs.

@@ -101,7 +101,7 @@ impl BuildSettings {
 
     fn jobs_line(&self, job: &BuildJob, changes: &KnobSet, machine: Machine) -> String {
         let k = &job.plan.knobs;
-        let origin = if changes.max_jobs.is_some() || self.build.knobs.max_jobs.is_some() {
+        let origin = if changes.max_jobs.is_some() || self.build.max_jobs.is_some() {
             "as set".to_string()
         } else {
             format!(
