@@ -103,3 +103,41 @@ fn the_results_walk_survives_link_cycles_and_names_what_it_cannot_read() {
         "{named:?}"
     );
 }
+
+/// `perftriage classify --json FILE` (or `metrics`): its row.
+fn inspected(command: &str, file: &Path) -> serde_json::Value {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_perftriage")).args([command, "--json"]).arg(file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.lines().next().unwrap_or("{}")).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_line_longer_than_the_bound_is_read_in_marked_pieces_and_still_classified() {
+    // 3 MiB of one line with a known failure signature in its middle (past the first MiB).
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("one-line.log");
+    let line = format!(
+        "{} ValueError: 'aimv2' is already used by a Transformers config {}",
+        "x".repeat(3 << 19),
+        "y".repeat(3 << 19)
+    );
+    std::fs::write(&log, &line).unwrap();
+    let row = inspected("classify", &log);
+    assert_eq!(row["category"], "aimv2", "{row:#}");
+    assert!(row["cut"].as_str().is_some_and(|c| c.contains("read in pieces")), "{row:#}");
+    let metrics = inspected("metrics", &log);
+    assert!(metrics["cut"].is_string() && metrics["reason"].is_string(), "{metrics:#}");
+}
+
+#[test]
+fn an_endless_run_of_nul_bytes_is_refused_at_once_with_a_clear_error() {
+    for command in ["classify", "metrics"] {
+        let row = inspected(command, Path::new("/dev/zero"));
+        let error = row["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with("not a text log: ") && error.contains("from byte 0 are NUL"),
+            "{command}: {row:#}"
+        );
+    }
+}

@@ -18,6 +18,8 @@ enum InspectError {
     NoRecord(Option<String>),
     #[error("cannot read: {0}")]
     Unreadable(#[from] std::io::Error),
+    #[error(transparent)]
+    Log(#[from] crate::logs::PiecesError),
 }
 
 /// A result file's records, or why it holds none.
@@ -58,44 +60,29 @@ fn verdict_json(verdict: Option<&Verdict>) -> Value {
     }
 }
 
-/// Classify a plain log line by line, never holding it whole (logs can be gigabytes): its
-/// failure signature, else the validity gate its benchmark result lines fail (a log that claims
-/// no measurement fails none).
+/// Classify a plain log block by block, never holding it whole (logs can be gigabytes, or one
+/// endless line): its failure signature, else the validity gate its benchmark result lines fail
+/// (a log that claims no measurement fails none); how many cuts long lines took.
 fn classify_stream(
     classifier: &std::sync::Arc<Classifier>,
     path: &Path,
-) -> Result<Option<Verdict>, InspectError> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
+) -> Result<(Option<Verdict>, usize), InspectError> {
     let (mut live, mut scan) = (LiveClassifier::new(classifier.clone()), gates::Scan::default());
-    let mut feed = |text: &str| {
+    let read = crate::logs::read_pieces(std::fs::File::open(path)?, |text| {
         live.feed_block(text);
         scan.feed(text);
-    };
-    // Whole lines, 8 MiB at a time: a line the read cut is moved to the front for the rest.
-    let (mut block, mut kept) = (vec![0u8; 8 << 20], 0);
-    loop {
-        if kept == block.len() {
-            block.resize(block.len() * 2, 0); // one line longer than the block
-        }
-        let n = file.read(&mut block[kept..])?;
-        if n == 0 {
-            feed(&text_of(&block[..kept]));
-            break;
-        }
-        let filled = kept + n;
-        let end = memchr::memrchr(b'\n', &block[..filled]).map_or(0, |i| i + 1);
-        feed(&text_of(&block[..end]));
-        block.copy_within(end..filled, 0);
-        kept = filled - end;
-    }
+    })?;
     let gated = || gates::check_log(&scan, &gates::configured())?.verdict(classifier);
-    Ok(live.verdict().or_else(gated))
+    Ok((live.verdict().or_else(gated), read.cuts))
 }
 
-/// UTF-8 text as it is (checked, not copied), else with replacement characters.
-fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
+/// Where long lines were cut, said in a row (`cut`: how many cuts of `LINE_CAP` bytes).
+fn with_cuts(mut row: Value, cuts: usize) -> Value {
+    if cuts > 0 {
+        row["cut"] =
+            json!(format!("{cuts} cut(s): lines longer than {} bytes read in pieces", crate::logs::LINE_CAP));
+    }
+    row
 }
 
 pub fn classify(
@@ -124,7 +111,8 @@ fn classify_file(classifier: &std::sync::Arc<Classifier>, path: &Path) -> Vec<Va
     let rows = if is_result_file(path) {
         records(path).map(|list| list.iter().map(record_row).collect())
     } else {
-        classify_stream(classifier, path).map(|verdict| vec![merged(verdict, json!({ "file": file }))])
+        classify_stream(classifier, path)
+            .map(|(verdict, cuts)| vec![with_cuts(merged(verdict, json!({ "file": file })), cuts)])
     };
     rows.unwrap_or_else(|e| vec![json!({ "file": file, "error": e.to_string() })])
 }
@@ -162,9 +150,7 @@ pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
         let found = if is_result_file(path) {
             records(path).map(|list| list.iter().map(|r| record_metrics(&file, r)).collect())
         } else {
-            std::fs::read(path)
-                .map(|b| vec![log_metrics(&file, &String::from_utf8_lossy(&b))])
-                .map_err(InspectError::from)
+            log_metrics(&file, path).map(|row| vec![row])
         };
         rows.extend(found.unwrap_or_else(|e| vec![json!({ "file": file, "error": e.to_string() })]));
     }
@@ -179,18 +165,24 @@ pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
     })
 }
 
-/// A log's numbers, and the validity gate they fail (`invalid`), if one.
-fn log_metrics(file: &str, text: &str) -> Value {
-    match parse::parse(text) {
+/// A log's numbers, read block by block, and the validity gate they fail (`invalid`), if one.
+fn log_metrics(file: &str, path: &Path) -> Result<Value, InspectError> {
+    let (mut numbers, mut scan) = (crate::metrics::stream::StreamParse::default(), gates::Scan::default());
+    let read = crate::logs::read_pieces(std::fs::File::open(path)?, |text| {
+        numbers.feed(text);
+        scan.feed(text);
+    })?;
+    let row = match numbers.finish() {
         Ok(p) => {
             let mut row = json!({ "file": file, "kind": p.kind, "metrics": p.metrics, "partial": p.partial });
-            if let Some(failed) = gates::check(&[text], &p.metrics, &gates::configured()) {
+            if let Some(failed) = gates::check_scanned(&scan, &p.metrics, &gates::configured()) {
                 row["invalid"] = json!(failed.to_string());
             }
             row
         }
         Err(why) => json!({ "file": file, "no_metrics": why, "reason": why.describe() }),
-    }
+    };
+    Ok(with_cuts(row, read.cuts))
 }
 
 /// A record's numbers as the board holds them, with where they came from; without any, why.

@@ -5,6 +5,7 @@ pub mod gates;
 pub mod parse;
 pub mod rank;
 mod spread;
+pub mod stream;
 mod vocabulary;
 
 pub use spread::{BANDS, Interval, NoInterval, interval, mean};

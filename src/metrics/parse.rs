@@ -118,14 +118,45 @@ pub fn parse(raw: &str) -> Result<Parsed, NoMetrics> {
 }
 
 fn why_none(text: &str) -> NoMetrics {
-    if SERVING_START.is_match(text) {
-        NoMetrics::IncompleteBlock
-    } else if BUILD.is_match(text) && !text.contains("Successfully installed") {
-        NoMetrics::BuildNeverFinished
-    } else if CRASH.is_match(text) {
-        NoMetrics::BenchmarkCrashed
-    } else {
-        NoMetrics::NoResultBlock
+    Seen::in_text(text).why_none()
+}
+
+/// What a text without numbers showed, for why it has none (gathered block by block too).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Seen {
+    serving_start: bool,
+    build: bool,
+    installed: bool,
+    crash: bool,
+}
+
+impl Seen {
+    pub(super) fn in_text(text: &str) -> Seen {
+        Seen {
+            serving_start: SERVING_START.is_match(text),
+            build: BUILD.is_match(text),
+            installed: text.contains("Successfully installed"),
+            crash: CRASH.is_match(text),
+        }
+    }
+
+    /// Both texts', as if they were one.
+    pub(super) fn and(self, later: Seen) -> Seen {
+        Seen {
+            serving_start: self.serving_start || later.serving_start,
+            build: self.build || later.build,
+            installed: self.installed || later.installed,
+            crash: self.crash || later.crash,
+        }
+    }
+
+    pub(super) fn why_none(self) -> NoMetrics {
+        match () {
+            _ if self.serving_start => NoMetrics::IncompleteBlock,
+            _ if self.build && !self.installed => NoMetrics::BuildNeverFinished,
+            _ if self.crash => NoMetrics::BenchmarkCrashed,
+            _ => NoMetrics::NoResultBlock,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::ids::Short;
 
+mod bounded;
 mod modal;
 mod parts;
 mod role;
@@ -192,10 +193,21 @@ pub enum ReadError {
 
 /// Read one result file.
 pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
-    let text = std::fs::read_to_string(path)?;
+    let (text, cut) = if bounded::is_big(path) {
+        let read = bounded::read(path)?;
+        (read.text, read.cut)
+    } else {
+        (std::fs::read_to_string(path)?, Vec::new())
+    };
     let (value, trailing) = first_json_value(&text)?;
+    drop(text);
     let mut set = shapes::interpret(path, &value)?;
     set.records.iter_mut().for_each(gate);
+    for lost in cut {
+        let message =
+            format!("a text field's middle ({lost} bytes) was not read: the file is over the bound");
+        set.warnings.push(LoadWarning { path: path.to_path_buf(), message });
+    }
     if trailing {
         let message = "trailing data after the first JSON value was ignored".to_string();
         set.warnings.push(LoadWarning { path: path.to_path_buf(), message });

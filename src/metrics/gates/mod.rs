@@ -135,11 +135,15 @@ const PRIMARY: [&str; 5] = ["tpot_mean", "ttft_mean", "itl_mean", "latency_avg",
 /// The first gate a successful measurement fails: `texts` hold its benchmark output, in order
 /// (the last value of each labelled line counts), `metrics` its numbers.
 pub fn check(texts: &[&str], metrics: &Metrics, limits: &Limits) -> Option<GateFailure> {
+    check_scanned(&Scan::of(texts), metrics, limits)
+}
+
+/// `check` of output already scanned (a log read block by block).
+pub fn check_scanned(scan: &Scan, metrics: &Metrics, limits: &Limits) -> Option<GateFailure> {
     if metrics.is_empty() {
         return Some(GateFailure { gate: Gate::NoMetrics, evidence: "metrics: {}".into() });
     }
-    let scan = Scan::of(texts);
-    line_gates(&scan, limits).or_else(|| metric_gates(metrics))
+    line_gates(scan, limits).or_else(|| metric_gates(metrics))
 }
 
 /// The gates a plain benchmark log fails, read from its lines (`Scan::feed` block by block);
