@@ -26,7 +26,9 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             perftriage::cli::out::err(&format!("perftriage: error: {e:#}"));
-            ExitCode::from(1)
+            // A config that cannot be used is a usage error, as the README's exit codes say.
+            let usage = e.chain().any(|c| c.downcast_ref::<perftriage::config::ConfigError>().is_some());
+            ExitCode::from(if usage { 2 } else { 1 })
         }
     }
 }
@@ -178,7 +180,11 @@ fn standalone(command: &Command, config: Option<&std::path::Path>) -> anyhow::Re
         }
         Command::Synth { commits, files_per_commit, out } => {
             let dataset = perftriage::synthetic::generate(out, *commits, *files_per_commit)?;
-            println!("dataset: {}\nresults: {}", dataset.display(), out.join("results").display());
+            let results = out.join("results");
+            perftriage::cli::out::lines([
+                format!("dataset: {}", dataset.display()),
+                format!("results: {}", results.display()),
+            ])?;
             ExitCode::SUCCESS
         }
         Command::Status { .. }

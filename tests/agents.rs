@@ -123,7 +123,20 @@ fn bad_patches_are_refused_in_a_line_that_says_what_and_where() {
         ("this is not a diff\nat all\n", "not a unified diff"),
         (
             "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n",
-            "line 2: it names `../../etc/passwd`, a path outside the source tree",
+            "line 1: it names `../../etc/passwd`, a path outside the source tree",
+        ),
+        // The three bypasses: git's C-quoted names, a rename's target, a non-delete's old side.
+        (
+            "diff --git \"a/\\056\\056/x\" \"b/\\056\\056/x\"\n--- \"a/\\056\\056/x\"\n+++ \"b/\\056\\056/x\"\n@@ -1 +1 @@\n-x\n+y\n",
+            "line 1: it names `../x`, a path outside the source tree",
+        ),
+        (
+            "diff --git a/x.py b/y.py\nsimilarity index 100%\nrename from x.py\nrename to ../../etc/cron.d/evil\n",
+            "line 4: it names `../../etc/cron.d/evil`, a path outside the source tree",
+        ),
+        (
+            "--- a/../x\n+++ b/x\n@@ -1 +1 @@\n-x\n+y\n",
+            "line 1: it names `../x`, a path outside the source tree",
         ),
     ] {
         let (root, _) = run_folder(summary, patch);

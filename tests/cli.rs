@@ -107,7 +107,7 @@ fn a_bad_config_names_the_file_and_field() {
     let cfg = ws.path().join("c.toml");
     std::fs::write(&cfg, "[keys]\nqiut = [\"q\"]\n").unwrap();
     let out = run(ws.path(), &["--config", cfg.to_str().unwrap(), "status"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     let err = stderr(&out);
     assert!(err.contains("c.toml") && err.contains("line 2") && err.contains("qiut"), "{err}");
 }
@@ -181,4 +181,24 @@ fn a_bad_campaign_request_exits_2_and_says_why() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("no campaign `"), "{args:?}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn a_closed_pipe_ends_a_printing_command_quietly() {
+    // `build --plan | head -1`: the reader is gone before the plan is written.
+    let ws = tempfile::tempdir().unwrap();
+    let config = ws.path().join("config.toml");
+    std::fs::write(&config, format!("[runs]\nvllm_repo = \"{}\"\n", ws.path().display())).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--workspace", ws.path().to_str().unwrap(), "--config", config.to_str().unwrap()])
+        .args(["build", "7c01f706", "--plan"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
 }

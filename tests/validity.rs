@@ -291,6 +291,6 @@ fn a_typo_in_the_gates_section_is_an_error_naming_its_line() {
     std::fs::write(&config, "[gates]\nmax_failed_request = 3\n").unwrap();
     let out = common::cli(dir.path(), &["--config", config.to_str().unwrap(), "classify", BENCH_LOG]);
     let said = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(out.status.code(), Some(2), "a usage error: {said}");
     assert!(said.contains("max_failed_request") && said.contains("line 2"), "{said}");
 }

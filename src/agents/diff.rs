@@ -47,6 +47,8 @@ pub enum DiffError {
     NotADiff,
     #[error("line {line}: it names `{path}`, a path outside the source tree")]
     PathOutside { line: usize, path: String },
+    #[error("line {line}: it names {path:?}, a path with a control character")]
+    PathControl { line: usize, path: String },
     #[error("line {line}: a hunk header that cannot be read: {text}")]
     BadHunk { line: usize, text: String },
 }
@@ -80,17 +82,24 @@ impl Reader {
             return Ok(());
         }
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            let path = rest.rsplit_once(" b/").map_or(rest, |(_, b)| b);
-            return self.start_file(n, path);
+            let (old, new) = git_header_paths(rest);
+            check_path(n, &old)?;
+            return self.start_file(n, &new);
         }
         if let Some(path) = line.strip_prefix("--- ") {
-            self.old_path = Some(header_path(path).to_string());
+            let path = header_path(path);
+            if path != "/dev/null" {
+                check_path(n, &path)?;
+            }
+            self.old_path = Some(path);
         } else if let Some(path) = line.strip_prefix("+++ ") {
             let path = match header_path(path) {
-                "/dev/null" => self.old_path.take().unwrap_or_default(),
-                path => path.to_string(),
+                null if null == "/dev/null" => self.old_path.take().unwrap_or_default(),
+                path => path,
             };
             self.name_file(n, &path)?;
+        } else if let Some(path) = RENAME_OR_COPY.iter().find_map(|h| line.strip_prefix(h)) {
+            check_path(n, &unquoted(path))?;
         } else if line.starts_with("@@") {
             self.left = hunk_ranges(line).ok_or_else(|| DiffError::BadHunk { line: n, text: line.into() })?;
             self.extend_body(n);
@@ -168,14 +177,83 @@ impl Reader {
     }
 }
 
-/// `a/vllm/x.py` → `vllm/x.py`; a tab and what follows (a timestamp) dropped.
-fn header_path(text: &str) -> &str {
-    let path = text.split('\t').next().unwrap_or(text).trim_end();
-    path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path)
+/// Git's extended headers that name a path (without `a/` or `b/`).
+const RENAME_OR_COPY: [&str; 4] = ["rename from ", "rename to ", "copy from ", "copy to "];
+
+/// `a/vllm/x.py` → `vllm/x.py`, unquoted where git C-quoted it; a tab and what follows (a
+/// timestamp) dropped.
+fn header_path(text: &str) -> String {
+    let path = unquoted(text.split('\t').next().unwrap_or(text).trim_end());
+    match path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")) {
+        Some(inner) => inner.to_string(),
+        None => path,
+    }
 }
 
-/// A path that climbs out of the tree or starts at its root is refused.
+/// Both sides of `diff --git a/OLD b/NEW` (each possibly C-quoted), without `a/` and `b/`.
+fn git_header_paths(rest: &str) -> (String, String) {
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let end = closing_quote(quoted).map_or(rest.len(), |i| i + 2);
+        return (header_path(&rest[..end]), header_path(rest[end..].trim_start()));
+    }
+    match rest.rsplit_once(" b/") {
+        Some((old, new)) => (header_path(old), new.to_string()),
+        None => (header_path(rest), header_path(rest)),
+    }
+}
+
+/// Where the quote that closes a C-quoted string is (its text after the opening quote).
+fn closing_quote(text: &str) -> Option<usize> {
+    let mut escaped = false;
+    text.bytes().position(|b| {
+        let closes = b == b'"' && !escaped;
+        escaped = b == b'\\' && !escaped;
+        closes
+    })
+}
+
+/// A path as git writes it in a header: as it is, or C-quoted (`"a/\303\251.py"`) and decoded
+/// here as git does (octal bytes, `\n`, `\t`, `\"`, `\\` …).
+fn unquoted(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return text.to_string();
+    };
+    let (mut out, mut bytes) = (Vec::new(), inner.bytes().peekable());
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                while let Some(&o @ b'0'..=b'7') = bytes.peek().filter(|_| value < 0o40) {
+                    value = value * 8 + u32::from(o - b'0');
+                    bytes.next();
+                }
+                out.push(u8::try_from(value).unwrap_or(b'?'));
+            }
+            Some(c) => out.push(match c {
+                b'a' => 7,
+                b'b' => 8,
+                b't' => b'\t',
+                b'n' => b'\n',
+                b'v' => 11,
+                b'f' => 12,
+                b'r' => b'\r',
+                other => other,
+            }),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A path that climbs out of the tree, starts at its root or holds a control character is refused.
 fn check_path(line: usize, path: &str) -> Result<(), DiffError> {
+    if path.chars().any(char::is_control) {
+        return Err(DiffError::PathControl { line, path: path.to_string() });
+    }
     let outside = path.starts_with('/') || path.split('/').any(|part| part == "..");
     if outside { Err(DiffError::PathOutside { line, path: path.to_string() }) } else { Ok(()) }
 }
@@ -213,11 +291,34 @@ mod tests {
     }
 
     #[test]
+    fn every_path_a_diff_names_is_checked_quoted_renamed_or_old() {
+        let refused = |diff: &str| match parse(diff) {
+            Err(DiffError::PathOutside { line, path } | DiffError::PathControl { line, path }) => {
+                (line, path)
+            }
+            other => panic!("{diff:?} was not refused: {other:?}"),
+        };
+        // git's C-quoted names: `\056` is `.`; it is one file, not two.
+        let quoted = "diff --git \"a/\\056\\056/\\056\\056/etc/passwd\" \"b/\\056\\056/\\056\\056/etc/passwd\"\n--- \"a/\\056\\056/\\056\\056/etc/passwd\"\n+++ \"b/\\056\\056/\\056\\056/etc/passwd\"\n@@ -1 +1 @@\n-x\n+y\n";
+        assert_eq!(refused(quoted), (1, "../../etc/passwd".into()));
+        let rename = "diff --git a/x.py b/y.py\nsimilarity index 100%\nrename from x.py\nrename to ../../etc/cron.d/evil\n";
+        assert_eq!(refused(rename), (4, "../../etc/cron.d/evil".into()));
+        let old_side = "--- a/../x\n+++ b/x\n@@ -1 +1 @@\n-x\n+y\n";
+        assert_eq!(refused(old_side), (1, "../x".into()));
+        let control = "diff --git \"a/x\\ny\" \"b/x\\ny\"\n";
+        assert_eq!(refused(control), (1, "x\ny".into()));
+        // A quoted name that stays inside is read as git writes it: one file.
+        let fine = "diff --git \"a/vllm/caf\\303\\251.py\" \"b/vllm/caf\\303\\251.py\"\n--- \"a/vllm/caf\\303\\251.py\"\n+++ \"b/vllm/caf\\303\\251.py\"\n@@ -1 +1 @@\n-x\n+y\n";
+        let stats = parse(fine).unwrap();
+        assert_eq!(stats.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["vllm/café.py"]);
+    }
+
+    #[test]
     fn bad_diffs_say_what_is_wrong_and_where() {
         assert_eq!(parse("hello\nworld\n"), Err(DiffError::NotADiff));
         assert_eq!(parse(""), Ok(DiffStats::default()));
         let climbing = "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n";
-        assert!(matches!(parse(climbing), Err(DiffError::PathOutside { line: 2, .. })));
+        assert!(matches!(parse(climbing), Err(DiffError::PathOutside { line: 1, .. })), "its old side first");
         let binary =
             "diff --git a/m.bin b/m.bin\nindex 1..2 100644\nBinary files a/m.bin and b/m.bin differ\n";
         assert!(parse(binary).unwrap().files[0].binary);

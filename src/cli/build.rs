@@ -30,7 +30,7 @@ pub fn build_cli(ctx: &Context, short: &str, changes: &KnobSet, plan_only: bool)
         };
         let plan = settings.describe(&job, changes, machine);
         if plan_only {
-            println!("{}", plan.join("\n"));
+            super::out::lines(&plan)?;
             return Ok(ExitCode::SUCCESS);
         }
         plan.iter().for_each(|l| super::out::err(&format!("perftriage: {l}")));

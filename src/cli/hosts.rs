@@ -71,9 +71,9 @@ pub fn hosts_cli(ctx: &Context, json: bool) -> Result<ExitCode> {
     let hosts = if ctx.config.hosts.is_empty() { vec![local()] } else { ctx.config.hosts.clone() };
     let states = super::runtime()?.block_on(futures_util::future::join_all(hosts.into_iter().map(probe)));
     if json {
-        println!("{}", serde_json::to_string_pretty(&states)?);
+        super::out::lines([super::out::json(&states)?])?;
     } else {
-        states.iter().for_each(|h| println!("{}", line(h)));
+        super::out::lines(states.iter().map(line))?;
     }
     let all_answered = states.iter().all(|h| h.unreachable.is_none());
     Ok(if all_answered { ExitCode::SUCCESS } else { ExitCode::from(3) })

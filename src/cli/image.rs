@@ -34,7 +34,7 @@ pub fn push(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
         Change::Pushed { variant: variant.name().into(), image: local, reference: reference.clone() };
     workspace.book.apply(&short, change, crate::session::now_rfc3339())?;
     workspace.store.save(&workspace.book)?;
-    println!("{reference}");
+    super::out::lines([reference.to_string()])?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -55,6 +55,6 @@ pub fn pull(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
         engine.pull_as(&reference, login, progress("pull")).await?;
         anyhow::Ok(engine.tag(&reference, &local).await?)
     })?;
-    println!("{reference} → {local}");
+    super::out::lines([format!("{reference} → {local}")])?;
     Ok(ExitCode::SUCCESS)
 }

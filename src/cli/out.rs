@@ -67,6 +67,16 @@ pub fn stdout() -> SafeWriter<std::io::StdoutLock<'static>> {
     SafeWriter::new(std::io::stdout().lock(), colour_wanted())
 }
 
+/// Lines to standard output, sanitised; a closed pipe (`| head -1`) is an error for `main` to
+/// end quietly on, never a panic.
+pub fn lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> std::io::Result<()> {
+    let mut out = stdout();
+    for line in lines {
+        writeln!(out, "{}", line.as_ref())?;
+    }
+    out.finish()
+}
+
 /// One line to standard error, sanitised and without colour.
 pub fn err(text: &str) {
     let mut w = SafeWriter::new(std::io::stderr().lock(), false);

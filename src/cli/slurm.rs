@@ -25,7 +25,8 @@ fn script_of(ctx: &Context, short: &str, variant: Variant) -> Result<Option<(Run
 
 pub fn script(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
     let Some((_, script)) = script_of(ctx, short, variant)? else { return Ok(ExitCode::from(2)) };
-    print!("{script}");
+    // The script exactly as generated (it quotes what it must); a closed pipe ends quietly.
+    std::io::Write::write_all(&mut std::io::stdout().lock(), script.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -42,7 +43,7 @@ pub fn submit(ctx: &Context, short: &str, variant: Variant, wait: bool) -> Resul
             plan.run_id,
             job.dir.display()
         ));
-        println!("{}", job.job_id);
+        super::out::lines([job.job_id.to_string()])?;
         if !wait {
             return Ok(ExitCode::SUCCESS);
         }

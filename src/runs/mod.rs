@@ -55,10 +55,3 @@ pub enum PatchError {
     #[error("the agent patch has no file header and hunk: it is not a unified diff")]
     NotADiff,
 }
-
-/// Whether a unified diff touches C/C++/CUDA sources (an editable install does not rebuild them).
-pub fn patch_touches_native(diff: &str) -> bool {
-    diff.lines().filter_map(|l| l.strip_prefix("+++ ")).any(|path| {
-        [".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp"].iter().any(|ext| path.trim_end().ends_with(ext))
-    })
-}

@@ -82,8 +82,9 @@ fn result_dirs(config: &Config, options: &Options, workspace: &std::path::Path) 
 /// The config's key map; a bad `[keys]` entry is an error naming the file and line.
 pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap> {
     KeyMap::from_config(&config.keys).map_err(|e| {
-        let file = path.map_or("config".into(), |p| p.display().to_string());
-        anyhow::anyhow!("invalid config {file}: {}[keys] {e}", config.key_line(e.entry()))
+        let path = path.map_or_else(|| "config".into(), std::path::Path::to_path_buf);
+        let message = format!("{}[keys] {e}", config.key_line(e.entry()));
+        anyhow::Error::new(crate::config::ConfigError::Invalid { path, message })
     })
 }
 

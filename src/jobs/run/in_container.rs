@@ -21,8 +21,12 @@ async fn staged(env: &RunEnv, id: &str, patch: &std::path::Path) -> Result<(bool
     let body = std::fs::read(patch)
         .map_err(|e| Failure::new(FailureKind::ToolError, format!("{}: {e}", patch.display())))?;
     let diff = String::from_utf8_lossy(&body);
-    crate::runs::patch_hunks(&diff).map_err(|why| Failure::new(FailureKind::PatchFail, why.to_string()))?;
-    let needs_rebuild = crate::runs::patch_touches_native(&diff);
+    let refused = |why: String| Failure::new(FailureKind::PatchFail, why);
+    crate::runs::patch_hunks(&diff).map_err(|why| refused(why.to_string()))?;
+    // The one path check the 3-way view and `patch` use: an unsafe path is never handed to `patch`.
+    let stats =
+        crate::agents::diff::parse(&diff).map_err(|why| refused(format!("{}: {why}", patch.display())))?;
+    let needs_rebuild = stats.touches_compiled;
     let tar = crate::docker::tar_of(&[("agent.patch", &body, 0o644)])
         .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))?;
     env.engine.upload(id, "/tmp", tar).await.map_err(|e| docker_failure(&e))?;
