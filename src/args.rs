@@ -125,13 +125,14 @@ pub(crate) enum Command {
     /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
     Build {
         short: Short,
-        /// Compiler jobs at once (MAX_JOBS); default from `[build]`, else the daemon's memory.
-        #[arg(long)]
+        /// Compiler jobs at once (MAX_JOBS, at least 1); default from `[build]`, else the daemon's memory.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         max_jobs: Option<u32>,
-        #[arg(long)]
+        /// nvcc threads per job (at least 1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         nvcc_threads: Option<u32>,
-        /// Seconds before the build is stopped and its container removed.
-        #[arg(long)]
+        /// Seconds before the build is stopped and its container removed (at least 1).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: Option<u64>,
         /// Print the exact steps, the image and the expected time and disk; build nothing.
         #[arg(long)]

@@ -14,6 +14,7 @@ pub mod agents;
 pub mod app;
 pub mod builds;
 pub mod campaigns;
+pub mod checked;
 pub mod classify;
 pub mod cli;
 pub mod config;

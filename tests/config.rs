@@ -150,3 +150,64 @@ fn a_bad_build_value_is_named_at_its_own_line() {
     let said = err.to_string();
     assert!(said.contains("line 3") && said.contains("max_job") && said.contains("max_jobs"), "{said}");
 }
+
+#[test]
+fn every_knob_out_of_its_range_is_refused_at_its_own_line_with_the_range() {
+    let path = std::path::Path::new("hostile.toml");
+    let cases = [
+        ("[runs]\nconcurrency = 0\n", 2, "concurrency", "at least 1"),
+        ("log_ring = 0\n", 1, "log_ring", "at least 1"),
+        ("[runs]\nshm_gb = 0\n", 2, "shm_gb", "at least 1"),
+        ("[runs]\nready_timeout_s = 0\n", 2, "ready_timeout_s", "at least 1"),
+        ("[runs]\nrun_timeout_s = 0\n", 2, "run_timeout_s", "at least 1"),
+        ("[runs]\nwarmup = 4000000000\n", 2, "warmup", "from 0 to 100"),
+        ("[runs]\npull_estimate_gb = -1e308\n", 2, "pull_estimate_gb", "from 0 to 1048576"),
+        ("[runs]\ndisk_reserve_gb = nan\n", 2, "disk_reserve_gb", "from 0 to 1048576"),
+        ("[build]\ngib_per_job = -3.0\n", 2, "gib_per_job", "from 0 to 1048576"),
+        ("[build]\nmemory_gb = -1.0\n", 2, "memory_gb", "from 0 to 1048576"),
+        ("[build]\nexpected_gb = inf\n", 2, "expected_gb", "from 0 to 1048576"),
+        ("[build]\nmax_jobs = 0\n", 2, "max_jobs", "at least 1"),
+        ("[build.commits.abcd1234]\nnvcc_threads = 0\n", 2, "nvcc_threads", "at least 1"),
+        ("[slurm]\ngpu_flag = \"x\"\n", 2, "gpu_flag", "gres or gpus"),
+        ("[slurm]\nshared_dir = \"runs/shared\"\n", 2, "shared_dir", "absolute directory"),
+        ("[slurm]\nshared_dir = \"/\"\n", 2, "shared_dir", "absolute directory"),
+        ("[slurm]\nshared_dir = \"/srv/../etc\"\n", 2, "shared_dir", "without .."),
+        ("[slurm]\nperftriage = \"\"\n", 2, "perftriage", "an empty path"),
+        (
+            "[runs.image_overrides]\n\"7c01f706\" = \"anonymous/vllm-baseline:abc\\n#evil\"\n",
+            2,
+            "7c01f706",
+            "whitespace",
+        ),
+        ("[runs.image_overrides]\n\"7c01f706\" = \"a b:c\"\n", 2, "7c01f706", "whitespace"),
+        ("[runs.image_overrides]\n\"7c01f706\" = \"Upper/Case:x\"\n", 2, "7c01f706", "lower case"),
+        (
+            "[runs.image_overrides]\n\"7c01f706\" = \"--privileged\"\n",
+            2,
+            "7c01f706",
+            "not an image reference",
+        ),
+        ("[images]\nhuman = \"anonymous/x:{nope}\"\n", 2, "human", "`{nope}` is no variable"),
+        ("[images]\nbaseline = \"anonymous/x y:{short}\"\n", 2, "baseline", "whitespace"),
+    ];
+    for (text, line, key, range) in cases {
+        let err = perftriage::config::Config::parse(text, path).unwrap_err().to_string();
+        let said = format!("line {line}, column");
+        assert!(err.contains("hostile.toml") && err.contains(&said), "{text:?}: {err}");
+        assert!(err.contains(&format!("`{key}`")) && err.contains(range), "{text:?}: {err}");
+    }
+    // The defaults and sensible values still load.
+    let fine = "[runs]\nconcurrency = 2\nwarmup = 1\ndisk_reserve_gb = 0\n[slurm]\nshared_dir = \"/srv/runs\"\ngpu_flag = \"gpus\"\n[images]\nhuman = \"registry.local:5000/vllm:{full}\"\n";
+    perftriage::config::Config::parse(fine, path).unwrap();
+}
+
+#[test]
+fn build_flags_out_of_range_are_refused_not_clamped() {
+    for flag in ["--max-jobs", "--nvcc-threads", "--timeout"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .args(["build", "7c01f706", flag, "0", "--plan"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} 0: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

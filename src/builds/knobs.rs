@@ -14,9 +14,12 @@ const UPSTREAM: &str = include_str!("upstream.toml");
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BuildConfig {
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub max_jobs: Option<u32>,
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub nvcc_threads: Option<u32>,
     pub cuda_arch: Option<String>,
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub timeout_s: Option<u64>,
     pub toolkit: Option<Vec<String>>,
     pub build_deps: Option<Vec<String>>,
@@ -26,12 +29,16 @@ pub struct BuildConfig {
     pub pre: Option<Vec<String>>,
     /// Compiler jobs when no `max_jobs` is set: as many as the daemon's memory allows at this many
     /// GiB a job (an nvcc of vLLM's kernels takes several), never more than its CPUs.
+    #[serde(deserialize_with = "crate::checked::positive_gib")]
     pub gib_per_job: f64,
     /// Nothing new in the log for this long marks the build stalled (it is never killed for it).
+    #[serde(deserialize_with = "crate::checked::positive")]
     pub stall_s: u64,
     /// Disk the new image takes when this machine has built none yet (else the largest so far).
+    #[serde(deserialize_with = "crate::checked::gib")]
     pub expected_gb: f64,
     /// A container memory limit for builds (none by default).
+    #[serde(default, deserialize_with = "crate::checked::positive_gib_option")]
     pub memory_gb: Option<f64>,
     /// Where the source goes in the image (an editable install, as ISO-Bench's baselines).
     pub dir: String,
@@ -42,9 +49,12 @@ pub struct BuildConfig {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KnobSet {
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub max_jobs: Option<u32>,
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub nvcc_threads: Option<u32>,
     pub cuda_arch: Option<String>,
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub timeout_s: Option<u64>,
     /// apt packages of the toolkit step (empty: no toolkit step).
     pub toolkit: Option<Vec<String>>,

@@ -41,6 +41,7 @@ pub struct Config {
     /// `[gates]`: the validity gates' bound on failed requests (see `metrics::gates::Limits`).
     pub gates: crate::metrics::gates::Limits,
     /// Decoded log lines kept in memory per open log (older ones are read back from the spool).
+    #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub log_ring: Option<usize>,
     /// Action name → keys (board and log actions), or a mode's table (`[keys.confirm]`); app's key
     /// map binds the names.
@@ -125,8 +126,12 @@ fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("line {line}, column {column}: {message}")
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let column = before[line_start..].chars().count() + 1;
+            // A value's error names its key, read off the line where the value stands.
+            let key = before[line_start..].split_once('=').map(|(k, _)| k.trim().trim_matches('"'));
+            let key = key.filter(|k| !k.is_empty()).map(|k| format!(" `{k}`")).unwrap_or_default();
+            format!("line {line}, column {column}{key}: {message}")
         }
         None => message,
     }

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct ImageTemplates {
     /// Variables: `{full}`, `{short}`, `{parent}`, `{parent12}`.
+    #[serde(deserialize_with = "crate::checked::image_template")]
     pub human: String,
+    #[serde(deserialize_with = "crate::checked::image_template")]
     pub baseline: String,
 }
 

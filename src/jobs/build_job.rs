@@ -41,7 +41,11 @@ impl BuildSettings {
         BuildSettings {
             build: build.clone(),
             images: images.clone(),
-            overrides: runs.image_overrides.clone().into_iter().collect(),
+            overrides: runs
+                .image_overrides
+                .iter()
+                .map(|(k, v)| (k.clone(), v.reference().to_string()))
+                .collect(),
             checkout: runs.vllm_repo.clone(),
             workspace: workspace.to_path_buf(),
             reserve_bytes: runs.reserve_bytes(),

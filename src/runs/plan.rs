@@ -16,10 +16,13 @@ pub struct RunConfig {
     pub server: String,
     /// `auto` (the commit's GPU count), `all`, `none`, or a number.
     pub gpus: String,
+    #[serde(deserialize_with = "crate::checked::positive")]
     pub shm_gb: u32,
     /// Host directory mounted at /root/.cache/huggingface.
     pub hf_cache: Option<PathBuf>,
+    #[serde(deserialize_with = "crate::checked::positive")]
     pub ready_timeout_s: u64,
+    #[serde(deserialize_with = "crate::checked::positive")]
     pub run_timeout_s: u64,
     /// A vLLM git checkout; each run's `benchmarks/` comes from it at the run's commit.
     pub vllm_repo: Option<PathBuf>,
@@ -28,18 +31,22 @@ pub struct RunConfig {
     /// A ShareGPT-style dataset path inside the container; without it serving runs use random prompts.
     pub dataset_path: Option<String>,
     /// Runs at a time on this host.
+    #[serde(deserialize_with = "crate::checked::positive")]
     pub concurrency: usize,
     /// Per-commit image overrides: short → image, for every variant (the agent's patch goes on the
     /// image its baseline runs in).
-    pub image_overrides: HashMap<String, String>,
+    pub image_overrides: HashMap<String, crate::checked::CheckedImage>,
     /// What a pull is assumed to need on disk when its size is not known (ISO-Bench images: 17–22 GB).
+    #[serde(deserialize_with = "crate::checked::gib")]
     pub pull_estimate_gb: f64,
     /// Free space a pull, commit or build must leave under the Docker data root.
+    #[serde(deserialize_with = "crate::checked::gib")]
     pub disk_reserve_gb: f64,
     /// Times the benchmark runs against one server start (`--repeat`, a number or `auto`); more
     /// than one gives each variant a mean with a 95 % confidence interval.
     pub repeat: super::Repeat,
     /// Benchmark runs before the counted ones of a `--repeat auto` run (recorded, not counted).
+    #[serde(deserialize_with = "crate::checked::at_most_100")]
     pub warmup: u32,
 }
 
@@ -183,7 +190,7 @@ pub fn plan(
     let kind = commit.kind();
     let no_parent = || PlanError::NoParent(commit.short.clone());
     let image = match config.image_overrides.get(commit.short.as_str()) {
-        Some(fixed) => ImageRef::from(fixed),
+        Some(fixed) => fixed.reference().clone(),
         None => images.image_for(commit, variant).ok_or_else(no_parent)?,
     };
     let scripts_commit = match variant {

@@ -14,10 +14,13 @@ pub struct SlurmConfig {
     pub partition: Option<String>,
     pub account: Option<String>,
     /// A directory every node sees: each run's output, workspace and result under `<dir>/<run id>`.
+    #[serde(default, deserialize_with = "crate::checked::absolute_dir")]
     pub shared_dir: Option<PathBuf>,
     /// perftriage on the nodes (default: this binary's path, for a shared install).
+    #[serde(default, deserialize_with = "crate::checked::some_path")]
     pub perftriage: Option<PathBuf>,
     /// `gres` (`--gres=gpu:N`, the default) or `gpus` (`--gpus=N`).
+    #[serde(default, deserialize_with = "crate::checked::gpu_flag")]
     pub gpu_flag: Option<String>,
     /// The board's runs become Slurm jobs (otherwise `[slurm]` serves `perftriage slurm` only).
     pub board: bool,
