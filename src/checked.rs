@@ -137,3 +137,48 @@ pub fn image_template<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Erro
     crate::ids::check_reference(&filled).map_err(|why| D::Error::custom(format!("{template:?}: {why}")))?;
     Ok(template)
 }
+
+/// Words of a grammar: each must match `pattern` whole (what it is named in the error).
+fn words<'de, D: Deserializer<'de>>(
+    d: D,
+    pattern: &str,
+    what: &str,
+) -> Result<Option<Vec<String>>, D::Error> {
+    let words = Vec::<String>::deserialize(d)?;
+    let grammar = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(D::Error::custom)?;
+    if let Some(bad) = words.iter().find(|w| !grammar.is_match(w)) {
+        return Err(D::Error::custom(format!("{bad:?} is not {what}")));
+    }
+    Ok(Some(words))
+}
+
+/// Debian package names (the toolkit step's apt-get, and the CUDA path derived from them).
+pub fn apt_packages<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    words(d, r"[a-z0-9][a-z0-9+.-]+", "a Debian package name ([a-z0-9][a-z0-9+.-]+)")
+}
+
+/// Python module names (the import check's `python3 -c 'import …'`).
+pub fn python_modules<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    words(d, r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", "a Python module name (a.b_c)")
+}
+
+/// `NAME=value` for the build's environment: a shell-safe name.
+pub fn env_assignments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    words(d, r"[A-Za-z_][A-Za-z0-9_]*=[^\n\r\x00]*", "NAME=value (a name of letters, digits and _)")
+}
+
+/// TORCH_CUDA_ARCH_LIST: architectures like `9.0`, `8.0;8.6+PTX`, `8.0 9.0`.
+pub fn cuda_arch<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let arch = String::deserialize(d)?;
+    if !is_cuda_arch(&arch) {
+        return Err(D::Error::custom(format!(
+            "{arch:?}: CUDA architectures are digits, letters, . + ; and spaces"
+        )));
+    }
+    Ok(Some(arch))
+}
+
+/// Whether `arch` is a TORCH_CUDA_ARCH_LIST: digits, letters, `.`, `+`, `;` and spaces.
+pub fn is_cuda_arch(arch: &str) -> bool {
+    !arch.is_empty() && arch.chars().all(|c| c.is_ascii_alphanumeric() || ".+; ".contains(c))
+}

@@ -211,3 +211,45 @@ fn build_flags_out_of_range_are_refused_not_clamped() {
         assert_eq!(out.status.code(), Some(2), "{flag} 0: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn values_that_reach_a_shell_or_python_line_are_refused_outside_their_grammar() {
+    let path = std::path::Path::new("hostile.toml");
+    let cases = [
+        ("[build]\ntoolkit = [\"cuda-toolkit-12-4; touch /tmp/x\"]\n", "toolkit", "Debian package name"),
+        (
+            "[build]\nimports = [\"vllm'); import os; os.system('touch /tmp/x'); ('\"]\n",
+            "imports",
+            "Python module name",
+        ),
+        ("[build]\ncuda_arch = \"$(touch /tmp/x)\"\n", "cuda_arch", "CUDA architectures"),
+        ("[build]\ncuda_arch = \"9.0\\nEVIL=1\"\n", "cuda_arch", "CUDA architectures"),
+        ("[build]\nenv = [\"A B=1\"]\n", "env", "NAME=value"),
+        ("[build.commits.abcd1234]\ntoolkit = [\"x`id`\"]\n", "toolkit", "Debian package name"),
+    ];
+    for (text, key, grammar) in cases {
+        let err = perftriage::config::Config::parse(text, path).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains(&format!("`{key}`")) && err.contains(grammar),
+            "{text:?}: {err}"
+        );
+    }
+    let fine = "[build]\ntoolkit = [\"git\", \"cuda-toolkit-11-8\"]\nimports = [\"vllm\", \"vllm._C\"]\ncuda_arch = \"8.0;9.0+PTX\"\nenv = [\"CCACHE_DIR=/cache dir\"]\n";
+    perftriage::config::Config::parse(fine, path).unwrap();
+}
+
+#[test]
+fn a_report_cell_a_spreadsheet_would_run_is_kept_as_text() {
+    let ws = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .args(["--workspace", ws.path().to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["mark", "7c01f706", "--unfixable", "=HYPERLINK(\"http://x\",\"y\")"]).status.success());
+    let csv = String::from_utf8_lossy(&run(&["report", "--format", "csv"]).stdout).into_owned();
+    let row = csv.lines().find(|l| l.contains("HYPERLINK")).unwrap();
+    assert!(row.contains(",\"'=HYPERLINK(") && !row.contains(",=HYPERLINK"), "{row}");
+}

@@ -18,13 +18,17 @@ pub struct BuildConfig {
     pub max_jobs: Option<u32>,
     #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub nvcc_threads: Option<u32>,
+    #[serde(default, deserialize_with = "crate::checked::cuda_arch")]
     pub cuda_arch: Option<String>,
     #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub timeout_s: Option<u64>,
+    #[serde(default, deserialize_with = "crate::checked::apt_packages")]
     pub toolkit: Option<Vec<String>>,
     pub build_deps: Option<Vec<String>>,
     pub pins: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "crate::checked::python_modules")]
     pub imports: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "crate::checked::env_assignments")]
     pub env: Option<Vec<String>>,
     pub pre: Option<Vec<String>>,
     /// Compiler jobs when no `max_jobs` is set: as many as the daemon's memory allows at this many
@@ -53,18 +57,22 @@ pub struct KnobSet {
     pub max_jobs: Option<u32>,
     #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub nvcc_threads: Option<u32>,
+    #[serde(default, deserialize_with = "crate::checked::cuda_arch")]
     pub cuda_arch: Option<String>,
     #[serde(default, deserialize_with = "crate::checked::positive_option")]
     pub timeout_s: Option<u64>,
     /// apt packages of the toolkit step (empty: no toolkit step).
+    #[serde(default, deserialize_with = "crate::checked::apt_packages")]
     pub toolkit: Option<Vec<String>>,
     /// Build requirements installed before the compile (`--no-build-isolation` needs them).
     pub build_deps: Option<Vec<String>>,
     /// Installed after the compile, in order (`pip install`).
     pub pins: Option<Vec<String>>,
     /// Python modules the import check imports: the build counts only if they import.
+    #[serde(default, deserialize_with = "crate::checked::python_modules")]
     pub imports: Option<Vec<String>>,
     /// `NAME=value` for every step.
+    #[serde(default, deserialize_with = "crate::checked::env_assignments")]
     pub env: Option<Vec<String>>,
     /// Shell run in the source before the dependencies (e.g. a `pyproject.toml` edit).
     pub pre: Option<Vec<String>>,
@@ -234,6 +242,10 @@ pub enum KnobError {
     NotANumber { word: String, name: String },
     #[error("`{0}` is not a build knob (max_jobs, nvcc_threads, timeout_s, cuda_arch)")]
     Unknown(String),
+    #[error("`{0}`: it must be at least 1")]
+    Zero(String),
+    #[error("`{0}`: CUDA architectures are digits, letters, . + ; (no spaces on the prompt)")]
+    Arch(String),
 }
 
 /// `max_jobs=8 nvcc_threads=1 timeout_s=7200 cuda_arch=8.0` (the board's knobs prompt); a word
@@ -244,13 +256,17 @@ pub fn parse_knobs(text: &str) -> Result<KnobSet, KnobError> {
         let (name, value) = word.split_once('=').ok_or_else(|| KnobError::NotNameValue(word.to_string()))?;
         let number = || {
             let bad = || KnobError::NotANumber { word: word.to_string(), name: name.to_string() };
-            value.parse::<u32>().map_err(|_| bad())
+            match value.parse::<u32>().map_err(|_| bad())? {
+                0 => Err(KnobError::Zero(word.to_string())),
+                n => Ok(n),
+            }
         };
         match name {
-            "max_jobs" => knobs.max_jobs = Some(number()?.max(1)),
-            "nvcc_threads" => knobs.nvcc_threads = Some(number()?.max(1)),
+            "max_jobs" => knobs.max_jobs = Some(number()?),
+            "nvcc_threads" => knobs.nvcc_threads = Some(number()?),
             "timeout_s" => knobs.timeout_s = Some(u64::from(number()?)),
-            "cuda_arch" => knobs.cuda_arch = Some(value.to_string()),
+            "cuda_arch" if crate::checked::is_cuda_arch(value) => knobs.cuda_arch = Some(value.to_string()),
+            "cuda_arch" => return Err(KnobError::Arch(word.to_string())),
             _ => return Err(KnobError::Unknown(name.to_string())),
         }
     }
@@ -279,7 +295,12 @@ mod tests {
             parse_knobs(" max_jobs=6  nvcc_threads=1 timeout_s=7200 cuda_arch=8.0 ").unwrap_or_default();
         assert_eq!(describe_knobs(&knobs), "max_jobs=6 nvcc_threads=1 timeout_s=7200 cuda_arch=8.0");
         assert_eq!(parse_knobs("").map(|k| k == KnobSet::default()), Ok(true));
-        assert_eq!(parse_knobs("max_jobs=0").map(|k| k.max_jobs), Ok(Some(1)), "at least one job");
+        assert_eq!(
+            parse_knobs("max_jobs=0"),
+            Err(KnobError::Zero("max_jobs=0".into())),
+            "refused, not clamped"
+        );
+        assert_eq!(parse_knobs("timeout_s=0"), Err(KnobError::Zero("timeout_s=0".into())), "stopped at once");
         assert!(parse_knobs("max_jobs").is_err_and(|e| e.to_string().contains("name=value")));
         assert!(parse_knobs("max_jobs=many").is_err_and(|e| e.to_string().contains("whole number")));
         assert!(parse_knobs("jobs=4").is_err_and(|e| e.to_string().contains("`jobs` is not a build knob")));

@@ -233,11 +233,18 @@ fn counts(o: &Outcomes) -> String {
     outcome_rows("", o).map(|(_, n)| n.to_string()).join(" | ")
 }
 
+/// A CSV cell: quoted where it must be, and one a spreadsheet would take for a formula (`=`,
+/// `@`, `+`, `-`, a tab or carriage return first) kept as text with a leading `'`.
 fn quote(field: &str) -> String {
+    let field = if field.starts_with(['=', '@', '+', '-', '\t', '\r']) {
+        std::borrow::Cow::Owned(format!("'{field}"))
+    } else {
+        std::borrow::Cow::Borrowed(field)
+    };
     if field.contains([',', '"', '\n']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field.into_owned()
     }
 }
 
