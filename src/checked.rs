@@ -178,7 +178,8 @@ pub fn cuda_arch<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::E
     Ok(Some(arch))
 }
 
-/// Whether `arch` is a TORCH_CUDA_ARCH_LIST: digits, letters, `.`, `+`, `;` and spaces.
+/// Whether `arch` is a TORCH_CUDA_ARCH_LIST: digits, letters, `.`, `+`, `;` and spaces (empty:
+/// none is set).
 pub fn is_cuda_arch(arch: &str) -> bool {
-    !arch.is_empty() && arch.chars().all(|c| c.is_ascii_alphanumeric() || ".+; ".contains(c))
+    arch.chars().all(|c| c.is_ascii_alphanumeric() || ".+; ".contains(c))
 }

@@ -253,3 +253,9 @@ fn a_report_cell_a_spreadsheet_would_run_is_kept_as_text() {
     let row = csv.lines().find(|l| l.contains("HYPERLINK")).unwrap();
     assert!(row.contains(",\"'=HYPERLINK(") && !row.contains(",=HYPERLINK"), "{row}");
 }
+
+#[test]
+fn an_empty_cuda_arch_sets_none() {
+    let config = perftriage::config::Config::parse("[build]\ncuda_arch = \"\"\n", std::path::Path::new("c.toml"));
+    assert_eq!(config.unwrap().build.cuda_arch.as_deref(), Some(""));
+}
