@@ -256,6 +256,7 @@ fn a_report_cell_a_spreadsheet_would_run_is_kept_as_text() {
 
 #[test]
 fn an_empty_cuda_arch_sets_none() {
-    let config = perftriage::config::Config::parse("[build]\ncuda_arch = \"\"\n", std::path::Path::new("c.toml"));
+    let config =
+        perftriage::config::Config::parse("[build]\ncuda_arch = \"\"\n", std::path::Path::new("c.toml"));
     assert_eq!(config.unwrap().build.cuda_arch.as_deref(), Some(""));
 }

@@ -141,3 +141,39 @@ fn an_endless_run_of_nul_bytes_is_refused_at_once_with_a_clear_error() {
         );
     }
 }
+
+#[test]
+fn a_subject_with_bidi_and_escape_bytes_reaches_the_board_cleaned() {
+    use perftriage::app::{AppState, Msg, update};
+    let mut commits = perftriage::dataset::load_embedded().unwrap().commits;
+    commits[0].subject = "safe \u{202E}exe.txt \u{1b}[31mred\u{1b}[0m \u{200B}end".into();
+    let short = commits[0].short.clone();
+    let classifier = perftriage::classify::Classifier::embedded().unwrap();
+    let (entries, _) = perftriage::dataset::join(commits, Default::default(), &classifier);
+    let mut s =
+        AppState::new(entries, perftriage::triage::TriageBook::new(), perftriage::app::KeyMap::default());
+    update(&mut s, Msg::Resize(160, 48));
+    let theme = perftriage::ui::Theme::load("default").unwrap();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
+    let screen: String = term.backend().buffer().content.iter().map(|c| c.symbol()).collect();
+    assert!(screen.contains(&format!("{short} safe exe.txt red end")), "the subject, cleaned: {screen}");
+    assert!(!screen.contains(['\u{202E}', '\u{1b}', '\u{200B}']), "no bidi, escape or zero-width character");
+}
+
+#[test]
+fn a_reason_or_note_that_is_blank_once_cleaned_is_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let mark = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_perftriage"))
+            .args(["--workspace", ws.path().to_str().unwrap(), "mark", "7c01f706"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(mark(&["--unfixable", "\u{200B}"]).status.code(), Some(2), "an invisible reason");
+    assert_eq!(mark(&["--note", "\u{1b}[2J"]).status.code(), Some(2), "an escape that clears the screen");
+    assert!(mark(&["--unfixable", "needs \u{1b}[31m2 GPUs"]).status.success());
+    let book = std::fs::read_to_string(ws.path().join("triage.json")).unwrap();
+    assert!(book.contains("needs 2 GPUs") && !book.contains("\\u001b"), "stored cleaned: {book}");
+}

@@ -162,8 +162,25 @@ fn read_summary(dir: &Path, problems: &mut Vec<String>) -> Summary {
 /// The agent as result folders name it: the agent, then its model without punctuation or a
 /// vendor prefix (`trae` + `gpt-5` → `trae_gpt5`, + `claude-sonnet-4-5` → `trae_sonnet45`).
 pub fn agent_name(agent: &str, model: Option<&str>) -> String {
-    let model: String = model.unwrap_or("").chars().filter(char::is_ascii_alphanumeric).collect();
+    // Names come from hostile fields: escapes go whole before anything is kept.
+    let agent: String = crate::logs::display_text(agent)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "_-".contains(*c))
+        .collect();
+    let model: String =
+        crate::logs::display_text(model.unwrap_or("")).chars().filter(char::is_ascii_alphanumeric).collect();
     let model = model.to_ascii_lowercase();
     let model = model.strip_prefix("claude").unwrap_or(&model);
     if model.is_empty() { agent.to_string() } else { format!("{agent}_{model}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_name_built_from_hostile_fields_keeps_no_escape_fragment() {
+        assert_eq!(agent_name("trae\u{1b}[0m", Some("gpt-5\u{1b}[31m")), "trae_gpt5");
+        assert_eq!(agent_name("a b;rm", None), "abrm");
+    }
 }

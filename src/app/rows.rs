@@ -175,7 +175,7 @@ pub fn build_row(entry: &Entry, book: &TriageBook) -> Row {
     .to_lowercase();
     Row {
         short: c.short.clone(),
-        subject: c.subject.clone(),
+        subject: crate::logs::display_text(&c.subject),
         model: model_short,
         kind,
         gpus: c.gpu.clone().unwrap_or_else(|| "?".into()),

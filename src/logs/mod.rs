@@ -7,6 +7,7 @@
 mod backlog;
 mod block;
 mod decode;
+mod display;
 mod line;
 mod pieces;
 mod redact;
@@ -19,6 +20,7 @@ mod style;
 pub use backlog::{Backlog, Batch};
 pub use block::{decode_after, decoded_block};
 pub use decode::{Decoder, Output};
+pub use display::{display_text, is_blank};
 pub use line::{Level, Line, Stream, joined};
 pub use pieces::{LINE_CAP, PiecesError, ReadStats, read_pieces, text_of};
 pub use redact::{REDACTED, Redactor};

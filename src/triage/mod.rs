@@ -152,11 +152,17 @@ impl TriageBook {
 
     /// Append a validated change to the commit's history.
     pub fn apply(&mut self, short: &str, change: Change, at: String) -> Result<(), TriageError> {
+        // Cleaned before it is judged empty: an escape or a zero-width space is no reason.
+        let change = match change {
+            Change::Unfixable { reason } => Change::Unfixable { reason: crate::logs::display_text(&reason) },
+            Change::Note { text } => Change::Note { text: crate::logs::display_text(&text) },
+            other => other,
+        };
         match &change {
-            Change::Unfixable { reason } if reason.trim().is_empty() => {
+            Change::Unfixable { reason } if crate::logs::is_blank(reason) => {
                 return Err(TriageError::MissingReason(short.into()));
             }
-            Change::Note { text } if text.trim().is_empty() => {
+            Change::Note { text } if crate::logs::is_blank(text) => {
                 return Err(TriageError::EmptyNote(short.into()));
             }
             _ => {}
