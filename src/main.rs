@@ -25,12 +25,27 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            perftriage::cli::out::err(&format!("perftriage: error: {e:#}"));
+            perftriage::cli::out::err(&format!("perftriage: error: {}", causes(&e)));
             // A config that cannot be used is a usage error, as the README's exit codes say.
             let usage = e.chain().any(|c| c.downcast_ref::<perftriage::config::ConfigError>().is_some());
             ExitCode::from(if usage { 2 } else { 1 })
         }
     }
+}
+
+/// An error and its causes, each said once: most errors put their cause in their own message,
+/// and `{e:#}` would then say it twice.
+fn causes(e: &anyhow::Error) -> String {
+    let mut said = String::new();
+    for cause in e.chain().map(ToString::to_string) {
+        if !said.contains(&cause) {
+            if !said.is_empty() {
+                said.push_str(": ");
+            }
+            said.push_str(&cause);
+        }
+    }
+    said
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -217,6 +232,9 @@ fn board(ctx: Context, theme_arg: Option<String>, gpu_replay: Option<PathBuf>) -
         .or_else(|| ctx.config.theme.clone())
         .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
     let theme = Theme::load(&name)?;
-    runtime::run_tui(ctx, &theme, gpu_replay)?;
-    Ok(ExitCode::SUCCESS)
+    // Stopped by a signal: 128 + its number, as the headless commands end.
+    Ok(match runtime::run_tui(ctx, &theme, gpu_replay)? {
+        Some(signal) => ExitCode::from(128 + signal),
+        None => ExitCode::SUCCESS,
+    })
 }

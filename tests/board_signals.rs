@@ -233,3 +233,27 @@ fn sigterm_gives_back_the_screen_and_the_cursor_eight_times_of_eight_while_drawi
         assert_eq!(flags, "0 1", "starting, attempt {attempt}: alternate screen, cursor");
     }
 }
+
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn sigterm_at_any_moment_restores_the_terminal_and_exits_143_twenty_times_of_twenty() {
+    // Moments from 0.1 s to 5 s after the start, seeded: before the screen is taken, while the
+    // results load, while it draws. The delay is the signal's moment, not a wait for a state.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for attempt in 1..=20 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let after = std::time::Duration::from_millis(100 + seed % 4900);
+        let (session, ws) = board_starting(&format!("any{attempt}"));
+        std::thread::sleep(after);
+        let pattern = format!("workspace {}$", ws.path().display());
+        let _ = Command::new("pkill").args(["-TERM", "-f", &pattern]).status();
+        wait_for("the board to exit", || ws.path().join("exit").exists());
+        let flags = tmux(&["display", "-p", "-t", &session, "#{alternate_on} #{cursor_flag}"]);
+        tmux(&["kill-session", "-t", &session]);
+        let exit = std::fs::read_to_string(ws.path().join("exit")).unwrap_or_default();
+        assert_eq!(flags.trim(), "0 1", "attempt {attempt}, {after:?}: alternate screen, cursor");
+        assert_eq!(exit.trim(), "EXITED 143", "attempt {attempt}, {after:?}: 128 + SIGTERM");
+    }
+}

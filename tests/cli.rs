@@ -202,3 +202,24 @@ fn a_closed_pipe_ends_a_printing_command_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn an_error_says_its_cause_once() {
+    let ws = tempfile::tempdir().unwrap();
+    let file = ws.path().join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    let out = run(&file, &["mark", "7c01f706", "--skip"]);
+    let err = stderr(&out);
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    let out = run(ws.path(), &["--config", "/nonexistent/c.toml", "status"]);
+    let err = stderr(&out);
+    assert_eq!((err.matches("os error 2").count(), out.status.code()), (1, Some(2)), "{err}");
+}
+
+#[test]
+fn a_missing_patch_is_a_usage_error_for_slurm_script_as_for_patch() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = run(ws.path(), &["slurm", "script", "7c01f706", "--variant", "agent"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("patches"), "{}", stderr(&out));
+}

@@ -13,7 +13,15 @@ use std::process::ExitCode;
 
 fn script_of(ctx: &Context, short: &str, variant: Variant) -> Result<Option<(RunPlan, String)>> {
     let Some(entry) = ctx.find(short) else { return Ok(None) };
-    let plan = super::run::planned(ctx, (entry, variant), &super::run::run_id(), None, None)?;
+    let plan = match super::run::planned(ctx, (entry, variant), &super::run::run_id(), None, None) {
+        Ok(plan) => plan,
+        // No agent patch, no command, no parent: nothing to submit, as `patch` and `run` say (exit 2).
+        Err(why) if why.downcast_ref::<crate::runs::PlanError>().is_some() => {
+            super::out::err(&format!("perftriage: {why}"));
+            return Ok(None);
+        }
+        Err(why) => return Err(why),
+    };
     match crate::runs::job_script(&ctx.config.slurm, &plan, entry.commit.gpu_count(), &ctx.view) {
         Ok(script) => Ok(Some((plan, script))),
         Err(why) => {

@@ -53,7 +53,13 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state
 }
 
-pub fn run_tui(mut ctx: Context, theme: &Theme, gpu_replay: Option<std::path::PathBuf>) -> Result<()> {
+/// The board, until it is quit or a signal stops it; the signal's number, if one did (the
+/// terminal is given back and pending saves written either way).
+pub fn run_tui(
+    mut ctx: Context,
+    theme: &Theme,
+    gpu_replay: Option<std::path::PathBuf>,
+) -> Result<Option<u8>> {
     let workspace = ctx.open_workspace(true)?;
     let recipes = ctx.recipes()?;
     let log_file = super::own_log::start(&ctx.workspace);
@@ -187,11 +193,11 @@ fn report_limits(state: &mut AppState, theme: &Theme) {
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, each a message on the channel returned.
-fn stop_signals() -> mpsc::UnboundedReceiver<&'static str> {
+/// SIGINT, SIGTERM and SIGHUP, each its number on the channel returned.
+fn stop_signals() -> mpsc::UnboundedReceiver<u8> {
     let (stop_tx, stop) = mpsc::unbounded_channel();
-    crate::jobs::signals::on_stop(move |name, _| {
-        let _ = stop_tx.send(name);
+    crate::jobs::signals::on_stop(move |_, number| {
+        let _ = stop_tx.send(number);
     });
     stop
 }
@@ -201,8 +207,8 @@ async fn event_loop(
     state: &mut AppState,
     theme: &Theme,
     io: &mut Io,
-    (mut rx, mut stop): (mpsc::UnboundedReceiver<Msg>, mpsc::UnboundedReceiver<&'static str>),
-) -> Result<()> {
+    (mut rx, mut stop): (mpsc::UnboundedReceiver<Msg>, mpsc::UnboundedReceiver<u8>),
+) -> Result<Option<u8>> {
     let mut tick = tokio::time::interval(TICK);
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
@@ -215,13 +221,13 @@ async fn event_loop(
         }
         let until_frame = FRAME.saturating_sub(last_draw.elapsed());
         let first = tokio::select! {
-            msg = rx.recv() => match msg { Some(m) => m, None => return Ok(()) },
+            msg = rx.recv() => match msg { Some(m) => m, None => return Ok(None) },
             _ = tick.tick() => {
                 super::own_log::collect();
                 Msg::Tick(crate::session::now_rfc3339())
             }
             // The terminal is restored and pending saves are written on the way out.
-            Some(_) = stop.recv() => return Ok(()),
+            Some(number) = stop.recv() => return Ok(Some(number)),
             _ = tokio::time::sleep(until_frame), if dirty => continue,
         };
         let mut batch = vec![first];
@@ -230,7 +236,7 @@ async fn event_loop(
         }
         match apply(state, io, batch) {
             Some(changed) => dirty |= changed,
-            None => return Ok(()),
+            None => return Ok(None),
         }
     }
 }
