@@ -69,6 +69,13 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     press(&mut s, enter());
     let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
     assert!(confirm.preview.iter().any(|l| l.contains("python3 -m pip install numpy_lt_2")), "exact steps");
+    let full = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().commit.full.clone();
+    let tag = format!("then commit it as perftriage-fixed:{full}, the fixed image");
+    assert!(
+        confirm.preview.iter().any(|l| l.contains(&tag)),
+        "the confirm names the tag: {:?}",
+        confirm.preview
+    );
     assert!(press(&mut s, enter()).is_empty(), "Cancel is the default");
     press(&mut s, Key::ch('f'));
     update(

@@ -265,3 +265,35 @@ impl Drop for FixContainerRemoved {
         }
     }
 }
+
+#[test]
+fn a_fix_step_is_shown_as_a_shell_would_read_it() {
+    let text = r#"
+[[recipe]]
+id = "quoted"
+title = "Quoting"
+answers = ["numpy2"]
+steps = [["sh", "-c", "for f in a b; do echo $f; done"], ["pip", "install", "numpy<2"], ["python3", "-c", "import vllm; print(1)"]]
+verify = ["true"]
+"#;
+    let book = perftriage::fixes::RecipeBook::parse(text, "quoting.toml").unwrap();
+    let vars = perftriage::fixes::Vars {
+        vllm_dir: "/v".into(),
+        python: "python3".into(),
+        site_packages: "/s".into(),
+        commit: "c".into(),
+        parent: "p".into(),
+        args: String::new(),
+    };
+    let facts = perftriage::fixes::Facts { vars, vllm_version: None, has_mllama: false };
+    let steps = perftriage::jobs::fix::preview(book.get("quoted").unwrap(), &facts, "c");
+    assert_eq!(
+        steps,
+        [
+            "sh -c 'for f in a b; do echo $f; done'",
+            "pip install 'numpy<2'",
+            "python3 -c 'import vllm; print(1)'",
+            "verify: true",
+        ]
+    );
+}

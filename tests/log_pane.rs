@@ -103,16 +103,24 @@ fn search_next_keeps_context_and_filters_to_matches() {
 }
 
 #[test]
-fn last_query_is_recalled_and_esc_closes_search_then_pane() {
+fn the_search_prompt_opens_empty_recalls_the_last_query_on_up_and_esc_closes_search_then_pane() {
     let mut s = open_log(&numbered(10), 50_000);
     press(&mut s, Key::ch('/'));
     chars(&mut s, "step 3");
     press(&mut s, enter());
+    // A new search is what is typed, never appended to the last (`/torchtask_done`).
+    press(&mut s, Key::ch('/'));
+    let perftriage::app::Mode::Prompt(p) = &s.mode else { panic!() };
+    assert_eq!(p.text, "", "opens empty");
+    chars(&mut s, "step 4");
+    press(&mut s, enter());
+    assert_eq!(s.logs.recorded.as_ref().unwrap().search.as_ref().unwrap().query, "step 4");
     press(&mut s, Key::plain(KeyCode::Esc));
     assert!(s.logs.recorded.as_ref().unwrap().search.is_none());
     press(&mut s, Key::ch('/'));
+    press(&mut s, Key::plain(KeyCode::Up));
     let perftriage::app::Mode::Prompt(p) = &s.mode else { panic!() };
-    assert_eq!(p.text, "step 3");
+    assert_eq!(p.text, "step 4", "↑ brings the last query back");
     press(&mut s, Key::plain(KeyCode::Esc));
     press(&mut s, Key::plain(KeyCode::Esc));
     assert!(s.logs.recorded.is_none());

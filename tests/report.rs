@@ -96,3 +96,26 @@ fn status_records_agree_with_the_board_rows() {
     assert_eq!(report.by_status.get("failed").copied().unwrap_or(0), s.board.view_counts[1]);
     assert_eq!(report.by_status.get("done").copied().unwrap_or(0), s.board.view_counts[4]);
 }
+
+#[test]
+fn only_runs_that_measured_are_listed_as_measured_in_modified_environments() {
+    let (mut entries, book) = hand_counted();
+    let failed = entries
+        .iter()
+        .position(|e| e.variant(dataset::Variant::Baseline).outcome.status == dataset::RunStatus::Error)
+        .unwrap();
+    let measured = entries
+        .iter()
+        .position(|e| e.variant(dataset::Variant::Human).outcome.status == dataset::RunStatus::Success)
+        .unwrap();
+    entries[failed].variants[dataset::Variant::Baseline as usize].outcome.fixes = vec!["numpy2".into()];
+    entries[measured].variants[dataset::Variant::Human as usize].outcome.fixes = vec!["aimv2".into()];
+    let r = report::build(&entries, &book);
+    let listed: Vec<(String, String)> =
+        r.modified.iter().map(|(s, v, _)| (s.to_string(), v.clone())).collect();
+    assert_eq!(
+        listed,
+        [(entries[measured].commit.short.to_string(), "human".to_string())],
+        "the failed baseline is not there"
+    );
+}

@@ -713,3 +713,37 @@ fn an_open_run_pane_follows_the_newest_run_of_its_variant() {
     let second = start(&mut s, 'h');
     assert_eq!(s.logs.run_pane, Some((second, Pane::Benchmark)), "the newest human run, same pane");
 }
+
+#[test]
+fn quitting_from_the_command_line_with_live_runs_asks_as_q_does() {
+    let mut s = state();
+    docker_up(&mut s);
+    queue_all_three(&mut s, "22dd9c27");
+    // `:` then Tab, as the walk did (it completes a command), then Enter.
+    press(&mut s, Key::ch(':'));
+    press(&mut s, Key::plain(perftriage::app::KeyCode::Tab));
+    let perftriage::app::Mode::Prompt(p) = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(p.text, "quit", "Tab on an empty line completes the first command");
+    let effects = press(&mut s, Key::plain(perftriage::app::KeyCode::Enter));
+    assert!(!effects.contains(&Effect::Quit), "no quit while runs are live: {effects:?}");
+    let Mode::Confirm(confirm) = &s.mode else { panic!("the quit confirm: {:?}", s.mode) };
+    assert!(confirm.preview.iter().any(|l| l.contains("L leaves them running")), "{:?}", confirm.preview);
+}
+
+#[test]
+fn a_finished_run_keeps_the_time_it_took_not_the_time_since_it_started() {
+    let mut s = state();
+    docker_up(&mut s);
+    let first = queue_all_three(&mut s, "22dd9c27");
+    let run_id = run_id_of(&first)[0].clone();
+    let tick = |s: &mut AppState, n: u32| {
+        for _ in 0..n {
+            update(s, Msg::Tick("2026-11-27T10:00:00Z".into()));
+        }
+    };
+    tick(&mut s, 5);
+    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Cancelled }));
+    tick(&mut s, 60);
+    let run = s.runs.get(&run_id).unwrap();
+    assert_eq!(run.elapsed(s.session.ticks), 5, "stopped at its end");
+}

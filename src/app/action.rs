@@ -109,6 +109,7 @@ pub enum Action {
     DeleteChar,
     ClearLine,
     Complete,
+    Recall,
     // Every popup.
     Close,
 }
@@ -260,6 +261,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::DeleteChar, "delete the last character", None),
     (Action::ClearLine, "clear the text", None),
     (Action::Complete, "complete the command name (`:` line)", None),
+    (Action::Recall, "the last search again (log search)", None),
     (Action::Close, "close", Some("close")),
 ];
 

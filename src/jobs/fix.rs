@@ -25,23 +25,7 @@ pub enum FixError {
     Pack { name: String, why: String },
 }
 
-/// Where a fixed image for an immediate re-run is tagged.
-pub const LOCAL_REPO: &str = "perftriage-fixed-local";
-
-/// `repo:tag` of the fixed image: `{repo}:{full}` for human, `{repo}:baseline-{parent12}` for
-/// baseline and agent; without a repository, a local tag.
-fn commit_target(
-    commit: &crate::dataset::Commit,
-    variant: crate::dataset::Variant,
-    repo: Option<&str>,
-) -> (String, String) {
-    let parent = commit.parent.as_deref().unwrap_or_default();
-    match (repo, variant) {
-        (Some(repo), crate::dataset::Variant::Human) => (repo.to_string(), commit.full.clone()),
-        (Some(repo), _) => (repo.to_string(), format!("baseline-{}", parent.get(..12).unwrap_or(parent))),
-        (None, _) => (LOCAL_REPO.into(), format!("{}-{}", commit.short, variant.name())),
-    }
-}
+pub use crate::fixes::{LOCAL_REPO, commit_target};
 
 /// One fix to apply.
 #[derive(Debug, Clone)]
@@ -249,8 +233,9 @@ pub fn preview(recipe: &Recipe, facts: &Facts, source_commit: &str) -> Vec<Strin
             facts.vars.render(&inject.to)
         ));
     }
-    steps.extend(recipe.steps.iter().map(|s| facts.vars.argv(s).join(" ")));
-    steps.push(format!("verify: {}", facts.vars.argv(&recipe.verify).join(" ")));
+    // Quoted as a shell reads them: pasted into one, each step does what it will do here.
+    steps.extend(recipe.steps.iter().map(|s| shell_words(&facts.vars.argv(s))));
+    steps.push(format!("verify: {}", shell_words(&facts.vars.argv(&recipe.verify))));
     steps
 }
 

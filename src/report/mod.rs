@@ -151,9 +151,10 @@ pub fn build(entries: &[Entry], book: &TriageBook) -> Report {
         *r.by_kind.entry(c.kind().name().into()).or_default() += 1;
         *r.by_gpu.entry(c.gpu.clone().unwrap_or_else(|| "unknown".into())).or_default() += 1;
         for v in Variant::ALL {
-            let fixes = &entry.variant(v).outcome.fixes;
-            if !fixes.is_empty() {
-                r.modified.push((c.short.clone(), v.name().into(), fixes.clone()));
+            // "Measured" in modified environments: a run that failed measured nothing.
+            let outcome = &entry.variant(v).outcome;
+            if !outcome.fixes.is_empty() && outcome.status == crate::dataset::RunStatus::Success {
+                r.modified.push((c.short.clone(), v.name().into(), outcome.fixes.clone()));
             }
             if let Some(gate) = entry.variant(v).verdict.as_ref().and_then(|x| x.gate()) {
                 r.invalid_measurements.push((c.short.clone(), v.name().into(), gate.into()));

@@ -184,6 +184,7 @@ const PROMPT: &[(&str, Action)] = &[
     ("backspace", Action::DeleteChar),
     ("ctrl-u", Action::ClearLine),
     ("tab", Action::Complete),
+    ("up", Action::Recall),
 ];
 
 const HELP: &[(&str, Action)] =

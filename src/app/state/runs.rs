@@ -28,6 +28,8 @@ pub struct RunView {
     pub dispatched: bool,
     /// `SessionState::ticks` when the run was asked for, for the elapsed time.
     pub started_tick: u64,
+    /// `SessionState::ticks` when it finished: its time stops there.
+    pub ended_tick: Option<u64>,
     pub server: LogView,
     pub bench: LogView,
     /// Found running after a restart: its benchmark output before the restart is not ours to show.
@@ -47,6 +49,7 @@ impl RunView {
             host: None,
             dispatched: false,
             started_tick,
+            ended_tick: None,
             server: LogView::new(key(Pane::Server), title(Pane::Server), ring),
             bench: LogView::new(key(Pane::Benchmark), title(Pane::Benchmark), ring),
             reattached: false,
@@ -76,6 +79,11 @@ impl RunView {
         }
     }
 
+    /// How long it ran (or has run so far), in ticks.
+    pub fn elapsed(&self, ticks: u64) -> u64 {
+        self.ended_tick.unwrap_or(ticks).saturating_sub(self.started_tick)
+    }
+
     /// Holds a slot: handed to the job service and not finished.
     pub fn is_active(&self) -> bool {
         self.dispatched && !self.phase.is_finished()
@@ -91,7 +99,7 @@ impl RunView {
     /// (13 columns): `⠹ start 12s`, `⠸ bench 9m05`, `⠼ pull 40%`.
     pub fn cell_text(&self, ticks: u64) -> String {
         let spin = RunView::spinner(ticks);
-        let elapsed = ticks.saturating_sub(self.started_tick);
+        let elapsed = self.elapsed(ticks);
         match &self.phase {
             RunPhase::Pulling { bytes, total, .. } if *total > 0 => {
                 format!("{spin} pull {}%", bytes * 100 / total)

@@ -26,6 +26,8 @@ pub const MESSAGE_LOG_CAP: usize = 2000;
 pub struct SessionState {
     pub keymap: KeyMap,
     pub images: ImageTemplates,
+    /// Where a fix commits its fixed image (`fixed_repo` in the config).
+    pub fixed_repo: String,
     pub recipes: Vec<RecipeInfo>,
     pub message: Option<(Level, String)>,
     /// The tick the message was posted at: it goes after a few seconds (an error stays longer).
@@ -61,6 +63,7 @@ impl SessionState {
         SessionState {
             keymap,
             images: ImageTemplates::default(),
+            fixed_repo: crate::config::DEFAULT_FIXED_REPO.into(),
             recipes: Vec::new(),
             message: None,
             message_tick: 0,

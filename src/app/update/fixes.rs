@@ -117,7 +117,16 @@ fn confirm(state: &mut AppState, rerun: bool) -> Vec<Effect> {
     let (short, variant) = (menu.short.clone(), menu.variant);
     let mut preview: Vec<String> = vec![format!("In a container from {short}'s {} image:", variant.name())];
     preview.extend(offer.steps.iter().map(|s| format!("  {s}")));
-    preview.push("then commit it as the fixed image for this variant; later runs use it.".into());
+    let tag = state.board.entry_index(&short).map(|i| {
+        let (repo, tag) = crate::fixes::commit_target(
+            &state.board.entries[i].commit,
+            variant,
+            Some(&state.session.fixed_repo),
+        );
+        format!("{repo}:{tag}")
+    });
+    let tag = tag.unwrap_or_else(|| "the fixed image".into());
+    preview.push(format!("then commit it as {tag}, the fixed image for this variant; later runs use it."));
     if rerun {
         preview.push(format!("then re-run {} in that image; the result names the fix.", variant.name()));
     }

@@ -136,11 +136,13 @@ fn other_pane(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
+/// `/` on a log: an empty prompt (what is typed is the new query, never appended to the last;
+/// ↑ brings the last one back).
 fn open_search(state: &mut AppState) -> Vec<Effect> {
-    let last = state.logs.last_query.clone();
-    let Some(view) = state.focused_log_mut() else { return Vec::new() };
-    let text = view.search.as_ref().map_or(last, |s| s.query.clone());
-    state.mode = Mode::Prompt(Prompt::new(PromptPurpose::LogSearch, "", text));
+    if state.focused_log_mut().is_none() {
+        return Vec::new();
+    }
+    state.mode = Mode::Prompt(Prompt::new(PromptPurpose::LogSearch, "", String::new()));
     Vec::new()
 }
 

@@ -28,6 +28,7 @@ pub fn act(state: &mut AppState, action: Action) -> Edit {
         }),
         Action::ClearLine => edit(state, String::clear),
         Action::Complete => complete(state),
+        Action::Recall => recall(state),
         _ => Edit::None,
     }
 }
@@ -46,6 +47,17 @@ fn edit(state: &mut AppState, change: impl FnOnce(&mut String)) -> Edit {
             Edit::FilterChanged
         }
         PromptPurpose::LogSearch => Edit::SearchChanged(prompt.text.clone()),
+        _ => Edit::None,
+    }
+}
+
+/// ↑ in the log search: the last query searched, to run again or edit (the prompt opens empty).
+fn recall(state: &mut AppState) -> Edit {
+    let last = state.logs.last_query.clone();
+    match &state.mode {
+        Mode::Prompt(prompt) if prompt.purpose == PromptPurpose::LogSearch => {
+            edit(state, |text| *text = last)
+        }
         _ => Edit::None,
     }
 }

@@ -150,8 +150,12 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
 }
 
 fn set_phase(state: &mut AppState, run_id: &RunId, phase: RunPhase) {
+    let ticks = state.session.ticks;
     let Some(run) = state.runs.get_mut(run_id) else { return };
     let ended = phase.is_finished();
+    if ended && run.ended_tick.is_none() {
+        run.ended_tick = Some(ticks);
+    }
     let news = match &phase {
         RunPhase::Creating { image } => {
             run.image = Some(image.clone());

@@ -57,7 +57,7 @@ fn row(run: &RunView, ticks: u64) -> String {
         other => other.word().to_string(),
     };
     let phase: String = phase.chars().take(30).collect();
-    let elapsed = compact_duration(ticks.saturating_sub(run.started_tick));
+    let elapsed = compact_duration(run.elapsed(ticks));
     let image = run.image.as_deref().or(run.request.image.as_deref()).unwrap_or("(no container yet)");
     let container = crate::runs::container_name(run.short(), run.variant(), &run.run_id);
     format!("{:<8} {:<9} {phase:<30} {elapsed:>5}  {image} · {container}", run.short(), run.variant().name())
