@@ -14,6 +14,9 @@ pub struct Facts {
 pub enum NotApplicable {
     #[error("none of {} exists", .0.join(", "))]
     NoneExists(Vec<String>),
+    /// A check path made of the failure's evidence (`{args}`) where the evidence names none.
+    #[error("its check needs a path the failure's evidence names, and it names none ({0})")]
+    NoPathInEvidence(String),
     #[error("{0} exists")]
     Exists(String),
     #[error("this vLLM {} mllama", if *.0 { "has" } else { "has no" })]
@@ -30,6 +33,9 @@ pub fn applicable(
 ) -> Result<(), NotApplicable> {
     let c = &recipe.check;
     if !c.file_exists.is_empty() {
+        if let Some(template) = c.file_exists.iter().find(|p| facts.vars.render(p).trim().is_empty()) {
+            return Err(NotApplicable::NoPathInEvidence(template.clone()));
+        }
         let paths: Vec<String> = c.file_exists.iter().map(|p| facts.vars.render(p)).collect();
         if !paths.iter().any(|p| exists(p)) {
             return Err(NotApplicable::NoneExists(paths));
@@ -94,5 +100,22 @@ mod tests {
         assert!(version_in_range("0.8.5.dev42+g3cd91dc95", "<0.9"));
         assert!(!version_in_range("", "<0.9"));
         assert!(version_in_range("0.10.1", ">0.9"));
+    }
+
+    #[test]
+    fn a_check_path_from_evidence_that_names_none_says_so_not_none_of_exists() {
+        let book = crate::fixes::RecipeBook::embedded().unwrap();
+        let recipe = book.get("git_lock_remove").unwrap();
+        let vars = crate::fixes::Vars {
+            vllm_dir: "/v".into(),
+            python: "python3".into(),
+            site_packages: "/s".into(),
+            commit: "c".into(),
+            parent: "p".into(),
+            args: String::new(),
+        };
+        let facts = Facts { vars, vllm_version: None, has_mllama: false };
+        let why = applicable(recipe, &facts, |_| false).unwrap_err().to_string();
+        assert_eq!(why, "its check needs a path the failure's evidence names, and it names none ({args})");
     }
 }
