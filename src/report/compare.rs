@@ -214,8 +214,7 @@ struct Delta {
 /// The delta of two sides on `metric`: single runs by their values; where either side repeated,
 /// the interval's (from the means), or the values' delta and why there is no interval.
 fn delta(metric: &str, reference: Side, candidate: Side) -> Delta {
-    let single =
-        improvement_pct(metric, reference.value.unwrap_or(f64::NAN), candidate.value.unwrap_or(f64::NAN));
+    let single = reference.value.zip(candidate.value).and_then(|(r, c)| improvement_pct(metric, r, c));
     if reference.samples.is_empty() && candidate.samples.is_empty() {
         return Delta { pct: single, interval: None, no_interval: None };
     }
