@@ -62,11 +62,6 @@ impl Scan {
     pub fn last(&self, label: Label) -> Option<(f64, &str)> {
         self.last[label as usize].as_ref().map(|(v, line)| (*v, line.as_str()))
     }
-
-    /// Whether any benchmark result line was seen at all.
-    pub fn any(&self) -> bool {
-        self.last.iter().any(Option::is_some)
-    }
 }
 
 /// The number after the label at `start..end` and its line, where the label begins the line
@@ -106,6 +101,5 @@ mod tests {
             Some((12.5, "Throughput: 12.50 requests/s, 6400.0 total tokens/s"))
         );
         assert!(scan.last(Label::Tpot).is_some_and(|(v, _)| v.is_nan()));
-        assert!(!Scan::of(&["INFO: server started\n"]).any());
     }
 }
