@@ -265,7 +265,9 @@ fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
         let detail = "patches  human +3 −2 in 2 files · agent +2 −1 in 2 files (1 shared)";
         board.until("the patches line", 30, |s| s.contains(detail));
         board.keys("d");
-        let diff = board.settled("the diff", 30, |s| s.contains("▶ a.py  ◆ both") && s.contains("G: end"));
+        let diff = board.settled("the diff", 30, |s| s.contains("▶ a.py  ◆ both") && s.contains(" 1–"));
+        // A document opens at its top and says where it is (it said SCROLLED at once).
+        assert!(!diff.contains("SCROLLED") && diff.contains(" of "), "{diff}");
         insta::assert_snapshot!(format!("patches_{name}"), steady(&diff, &checkout));
         if size.1 == 24 {
             // Tab puts the next file's head on top, as far as the pane scrolls; S-Tab goes back.
@@ -282,7 +284,14 @@ fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
         board.until("the match", 10, |s| s.contains("/int y (1 lines)"));
         board.keys("Escape");
         board.keys("t");
-        let agent = board.settled("the agent run", 30, |s| s.contains("steps (10)") && s.contains("G: end"));
+        let agent = board.settled("the agent run", 30, |s| s.contains("steps (10)") && s.contains(" 1–"));
+        // Step paths are relative to the worktree the task names (they were its long path).
+        let steps: Vec<&str> = agent
+            .lines()
+            .filter(|l| l.contains(" bash ") || l.contains(" str_replace_based_edit_tool "))
+            .collect();
+        assert!(steps.len() > 3 && steps.iter().all(|l| !l.contains("/home/ubuntu/")), "{agent}");
+        assert!(agent.contains("paths are relative to the worktree /home/ubuntu/"), "{agent}");
         insta::assert_snapshot!(format!("agent_run_{name}"), steady(&agent, &checkout));
     }
 }

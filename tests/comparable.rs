@@ -173,7 +173,7 @@ fn render(s: &mut AppState) -> String {
 #[test]
 fn the_board_marks_a_pair_of_two_workloads_and_the_detail_shows_both() {
     let (board, detail) = board_on("19d98e0c");
-    let row = board.lines().find(|l| l.contains("19d98e0c [")).expect("the commit's row");
+    let row = board.lines().find(|l| l.contains("19d98e0c  [")).expect("the commit's row");
     assert!(row.contains(" ≠ "), "the A vs H column: {row}");
     assert!(detail.contains("A vs H ≠ not comparable"), "{detail}");
     assert!(detail.contains("H vs B n/a"), "the baseline failed: nothing to compare: {detail}");

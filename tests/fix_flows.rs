@@ -10,10 +10,11 @@ mod common;
 
 use common::{chars, docker_up, enter, press, state};
 use perftriage::app::{
-    AppState, BoardState, BulkPicker, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, LogKey, LogMsg, Mode,
-    Msg, RecipeInfo, update,
+    AppState, BoardState, BulkPicker, ConfirmAction, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, LogKey,
+    LogMsg, Mode, Msg, RecipeInfo, update,
 };
 use perftriage::dataset::Variant;
+use perftriage::runs::Pane;
 use perftriage::triage::FixOutcome;
 
 /// 7c01f706's human fixed with aimv2_exist_ok: how it went, and the image committed.
@@ -121,6 +122,47 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
         s.board.book.fixed_image("7c01f706", "human").as_deref(),
         Some("perftriage-fixed:7c01f706418d")
     );
+    // The pane follows the re-run (it stayed on the fix's output): its server pane on top, the
+    // fix's output kept open behind it.
+    let (run, pane) = s.logs.run_pane.clone().expect("the re-run's panes are open");
+    let run = s.runs.get(&run).expect("the re-run");
+    assert_eq!((run.short().as_str(), run.variant(), pane), ("7c01f706", Variant::Human, Pane::Server));
+    assert!(s.logs.recorded.is_none() && s.logs.behind.iter().any(|v| v.key == req.log), "fix output behind");
+}
+
+/// The menu separates what answers the failure, what else applies to the image and (with `w`)
+/// what does not apply, each under its heading (every applicable recipe was listed alike).
+#[test]
+fn the_fix_menu_separates_what_answers_the_failure_from_what_else_applies_and_what_does_not() {
+    let mut s = state();
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('f'));
+    let offers = Ok(vec![
+        offer("numpy_lt_2", false, None),
+        offer("rope_patch", true, None),
+        offer("fa_utils_inject", false, Some("none of vllm/vllm_flash_attn exists")),
+    ]);
+    update(&mut s, Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers }));
+    let order = |s: &AppState| {
+        let Mode::Fix(menu) = &s.mode else { panic!("{:?}", s.mode) };
+        menu.shown().iter().map(|o| o.id.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(order(&s), ["rope_patch", "numpy_lt_2"], "what answers first");
+    let screen = common::screen_of(&s, 160, 48);
+    let at = |text: &str| screen.find(text).unwrap_or_else(|| panic!("{text} in\n{screen}"));
+    assert!(
+        at("Answers rope_llama3:") < at("rope_patch") && at("rope_patch") < at("Also applies"),
+        "{screen}"
+    );
+    assert!(at("Also applies to this image") < at("numpy_lt_2"), "{screen}");
+    assert!(screen.contains("w: 1 more that do not apply here, and why"), "{screen}");
+    press(&mut s, Key::ch('w'));
+    assert_eq!(order(&s), ["rope_patch", "numpy_lt_2", "fa_utils_inject"]);
+    for (w, h) in [(80, 24), (160, 48)] {
+        let shown = common::screen_of(&s, w, h);
+        assert!(shown.contains("Does not apply here:"), "{shown}");
+        insta::assert_snapshot!(format!("fix_menu_{w}x{h}"), shown);
+    }
 }
 
 /// `c` applies and commits without a re-run: the row says "fixed" (not re-run) until a run of
@@ -278,13 +320,14 @@ fn bulk_fix_over_picked_commits_or_the_filter() {
     press(&mut s, Key::ch('F'));
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
-    assert_eq!(effects.len(), 2);
+    assert_eq!(effects.len(), 4, "the human and agent of each of the two: {effects:?}");
     assert!(effects.iter().all(|e| matches!(e, Effect::ApplyFix(r) if r.commit_image && r.recipe == "rope")));
     assert!(s.board.picked.is_empty());
 }
 
-/// A bulk fix over three commits: each fix's output fills a view of its own (the last one shown,
-/// the others behind it, said in the title), and `o` goes from one to the next.
+/// A bulk fix over three commits (five failing variants): each fix's output fills a view of its
+/// own (the last one shown, the others behind it, said in the title), and `o` goes from one to
+/// the next.
 #[test]
 fn a_bulk_fix_over_three_commits_keeps_each_commits_output() {
     let mut s = state();
@@ -305,55 +348,104 @@ fn a_bulk_fix_over_three_commits_keeps_each_commits_output() {
         .iter()
         .filter_map(|e| if let Effect::ApplyFix(r) = e { Some(r.log.clone()) } else { None })
         .collect();
-    assert_eq!(keys.len(), 3, "{effects:?}");
+    assert_eq!(keys.len(), 5, "{effects:?}");
+    let said = |key: &LogKey| format!("INFO patching {} {}", key.short, key.variant.name());
     for key in &keys {
-        let lines = common::decoded(&format!("INFO patching {}\n", key.short));
+        let lines = common::decoded(&format!("{}\n", said(key)));
         update(&mut s, Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped: 0, finished: false }));
     }
     let screen = common::screen_of(&s, 160, 48);
-    assert!(screen.contains("+2 more open (o: next)"), "{screen}");
+    assert!(screen.contains("+4 more open (o: next)"), "{screen}");
     let mut seen = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..keys.len() {
         let shown = s.logs.recorded.as_ref().unwrap();
         let text = shown.line(0).map(|l| l.text.clone()).unwrap_or_default();
-        assert_eq!(text, format!("INFO patching {}", shown.key.short), "its own output only");
-        seen.push(shown.key.short.clone());
+        assert_eq!(text, said(&shown.key), "its own output only");
+        seen.push(said(&shown.key));
         press(&mut s, Key::ch('o'));
     }
     seen.sort();
-    let mut wanted: Vec<_> = keys.iter().map(|k| k.short.clone()).collect();
+    let mut wanted: Vec<_> = keys.iter().map(said).collect();
     wanted.sort();
-    assert_eq!(seen, wanted, "o shows each commit's fix in turn");
+    assert_eq!(seen, wanted, "o shows each variant's fix in turn");
 }
 
 #[test]
 fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
     let mut s = state();
-    s.session.recipes = vec![RecipeInfo {
-        id: "probe".into(),
-        title: "a probe".into(),
-        answers: vec!["unclassified".into()],
-    }];
+    s.session.recipes = vec![probe_recipe()];
     press(&mut s, Key::ch('F'));
     let Mode::BulkFix(BulkPicker { shorts, .. }) = &s.mode else { panic!("{:?}", s.mode) };
     assert_eq!(shorts.len(), 96, "the whole All view is offered to the picker");
     press(&mut s, enter());
     let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
-    let listed: Vec<String> =
-        confirm.preview.iter().filter_map(|l| l.strip_prefix("  ")).map(str::to_string).collect();
-    let unclassified_failures = s
+    let ConfirmAction::BulkFix { targets, .. } = &confirm.action else { panic!("{:?}", confirm.action) };
+    let listed: Vec<&String> = confirm.preview.iter().filter(|l| l.starts_with("  ")).collect();
+    let failing_unexplained = s
         .board
         .entries
         .iter()
-        .filter(|e| e.status() == perftriage::dataset::CommitStatus::Failed && e.category() == "unclassified")
+        .flat_map(|e| Variant::ALL.map(|v| (e, v)))
+        .filter(|(e, v)| e.variant(*v).outcome.status.is_failure())
+        .filter(|(e, v)| {
+            let verdict = e.variant(*v).verdict.as_ref().or(e.hint.as_ref());
+            verdict.map_or("unclassified", |x| x.category.as_str()) == "unclassified"
+        })
         .count();
-    assert!(listed.len() > 10 && listed.len() == unclassified_failures, "{} listed", listed.len());
-    assert!(confirm.preview[0].contains(&format!("on {} failing commit(s)", listed.len())));
+    assert!(targets.len() > 10 && targets.len() == failing_unexplained, "{} planned", targets.len());
+    assert_eq!(listed.len(), targets.len(), "one line per variant: {listed:?}");
+    assert!(confirm.preview[0].contains(&format!("on {} failing variant(s)", targets.len())));
+    let planned = targets.len();
     assert!(press(&mut s, Key::ch('y')).is_empty(), "more than ten: asked again");
     let Mode::Confirm(again) = &s.mode else { panic!("{:?}", s.mode) };
-    assert!(again.title.starts_with(&format!("{} commits: really", listed.len())), "{}", again.title);
+    assert!(again.title.starts_with(&format!("{planned} variants: really")), "{}", again.title);
     let effects = press(&mut s, Key::ch('y'));
-    assert_eq!(effects.len(), listed.len());
+    assert_eq!(effects.len(), planned);
+}
+
+fn probe_recipe() -> RecipeInfo {
+    RecipeInfo { id: "probe".into(), title: "a probe".into(), answers: vec!["unclassified".into()] }
+}
+
+/// A bulk fix plans per (commit, variant) from each variant's own failure: on a commit whose human
+/// the recipe already fixed, the baseline and agent are fixed and the human is skipped with the
+/// reason, each named in the confirm (it fixed the human again, "already applied", and left the
+/// failing baseline as it was).
+#[test]
+fn a_bulk_fix_plans_each_failing_variant_and_skips_the_ones_it_already_fixed() {
+    let mut s = state();
+    s.session.recipes = vec![probe_recipe()];
+    let fixed = "perftriage-fixed-local:3092375e-human";
+    update(
+        &mut s,
+        Msg::Fix(FixMsg::Done(FixDone {
+            short: "3092375e".into(),
+            variant: Variant::Human,
+            recipe: "probe".into(),
+            outcome: FixOutcome::Verified,
+            image: Some(fixed.into()),
+            log: None,
+            commit_image: true,
+        })),
+    );
+    select(&mut s, "3092375e");
+    press(&mut s, Key::ch(' '));
+    press(&mut s, Key::ch('F'));
+    press(&mut s, enter());
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let text = confirm.preview.join("\n");
+    assert!(
+        text.contains("  3092375e baseline (unclassified)\n  3092375e agent    (unclassified)"),
+        "{text}"
+    );
+    let skipped = format!("  3092375e human    skipped: already fixed with probe, runs in {fixed}");
+    assert!(text.contains(&skipped), "{text}");
+    let effects = press(&mut s, Key::ch('y'));
+    let fixed: Vec<Variant> = effects
+        .iter()
+        .filter_map(|e| if let Effect::ApplyFix(r) = e { Some(r.variant) } else { None })
+        .collect();
+    assert_eq!(fixed, [Variant::Baseline, Variant::Agent], "{effects:?}");
 }
 
 /// `I` lists perftriage's fixed images with what they fix; `d` deletes one after a confirm.

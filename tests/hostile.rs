@@ -157,7 +157,7 @@ fn a_subject_with_bidi_and_escape_bytes_reaches_the_board_cleaned() {
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     term.draw(|f| perftriage::ui::view(f, &s, &theme)).unwrap();
     let screen: String = term.backend().buffer().content.iter().map(|c| c.symbol()).collect();
-    assert!(screen.contains(&format!("{short} safe exe.txt red end")), "the subject, cleaned: {screen}");
+    assert!(screen.contains(&format!("{short}  safe exe.txt red end")), "the subject, cleaned: {screen}");
     assert!(!screen.contains(['\u{202E}', '\u{1b}', '\u{200B}']), "no bidi, escape or zero-width character");
 }
 

@@ -6,7 +6,7 @@
 use super::diff::{DiffStats, FileChange};
 use super::source::Patch;
 use super::summary::RunSummary;
-use super::trajectory::Step;
+use super::trajectory::{SHOWN_LINE, Step};
 use std::fmt::Write;
 
 /// What a section head starts with.
@@ -63,7 +63,7 @@ pub fn patches(human: Side, agent: Side, layout: Layout) -> String {
     out.push_str("Tab / S-Tab: next / previous file · /: search\n");
     for path in union(h, a) {
         let (hf, af) = (file_of(h, &path), file_of(a, &path));
-        file_section(&mut out, &path, [hf, af], layout);
+        file_section(&mut out, &path, [(h.is_some(), hf), (a.is_some(), af)], layout);
     }
     out
 }
@@ -89,13 +89,17 @@ fn file_of<'a>(patch: Option<&'a Patch>, path: &str) -> FileOf<'a> {
     patch.stats.files.iter().find(|f| f.path == path).map(|f| (f, patch.text.as_str()))
 }
 
-fn file_section(out: &mut String, path: &str, sides: [FileOf; 2], layout: Layout) {
-    let both =
-        if sides.iter().all(Option::is_some) { format!("  {SHARED}◆ both{RESET}") } else { String::new() };
+/// A file's section; each side says whether that side has a patch at all.
+fn file_section(out: &mut String, path: &str, sides: [(bool, FileOf); 2], layout: Layout) {
+    let both = if sides.iter().all(|(_, f)| f.is_some()) {
+        format!("  {SHARED}◆ both{RESET}")
+    } else {
+        String::new()
+    };
     let _ = writeln!(out, "{SECTION_MARK}{BOLD}{path}{RESET}{both}");
     let [human, agent] = sides;
     let [human, agent] = [("human", human), ("agent", agent)]
-        .map(|(name, side)| (counts(name, side.map(|s| s.0)), body(side)));
+        .map(|(name, (has_patch, side))| (counts(name, side.map(|s| s.0), has_patch), body(side)));
     match layout {
         Layout::SideBySide(width) => side_by_side(out, [human, agent], width),
         Layout::Stacked => {
@@ -109,12 +113,14 @@ fn file_section(out: &mut String, path: &str, sides: [FileOf; 2], layout: Layout
     }
 }
 
-/// `human +2 −1`, `agent (not changed)`.
-fn counts(name: &str, file: Option<&FileChange>) -> String {
+/// `human +2 −1`, `agent (not changed)`; `human (no patch)` where that side has none to compare
+/// (the head of the view says why).
+fn counts(name: &str, file: Option<&FileChange>, has_patch: bool) -> String {
     match file {
         Some(f) if f.binary => format!("{name} binary change"),
         Some(f) => format!("{name} +{} −{}", f.added, f.removed),
-        None => format!("{name} (not changed)"),
+        None if has_patch => format!("{name} (not changed)"),
+        None => format!("{name} (no patch)"),
     }
 }
 
@@ -162,14 +168,21 @@ pub fn agent_run(summary: &RunSummary, steps: &[Step]) -> String {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{SECTION_MARK}{BOLD}steps ({}){RESET}", steps.len());
+    if let Some(wt) = &summary.worktree {
+        let _ = writeln!(out, "paths are relative to the worktree {wt}");
+    }
     let tool_width = steps.iter().map(|s| s.tool.chars().count()).max().unwrap_or(0).min(MAX_TOOL);
     for step in steps {
         let at = step.at.as_deref().map_or("-", time_of);
-        let result = if step.result.is_empty() { String::new() } else { format!("  → {}", step.result) };
+        let shown = |text: &str| cut(&summary.relative(text), SHOWN_LINE);
+        let result =
+            if step.result.is_empty() { String::new() } else { format!("  → {}", shown(&step.result)) };
         let _ = writeln!(
             out,
             "{:>4}  {at:<8}  {HUNK}{:<tool_width$}{RESET}  {}{result}",
-            step.number, step.tool, step.input
+            step.number,
+            step.tool,
+            shown(&step.input)
         );
     }
     out
@@ -223,7 +236,12 @@ mod tests {
         let h = patch(HUMAN);
         let text = plain(&patches(Ok(&h), Err("no agent run names it".into()), Layout::Stacked));
         assert!(text.contains("agent  no patch: no agent run names it"), "{text}");
-        assert!(text.contains("▶ a.py\n  human +1 −1\n  @@ -1,2 +1,2 @@\n   keep\n  -two\n  +2\n  agent (not changed)\n▶ c.py"), "{text}");
+        assert!(
+            text.contains(
+                "▶ a.py\n  human +1 −1\n  @@ -1,2 +1,2 @@\n   keep\n  -two\n  +2\n  agent (no patch)\n▶ c.py"
+            ),
+            "{text}"
+        );
         assert!(text.contains("both changed 0 file(s)"), "{text}");
     }
 

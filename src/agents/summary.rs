@@ -25,6 +25,8 @@ pub struct RunSummary {
     pub time_to_first_edit_s: Option<f64>,
     pub final_message: Option<String>,
     pub task: Option<Vec<String>>,
+    /// The agent's working copy, as its task names it.
+    pub worktree: Option<String>,
     /// What could not be read, a line each.
     pub problems: Vec<String>,
 }
@@ -50,8 +52,10 @@ impl RunSummary {
             time_to_first_edit_s: run.time_to_first_edit_s,
             final_message: t.and_then(|t| t.final_message.clone()),
             task: task_lines(run, t),
+            worktree: None,
             problems,
         };
+        let summary = RunSummary { worktree: summary.task.as_deref().and_then(worktree_of), ..summary };
         (summary, trajectory)
     }
 
@@ -86,6 +90,27 @@ impl RunSummary {
         lines.extend(self.task.iter().flatten().map(|l| format!("task: {l}")));
         lines.extend(self.problems.iter().map(|p| format!("problem: {p}")));
         lines
+    }
+}
+
+/// The agent's working copy as its task names it (`… a python code repository in the directory
+/// /home/…/vllm_gpt5_rerun_9ed82e70.`).
+fn worktree_of(task: &[String]) -> Option<String> {
+    task.iter().find_map(|line| {
+        let (_, rest) = line.split_once("in the directory ")?;
+        let path = rest.split_whitespace().next()?.trim_end_matches('.');
+        (path.len() > 1 && path.starts_with('/')).then(|| path.to_string())
+    })
+}
+
+impl RunSummary {
+    /// `text` with the worktree's paths made relative to it (`/…/wt/vllm/x.py` → `vllm/x.py`,
+    /// the worktree itself → `.`).
+    pub fn relative(&self, text: &str) -> String {
+        match &self.worktree {
+            Some(wt) => text.replace(&format!("{wt}/"), "").replace(wt.as_str(), "."),
+            None => text.to_string(),
+        }
     }
 }
 

@@ -132,8 +132,8 @@ fn step(index: usize, raw: RawStep) -> Step {
         number: raw.step_number.unwrap_or(index as u64 + 1),
         at: raw.timestamp,
         tool,
-        input: first_line(&input),
-        result: first_line(&result),
+        input: first_line_within(&input, STEP_LINE),
+        result: first_line_within(&result, STEP_LINE),
     }
 }
 
@@ -148,8 +148,19 @@ fn argument_text(arguments: &serde_json::Value) -> String {
     }
 }
 
-/// The first non-empty line, at most 200 characters.
+/// What a step keeps of its input and result line: enough for the worktree's paths to be made
+/// relative before the line is cut to what is shown (`SHOWN_LINE`).
+const STEP_LINE: usize = 4096;
+
+/// The characters of a line shown.
+pub const SHOWN_LINE: usize = 200;
+
+/// The first non-empty line, at most `SHOWN_LINE` characters.
 pub fn first_line(text: &str) -> String {
+    first_line_within(text, SHOWN_LINE)
+}
+
+fn first_line_within(text: &str, max: usize) -> String {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    line.chars().take(200).collect()
+    line.chars().take(max).collect()
 }

@@ -149,7 +149,11 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::ToggleMouse, "mouse on/off (off: the terminal selects text)", None),
     (Action::CopyHash, "copy the commit's full hash (OSC 52 clipboard)", None),
     (Action::CopyEvidence, "copy the failure's evidence line (OSC 52 clipboard)", None),
-    (Action::ImagesView, "images view: perftriage's fixed images, what they fix; delete from there", None),
+    (
+        Action::ImagesView,
+        "images view: perftriage's fixed images, what they fix; delete from there",
+        Some("images"),
+    ),
     (Action::DeleteImage, "delete the image (after a confirm)", Some("delete")),
     (Action::PushImage, "push the image to the [registry]; its digest is recorded", Some("push")),
     (
@@ -160,7 +164,7 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     (Action::NextAgent, "agent in the A column: the newest of any, then each agent by name", None),
     (Action::MarkUnfixable, "mark unfixable (reason, confirm)", Some("unfixable")),
     (Action::MarkSkip, "mark skip", Some("skip")),
-    (Action::ClearMark, "clear mark", None),
+    (Action::ClearMark, "clear mark", Some("clear mark")),
     (Action::AddNote, "add a note", Some("note")),
     (Action::Help, "help", Some("help")),
     (
@@ -182,8 +186,8 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     ),
     (Action::CancelRun, "cancel the commit's live run (confirm); its container is removed", Some("cancel")),
     (Action::FixMenu, "fix menu for the failing variant (suggested fixes first)", Some("fix")),
-    (Action::Pick, "pick / unpick the commit for a bulk fix", None),
-    (Action::BulkFix, "bulk fix: picked commits, else every commit the filter shows", None),
+    (Action::Pick, "pick / unpick the commit for a bulk fix", Some("pick")),
+    (Action::BulkFix, "bulk fix: picked commits, else every commit the filter shows", Some("bulk fix")),
     (
         Action::StartCampaign,
         "campaign over the picked (else shown) commits: all variants, fixes, retries",

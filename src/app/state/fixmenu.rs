@@ -16,13 +16,35 @@ pub struct FixMenu {
     pub show_why: bool,
 }
 
-impl FixMenu {
-    /// The offers on screen: applicable ones, plus the others when `show_why` is on.
-    pub fn shown(&self) -> Vec<&FixOffer> {
-        match &self.offers {
-            Some(Ok(offers)) => offers.iter().filter(|o| self.show_why || o.why_not.is_none()).collect(),
-            _ => Vec::new(),
+/// Where an offer is listed in the menu, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OfferGroup {
+    /// It answers the failure and applies to the image.
+    Answers,
+    /// It applies to the image but answers another failure.
+    AlsoApplies,
+    /// It does not apply to the image (listed with `show_why`).
+    DoesNotApply,
+}
+
+impl OfferGroup {
+    pub fn of(offer: &FixOffer) -> OfferGroup {
+        match (offer.why_not.is_some(), offer.suggested) {
+            (true, _) => OfferGroup::DoesNotApply,
+            (false, true) => OfferGroup::Answers,
+            (false, false) => OfferGroup::AlsoApplies,
         }
+    }
+}
+
+impl FixMenu {
+    /// The offers on screen by group: applicable ones, plus the others when `show_why` is on.
+    pub fn shown(&self) -> Vec<&FixOffer> {
+        let Some(Ok(offers)) = &self.offers else { return Vec::new() };
+        let mut shown: Vec<&FixOffer> =
+            offers.iter().filter(|o| self.show_why || o.why_not.is_none()).collect();
+        shown.sort_by_key(|o| OfferGroup::of(o));
+        shown
     }
 
     pub fn current(&self) -> Option<&FixOffer> {

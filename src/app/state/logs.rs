@@ -51,6 +51,15 @@ impl LogsState {
         self.document = None;
     }
 
+    /// A re-run after a fix whose output is shown: its server pane takes the fix's place (the
+    /// fix's output stays open behind it).
+    pub fn follow_rerun(&mut self, fix: &super::LogKey, run: crate::runs::RunId) {
+        if let Some(shown) = self.recorded.take_if(|v| &v.key == fix) {
+            self.behind.push(shown);
+            self.run_pane = Some((run, Pane::Server));
+        }
+    }
+
     /// `o` over a fix or build log: the next one open behind it, the shown one going to the back.
     pub fn next_behind(&mut self) -> bool {
         if self.behind.is_empty() || self.run_pane.is_some() {

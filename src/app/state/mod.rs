@@ -14,11 +14,11 @@ mod session;
 pub use crate::fixes::FixOffer;
 pub use board::{BoardPrefs, BoardState, View};
 pub use builds::{BuildView, BuildsState};
-pub use fixmenu::FixMenu;
+pub use fixmenu::{FixMenu, OfferGroup};
 pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
 pub use logview::{LogId, LogKey, LogView, MAX_MATCHES, Search};
-pub use popup::{ActionMenu, BulkPicker, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
+pub use popup::{ActionMenu, BulkPicker, BulkTarget, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
 pub use runs::{DockerStatus, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 

@@ -67,9 +67,9 @@ pub enum ConfirmAction {
         knobs: Box<crate::builds::KnobSet>,
     },
     BulkFix {
-        shorts: Vec<Short>,
+        targets: Vec<BulkTarget>,
         recipe: String,
-        /// Above `BULK_SECOND_CONFIRM` commits a second confirm is asked; this is that one.
+        /// Above `BULK_SECOND_CONFIRM` variants a second confirm is asked; this is that one.
         again: bool,
     },
     /// Quit with runs still live: yes stops them first (their containers are removed); the
@@ -112,6 +112,14 @@ pub struct ActionMenu {
     pub short: Short,
     pub items: Vec<crate::app::Action>,
     pub selected: usize,
+}
+
+/// A variant a bulk fix applies its recipe to, with the failure it answers there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkTarget {
+    pub short: Short,
+    pub variant: Variant,
+    pub category: String,
 }
 
 /// Choosing the recipe to apply to several commits.

@@ -1,12 +1,12 @@
-//! The fix menu, applying a fix from the board, bulk fixes and what a finished fix records.
+//! The fix menu, applying a fix from the board and what a finished fix records.
 
 use crate::app::{
-    Action, AppState, BulkPicker, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest,
-    Focus, JobError, Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
+    Action, AppState, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest, Focus, JobError,
+    Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
 };
-use crate::dataset::{RunStatus, Variant};
+use crate::dataset::Variant;
 use crate::fixes::FixOffer;
-use crate::ids::Short;
+use crate::ids::{ImageRef, Short};
 use crate::runs::RunRequest;
 use crate::triage::{Change, FixOutcome};
 
@@ -16,7 +16,7 @@ fn failing_variant(state: &AppState, index: usize) -> Option<(Variant, String)> 
     Some((v, category_of(state, index, v)))
 }
 
-fn category_of(state: &AppState, index: usize, v: Variant) -> String {
+pub(super) fn category_of(state: &AppState, index: usize, v: Variant) -> String {
     let entry = &state.board.entries[index];
     let verdict = entry.variant(v).verdict.as_ref().or(entry.hint.as_ref());
     verdict.map_or(crate::classify::UNCLASSIFIED.to_string(), |x| x.category.clone())
@@ -187,116 +187,21 @@ fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
         state.board.rebuild_row(index);
     }
     if rerun {
-        let mut fixes = state.board.book.fixes(&short, variant.name());
-        if !fixes.contains(&recipe) {
-            fixes.push(recipe);
-        }
-        let repeat = state.repeat_plan(&short, variant, state.runs.repeat);
-        state.queue_run(RunRequest { short, variant, image, fixes, host: None, repeat });
-        state.refresh_live_cells();
+        rerun_in(state, short, variant, recipe, image);
     }
     effects
 }
 
-/// `F`: one recipe for the picked commits (else all shown), chosen from what their failures suggest.
-pub fn open_bulk(state: &mut AppState) -> Vec<Effect> {
-    let shorts = state.board.picked_or_shown();
-    let categories = failed_categories(state, &shorts);
-    let recipes: Vec<(String, String)> = state
-        .session
-        .recipes
-        .iter()
-        .filter(|r| r.answers.iter().any(|a| categories.contains(a)))
-        .map(|r| (r.id.clone(), r.title.clone()))
-        .collect();
-    if recipes.is_empty() {
-        state.notify(Level::Info, "no known fix answers the failures of these commits");
-        return Vec::new();
+/// The re-run of a fixed variant, in the image the fix made; its panes take the fix's output's
+/// place where that is shown.
+fn rerun_in(state: &mut AppState, short: Short, variant: Variant, recipe: String, image: Option<ImageRef>) {
+    let fix_log = LogKey { short: short.clone(), variant, log: LogId::Fix { recipe: recipe.clone() } };
+    let mut fixes = state.board.book.fixes(&short, variant.name());
+    if !fixes.contains(&recipe) {
+        fixes.push(recipe);
     }
-    state.mode = Mode::BulkFix(BulkPicker { shorts, recipes, selected: 0 });
-    Vec::new()
-}
-
-fn failed_categories(state: &AppState, shorts: &[Short]) -> Vec<String> {
-    let board = &state.board;
-    shorts
-        .iter()
-        .filter_map(|s| board.entry_index(s))
-        .filter(|&i| {
-            let failed = |s: RunStatus| s == RunStatus::Error || s == RunStatus::Timeout;
-            board.entries[i].variants.iter().any(|v| failed(v.outcome.status))
-        })
-        .map(|i| board.entries[i].category().to_string())
-        .collect()
-}
-
-pub fn bulk(state: &mut AppState, action: Action) -> Vec<Effect> {
-    let Mode::BulkFix(picker) = &mut state.mode else { return Vec::new() };
-    match action {
-        Action::MenuDown => {
-            picker.selected = (picker.selected + 1).min(picker.recipes.len().saturating_sub(1))
-        }
-        Action::MenuUp => picker.selected = picker.selected.saturating_sub(1),
-        Action::Choose => {
-            let (recipe, shorts) = (picker.recipes[picker.selected].0.clone(), picker.shorts.clone());
-            let shorts = answered_by(state, &shorts, &recipe);
-            bulk_confirm(state, shorts, recipe, false);
-        }
-        Action::Close => state.mode = Mode::Normal,
-        _ => {}
-    }
-    Vec::new()
-}
-
-/// Above this many commits a bulk fix asks twice.
-pub const BULK_SECOND_CONFIRM: usize = 10;
-
-/// The commits whose failure `recipe` answers: done commits and other failures are left out.
-fn answered_by(state: &AppState, shorts: &[Short], recipe: &str) -> Vec<Short> {
-    let answers: Vec<String> =
-        state.session.recipes.iter().filter(|r| r.id == recipe).flat_map(|r| r.answers.clone()).collect();
-    shorts
-        .iter()
-        .filter(|s| failed_categories(state, std::slice::from_ref(*s)).iter().any(|c| answers.contains(c)))
-        .cloned()
-        .collect()
-}
-
-fn bulk_confirm(state: &mut AppState, shorts: Vec<Short>, recipe: String, again: bool) {
-    let mut preview = vec![
-        format!("{recipe} on {} failing commit(s) it answers, one at a time:", shorts.len()),
-        "(done commits and other failures are left out)".into(),
-    ];
-    preview.extend(shorts.iter().map(|s| format!("  {s}")));
-    preview
-        .push("each in a container from its failing variant's image; verified fixes are committed as".into());
-    preview.push("that variant's fixed image (press r later to run them).".into());
-    let title = if again {
-        format!("{} commits: really bulk-apply {recipe}?", shorts.len())
-    } else {
-        format!("Bulk-apply {recipe}?")
-    };
-    state.mode =
-        Mode::Confirm(Confirm::new(title, preview, ConfirmAction::BulkFix { shorts, recipe, again }));
-}
-
-/// Yes on a bulk confirm: a large batch is asked about once more, then applied.
-pub fn confirmed_bulk(state: &mut AppState, shorts: Vec<Short>, recipe: String, again: bool) -> Vec<Effect> {
-    if shorts.len() > BULK_SECOND_CONFIRM && !again {
-        bulk_confirm(state, shorts, recipe, true);
-        return Vec::new();
-    }
-    apply_bulk(state, &shorts, &recipe)
-}
-
-pub fn apply_bulk(state: &mut AppState, shorts: &[Short], recipe: &str) -> Vec<Effect> {
-    let mut effects = Vec::new();
-    for short in shorts {
-        let Some(index) = state.board.entry_index(short) else { continue };
-        let Some((variant, _)) = failing_variant(state, index) else { continue };
-        effects.extend(apply(state, short, variant, recipe, true));
-    }
-    state.board.picked.clear();
-    state.notify(Level::Info, format!("{} fix(es) queued", effects.len()));
-    effects
+    let repeat = state.repeat_plan(&short, variant, state.runs.repeat);
+    let run = state.queue_run(RunRequest { short, variant, image, fixes, host: None, repeat });
+    state.logs.follow_rerun(&fix_log, run);
+    state.refresh_live_cells();
 }

@@ -4,6 +4,7 @@
 
 mod board;
 mod builds;
+mod bulk_fix;
 mod campaign;
 mod confirm;
 mod documents;
@@ -144,7 +145,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
         (KeyMode::Board | KeyMode::Log, Some(action)) => act(state, action),
         (KeyMode::Chooser, Some(action)) => runs::chooser(state, action),
         (KeyMode::FixMenu, Some(action)) => fixes::menu(state, action),
-        (KeyMode::BulkPicker, Some(action)) => fixes::bulk(state, action),
+        (KeyMode::BulkPicker, Some(action)) => bulk_fix::picker(state, action),
         (KeyMode::Runs, Some(action)) => runs_view::act(state, action),
         (KeyMode::Images, Some(action)) => images::act(state, action),
         (KeyMode::ActionMenu, Some(action)) => match menu::act(state, action) {
@@ -241,8 +242,8 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
             }
             fixes::apply(state, &short, variant, &recipe, commit_image)
         }
-        ConfirmAction::BulkFix { shorts, recipe, again } => {
-            fixes::confirmed_bulk(state, shorts, recipe, again)
+        ConfirmAction::BulkFix { targets, recipe, again } => {
+            bulk_fix::confirmed(state, targets, recipe, again)
         }
         ConfirmAction::QuitStoppingRuns => runs::stop_all(state),
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
@@ -273,7 +274,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::BuildWithKnobs => builds::open_knobs(state),
         Action::CancelRun => runs::ask_cancel(state),
         Action::FixMenu => fixes::open(state),
-        Action::BulkFix => fixes::open_bulk(state),
+        Action::BulkFix => bulk_fix::open(state),
         Action::StartCampaign => campaign::ask(state),
         Action::CampaignView => campaign::open(state),
         Action::Filter => prompt::open_filter(state),

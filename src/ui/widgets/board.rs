@@ -12,6 +12,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
+/// The short hash and the pick marker after it.
+const COMMIT_WIDTH: u16 = 9;
+
 /// Columns that fit at this width, with the host where there are `[[hosts]]`.
 fn columns(width: u16, agents_named: bool, hosts: bool) -> Vec<(Column, Constraint)> {
     let mut cols = columns_of(width, agents_named);
@@ -29,7 +32,7 @@ fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
     let cell = Constraint::Length(13);
     if width >= 150 {
         let mut wide = vec![
-            (Commit, Constraint::Length(8)),
+            (Commit, Constraint::Length(COMMIT_WIDTH)),
             (Subject, Constraint::Min(20)),
             (Model, Constraint::Length(16)),
             (Kind, Constraint::Length(10)),
@@ -47,7 +50,7 @@ fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
         wide
     } else if width >= 110 {
         vec![
-            (Commit, Constraint::Length(8)),
+            (Commit, Constraint::Length(COMMIT_WIDTH)),
             (Subject, Constraint::Min(16)),
             (Model, Constraint::Length(14)),
             (Gpus, Constraint::Length(6)),
@@ -60,7 +63,7 @@ fn columns_of(width: u16, agents_named: bool) -> Vec<(Column, Constraint)> {
         ]
     } else {
         vec![
-            (Commit, Constraint::Length(8)),
+            (Commit, Constraint::Length(COMMIT_WIDTH)),
             (Subject, Constraint::Min(8)),
             (Baseline, cell),
             (Human, cell),
@@ -152,7 +155,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             cols.iter().map(|(c, _)| cell(row, *c, narrow_mark, selected, theme)).collect();
         if state.board.picked.contains(&row.short) {
             let style = if selected { theme.selected } else { theme.warn };
-            cells[0] = Cell::from(Span::styled(format!("•{}", &row.short[..7]), style));
+            cells[0] = Cell::from(Span::styled(format!("{}•", row.short), style));
         }
         let table_row = Row::new(cells);
         if selected { table_row.style(theme.selected) } else { table_row }

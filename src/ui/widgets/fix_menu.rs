@@ -1,7 +1,7 @@
 //! The fix menu (`f`) and the bulk recipe chooser (`F`).
 
 use super::{hints, popup};
-use crate::app::{BulkPicker, FixMenu, KeyMap, KeyMode};
+use crate::app::{BulkPicker, FixMenu, KeyMap, KeyMode, OfferGroup};
 use crate::ui::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -23,20 +23,15 @@ pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, keymap: &KeyMap, th
                 theme.warn,
             ))
         }
-        Some(Ok(_)) => {
-            for (i, offer) in menu.shown().iter().enumerate() {
-                let marker = if offer.suggested { "★" } else { " " };
-                let style = if i == menu.selected { theme.selected } else { theme.text };
-                lines.push(Line::from(vec![
-                    Span::styled(format!("{marker} {:<28}", offer.id), style),
-                    Span::styled(
-                        offer.title.clone(),
-                        if i == menu.selected { theme.selected } else { theme.dim },
-                    ),
-                ]));
-                if let Some(why) = &offer.why_not {
-                    lines.push(Line::styled(format!("    does not apply: {why}"), theme.warn));
-                }
+        Some(Ok(offers)) => {
+            lines.extend(offer_lines(menu, theme));
+            let hidden = offers.len() - menu.shown().len();
+            if hidden > 0 {
+                let why = hints::key(keymap, KeyMode::FixMenu, crate::app::Action::ShowWhy);
+                lines.push(Line::styled(
+                    format!("{why}: {hidden} more that do not apply here, and why"),
+                    theme.dim,
+                ));
             }
         }
     }
@@ -51,6 +46,38 @@ pub fn render(frame: &mut Frame, area: Rect, menu: &FixMenu, keymap: &KeyMap, th
         theme.accent,
         body,
     );
+}
+
+/// The offers under their group's heading: what answers the failure, what else applies to the
+/// image, and (with `w`) what does not apply and why.
+fn offer_lines(menu: &FixMenu, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut group = None;
+    for (i, offer) in menu.shown().into_iter().enumerate() {
+        let this = OfferGroup::of(offer);
+        if group != Some(this) {
+            group = Some(this);
+            lines.push(Line::styled(heading(this, &menu.category), theme.header));
+        }
+        let selected = i == menu.selected;
+        let style = if selected { theme.selected } else { theme.text };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<28}", offer.id), style),
+            Span::styled(offer.title.clone(), if selected { theme.selected } else { theme.dim }),
+        ]));
+        if let Some(why) = &offer.why_not {
+            lines.push(Line::styled(format!("    {why}"), theme.warn));
+        }
+    }
+    lines
+}
+
+fn heading(group: OfferGroup, category: &str) -> String {
+    match group {
+        OfferGroup::Answers => format!("Answers {category}:"),
+        OfferGroup::AlsoApplies => "Also applies to this image (answers another failure):".into(),
+        OfferGroup::DoesNotApply => "Does not apply here:".into(),
+    }
 }
 
 pub fn render_bulk(frame: &mut Frame, area: Rect, picker: &BulkPicker, keymap: &KeyMap, theme: &Theme) {

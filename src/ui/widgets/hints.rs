@@ -15,6 +15,38 @@ pub fn line(keymap: &KeyMap, mode: KeyMode, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The line for a width: help, then `first` in its order, then the mode's other actions; as many
+/// as fit whole, the rest dropped from the end (never a cut word).
+pub fn fitted(
+    keymap: &KeyMap,
+    mode: KeyMode,
+    first: &[Action],
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    let mut actions = labelled(keymap, mode);
+    let rank = |a: &Action| match first.iter().position(|f| f == a) {
+        _ if *a == Action::Help => 0,
+        Some(i) => i + 1,
+        None => usize::MAX,
+    };
+    actions.sort_by_key(|(_, a)| rank(a));
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, action) in actions {
+        let label = format!(" {}", action.footer_label().unwrap_or_default());
+        let needed = key.chars().count() + label.chars().count();
+        // The two spaces after the last one shown may fall off the edge.
+        if used + needed > width {
+            break;
+        }
+        used += needed + 2;
+        spans.push(Span::styled(key, theme.accent));
+        spans.push(Span::styled(format!("{label}  "), theme.dim));
+    }
+    Line::from(spans)
+}
+
 /// (first key, action) of the labelled actions a mode offers, help first.
 pub fn labelled(keymap: &KeyMap, mode: KeyMode) -> Vec<(String, Action)> {
     let mut modes = vec![mode];

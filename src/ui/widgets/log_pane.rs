@@ -30,7 +30,7 @@ pub fn render(frame: &mut Frame, area: Rect, props: &LogPaneProps, theme: &Theme
     let numbers = view.visible(rows, view.top_line(props.page_rows));
     let lines: Vec<Line> = numbers.iter().map(|&n| render_line(props, n, theme)).collect();
     let border = if props.focused { theme.accent } else { theme.border };
-    let mut title = title(view, theme);
+    let mut title = title(view, &numbers, theme);
     if props.behind.0 > 0 {
         let (n, key) = &props.behind;
         title.push_span(Span::styled(format!("+{n} more open ({key}: next) "), theme.accent));
@@ -43,8 +43,14 @@ pub fn render(frame: &mut Frame, area: Rect, props: &LogPaneProps, theme: &Theme
     frame.render_widget(paragraph, area);
 }
 
-fn title<'a>(view: &'a LogView, theme: &Theme) -> Line<'a> {
-    let state = if view.follow {
+/// The pane's state (following, paused, scrolled; for a document, where it is), what filters it,
+/// then its name.
+fn title<'a>(view: &'a LogView, shown: &[usize], theme: &Theme) -> Line<'a> {
+    let state = if view.key.log.is_document() {
+        let (first, last) =
+            (shown.iter().min().map_or(0, |n| n + 1), shown.iter().max().map_or(0, |n| n + 1));
+        Span::styled(format!(" {first}–{last} of {} ", view.ring.total()), theme.dim)
+    } else if view.follow {
         Span::styled(if view.finished { " END " } else { " FOLLOW " }, theme.ok)
     } else {
         match (view.finished, view.new_while_paused) {
