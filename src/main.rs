@@ -59,7 +59,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // The board reads the result files while it draws; every other command needs them first.
         return board(Context::without_results(&options)?, options.theme, options.gpu_replay);
     };
-    dispatch(&Context::load(&options)?, &options, command)
+    let ctx = Context::load(&options)?;
+    let code = dispatch(&ctx, &options, command);
+    // The process ends here: freeing 10,000 commits' entries one by one took 7% of `status`.
+    std::mem::forget(ctx);
+    code
 }
 
 /// A command that reads the dataset, the results and the workspace.

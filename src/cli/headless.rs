@@ -34,34 +34,46 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
         Err(code) => return Ok(code),
     };
     let book = read_book(ctx);
-    let mut out = super::out::stdout();
     if json {
-        for entry in entries.iter() {
-            writeln!(out, "{}", super::out::json(&report::status_record(entry, &book, &ctx.images))?)?;
-        }
+        status_json(ctx, &entries, &book)?
     } else {
-        let colour = super::out::colour_wanted();
-        writeln!(
-            out,
-            "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT",
-            "COMMIT", "STATUS", "B H A", "CATEGORY", "MARK"
-        )?;
-        for entry in entries.iter() {
-            let glyphs: Vec<String> = Variant::ALL
-                .iter()
-                .map(|v| {
-                    paint(entry.variant(*v).outcome.status.glyph(), entry.variant(*v).outcome.status, colour)
-                })
-                .collect();
-            let mark = book.mark(&entry.commit.short).map_or("", |m| m.name());
-            let subject: String = entry.commit.subject.chars().take(60).collect();
-            let (short, status, category) = (&entry.commit.short, entry.status().name(), entry.category());
-            writeln!(out, "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}", glyphs.join(" "))?;
-        }
+        status_table(&entries, &book)?
     }
-    out.finish()?;
     super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A JSON line per commit, escaped as it is written.
+fn status_json(ctx: &Context, entries: &[Entry], book: &crate::triage::TriageBook) -> std::io::Result<()> {
+    let mut out = super::out::JsonLines::stdout();
+    for entry in entries {
+        out.line(&report::status_record(entry, book, &ctx.images))?;
+    }
+    out.finish()
+}
+
+/// A line per commit for people, its text sanitised.
+fn status_table(entries: &[Entry], book: &crate::triage::TriageBook) -> std::io::Result<()> {
+    let mut out = super::out::stdout();
+    let colour = super::out::colour_wanted();
+    writeln!(
+        out,
+        "{:<8} {:<8} {:<5} {:<22} {:<10} SUBJECT",
+        "COMMIT", "STATUS", "B H A", "CATEGORY", "MARK"
+    )?;
+    for entry in entries {
+        let glyphs: Vec<String> = Variant::ALL
+            .iter()
+            .map(|v| {
+                paint(entry.variant(*v).outcome.status.glyph(), entry.variant(*v).outcome.status, colour)
+            })
+            .collect();
+        let mark = book.mark(&entry.commit.short).map_or("", |m| m.name());
+        let subject: String = entry.commit.subject.chars().take(60).collect();
+        let (short, status, category) = (&entry.commit.short, entry.status().name(), entry.category());
+        writeln!(out, "{short:<8} {status:<8} {} {category:<22} {mark:<10} {subject}", glyphs.join(" "))?;
+    }
+    out.finish()
 }
 
 fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String {

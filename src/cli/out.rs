@@ -86,15 +86,59 @@ pub fn err(text: &str) {
 /// A value as one line of JSON, with DEL, C1 controls, bidi controls and line separators escaped
 /// as well as what JSON itself requires (they can only stand inside strings).
 pub fn json(value: &impl serde::Serialize) -> serde_json::Result<String> {
-    let text = serde_json::to_string(value)?;
-    Ok(text.chars().fold(String::with_capacity(text.len()), |mut out, c| {
-        if needs_escape(c) {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
-        } else {
-            out.push(c);
+    let mut out = Vec::with_capacity(256);
+    write_json(&mut out, value)?;
+    // Only whole UTF-8 sequences or ASCII escapes were written.
+    String::from_utf8(out).map_err(|e| serde::ser::Error::custom(e.to_string()))
+}
+
+/// `json` into `writer`, escaped as it is written (no second pass over the text).
+pub fn write_json(writer: &mut impl Write, value: &impl serde::Serialize) -> serde_json::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(writer, Escaping))
+}
+
+/// JSON lines to standard output: `write_json` leaves no control or bidi character unescaped, so
+/// they go out as written, with no decoder on the way.
+pub struct JsonLines {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+}
+
+impl JsonLines {
+    pub fn stdout() -> JsonLines {
+        JsonLines { out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock()) }
+    }
+
+    pub fn line(&mut self, value: &impl serde::Serialize) -> std::io::Result<()> {
+        write_json(&mut self.out, value)?;
+        self.out.write_all(b"\n")
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// serde_json's compact output with the characters `needs_escape` names written as `\uXXXX`.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // Every such character is DEL or starts with byte C2 (C1 controls) or E2 (the rest).
+        if memchr::memchr3(0x7f, 0xc2, 0xe2, fragment.as_bytes()).is_none() {
+            return writer.write_all(fragment.as_bytes());
         }
-        out
-    }))
+        let mut plain = 0;
+        for (at, c) in fragment.char_indices().filter(|(_, c)| needs_escape(*c)) {
+            writer.write_all(&fragment.as_bytes()[plain..at])?;
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            plain = at + c.len_utf8();
+        }
+        writer.write_all(&fragment.as_bytes()[plain..])
+    }
 }
 
 fn needs_escape(c: char) -> bool {

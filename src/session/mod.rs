@@ -89,18 +89,33 @@ pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap>
 }
 
 impl Context {
-    /// Everything, result files read and joined.
+    /// Everything, result files read and joined (the dataset's commits joined once, with them).
     pub fn load(options: &Options) -> Result<Context> {
-        let mut ctx = Context::without_results(options)?;
-        let (entries, warnings) = ctx.read_results(&mut |_| {});
-        ctx.entries = entries;
-        ctx.warnings.extend(warnings);
-        Ok(ctx)
+        let (ctx, commits) = Context::unjoined(options)?;
+        let reader =
+            ResultsReader { commits, dirs: ctx.result_dirs.clone(), classifier: ctx.classifier.clone() };
+        Ok(ctx.joined(reader.read(&mut |_| {})))
     }
 
     /// Everything but the result files: the dataset's commits as it records them. The board
     /// draws this at once and reads the files while it runs (`read_results`).
     pub fn without_results(options: &Options) -> Result<Context> {
+        let (ctx, commits) = Context::unjoined(options)?;
+        let joined = dataset::join(commits, Default::default(), &ctx.classifier);
+        Ok(ctx.joined(joined))
+    }
+
+    /// With its entries, the join's warnings after the dataset's and before the key map's.
+    fn joined(mut self, (entries, warnings): (Vec<Entry>, Vec<String>)) -> Context {
+        self.entries = entries;
+        let keymap_warnings = self.keymap.warnings.len();
+        let at = self.warnings.len() - keymap_warnings;
+        self.warnings.splice(at..at, warnings);
+        self
+    }
+
+    /// The context without entries, and the dataset's commits to join.
+    fn unjoined(options: &Options) -> Result<(Context, Vec<dataset::Commit>)> {
         let (config, path) = Config::load(options.config.as_deref())?;
         crate::metrics::gates::configure(config.gates);
         let keymap = keymap(&config, path.as_deref())?;
@@ -115,27 +130,23 @@ impl Context {
             .or_else(|| config.workspace.clone())
             .or_else(crate::config::default_workspace)
             .context("no workspace directory: pass --workspace DIR")?;
-        let result_dirs = result_dirs(&config, options, &workspace);
-        let trajectory_dirs = [config.trajectories.clone(), options.trajectories.clone()].concat();
-        let (entries, mut warnings) = dataset::join(loaded.commits, Default::default(), &classifier);
-        warnings.splice(0..0, loaded.warnings);
+        let mut warnings = loaded.warnings;
         warnings.extend(keymap.warnings.iter().cloned());
-        let images = config.images.clone();
-        let view = crate::runs::ViewFlags::new(path.as_deref(), options.dataset.as_deref(), &options.results);
-        Ok(Context {
+        let ctx = Context {
+            result_dirs: result_dirs(&config, options, &workspace),
+            trajectory_dirs: [config.trajectories.clone(), options.trajectories.clone()].concat(),
+            images: config.images.clone(),
+            view: crate::runs::ViewFlags::new(path.as_deref(), options.dataset.as_deref(), &options.results),
             config,
-            view,
             keymap,
-            entries,
+            entries: Vec::new(),
             warnings,
-            result_dirs,
-            trajectory_dirs,
-            images,
             workspace,
             classifier,
             redactor: crate::logs::Redactor::from_env(),
             verbose: options.verbose,
-        })
+        };
+        Ok((ctx, loaded.commits))
     }
 
     /// Read and join the result files onto the dataset's commits; `progress` hears as they are read.
