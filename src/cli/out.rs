@@ -180,3 +180,25 @@ fn colour_code(colour: Color, base: u8) -> String {
         Color::Rgb(r, g, b) => format!("{base};2;{r};{g};{b}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character `needs_escape` names leaves as `\uXXXX`, inside and across string
+    /// fragments (serde_json cuts a string at its own escapes); plain text is written as it is.
+    #[test]
+    fn json_escapes_bidi_c1_and_del_and_leaves_plain_text_alone() {
+        let value = serde_json::json!({
+            "subject": "safe \u{202E}exe\"txt\u{7f} \u{85}x\u{2028}\u{2069}é ✓",
+            "plain": "ascii and ünïcode",
+        });
+        let text = json(&value).unwrap();
+        assert_eq!(
+            text,
+            r#"{"plain":"ascii and ünïcode","subject":"safe \u202eexe\"txt\u007f \u0085x\u2028\u2069é ✓"}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value, "what is read back is what was written");
+    }
+}
