@@ -14,7 +14,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// Where patches and agent runs are found.
 pub struct Sources {
-    pub commits: HashMap<Short, Commit>,
+    pub commits: std::sync::Arc<HashMap<Short, Commit>>,
     pub trajectory_dirs: Vec<PathBuf>,
     pub config: RunConfig,
 }

