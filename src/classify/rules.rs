@@ -77,7 +77,7 @@ pub enum ClassifyError {
 pub struct Classifier {
     rules: Vec<Rule>,
     /// Every rule pattern in one alternation: finds candidate lines when `rule_literals` cannot.
-    any: Regex,
+    any: Alternation,
     /// The rules' literals: only lines holding one reach `set`.
     rule_literals: Prefilter,
     set: RegexSet,
@@ -100,7 +100,8 @@ impl Classifier {
         let mut owner = Vec::new();
         for (index, rule) in file.rule.iter().enumerate() {
             for pattern in &rule.patterns {
-                Regex::new(pattern).map_err(|e| ClassifyError::Pattern {
+                // Parsed, not compiled: each one compiled alone took a third of the start.
+                regex_syntax::parse(pattern).map_err(|e| ClassifyError::Pattern {
                     origin: origin.into(),
                     rule: rule.id.clone(),
                     pattern: pattern.clone(),
@@ -110,27 +111,19 @@ impl Classifier {
                 owner.push(index);
             }
         }
-        let too_big = |rule: &str, e: regex::Error| ClassifyError::Pattern {
+        let set = compile_set(&patterns).map_err(|e| culprit(&file.rule, origin, &e))?;
+        let noise = compile_set(&file.noise.patterns).map_err(|e| ClassifyError::Pattern {
             origin: origin.into(),
-            rule: rule.into(),
+            rule: "noise".into(),
             pattern: "<set>".into(),
             message: e.to_string(),
-        };
-        let compile = |list: &[String], rule: &str| {
-            RegexSetBuilder::new(list).size_limit(64 << 20).build().map_err(|e| too_big(rule, e))
-        };
-        let alternation = patterns.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-        let any = RegexBuilder::new(&alternation)
-            .size_limit(64 << 20)
-            .dfa_size_limit(64 << 20)
-            .build()
-            .map_err(|e| too_big("<all>", e))?;
+        })?;
         Ok(Classifier {
-            any,
+            any: Alternation::of(&patterns),
             rule_literals: Prefilter::new(&patterns),
-            set: compile(&patterns, "<all>")?,
+            set,
             noise_literals: Prefilter::new(&file.noise.patterns),
-            noise: compile(&file.noise.patterns, "noise")?,
+            noise,
             rules: file.rule,
             owner,
         })
@@ -147,17 +140,16 @@ impl Classifier {
     /// Where each line that may match a rule has something to match, ascending: the rules'
     /// literals where every rule has some, else the rules' own alternation's matches.
     pub(super) fn candidates(&self, text: &str) -> Vec<usize> {
-        self.rule_literals
-            .starts(text)
-            .unwrap_or_else(|| self.any.find_iter(text).map(|m| m.start()).collect())
+        self.rule_literals.starts(text).unwrap_or_else(|| match self.any.compiled() {
+            Some(any) => any.find_iter(text).map(|m| m.start()).collect(),
+            None => line_starts(text),
+        })
     }
 
     /// Where each line that may be noise has something to match, ascending (every line start
     /// when some noise pattern has no literal).
     pub(super) fn noise_candidates(&self, text: &str) -> Vec<usize> {
-        self.noise_literals.starts(text).unwrap_or_else(|| {
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect()
-        })
+        self.noise_literals.starts(text).unwrap_or_else(|| line_starts(text))
     }
 
     /// Whether `line` is noise and whether a rule matches it, by the regexes alone (no prefilter).
@@ -181,5 +173,89 @@ impl Classifier {
         let mut rules: Vec<usize> = self.set.matches(line).into_iter().map(|p| self.owner[p]).collect();
         rules.dedup();
         rules.into_iter()
+    }
+}
+
+/// Where each line of `text` starts.
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect()
+}
+
+fn compile_set(patterns: &[String]) -> Result<RegexSet, regex::Error> {
+    RegexSetBuilder::new(patterns).size_limit(64 << 20).build()
+}
+
+/// The rule whose pattern keeps the set from compiling (too big, say), found by compiling each
+/// one alone: only on this error path.
+fn culprit(rules: &[Rule], origin: &str, error: &regex::Error) -> ClassifyError {
+    for rule in rules {
+        for pattern in &rule.patterns {
+            if let Err(e) = RegexBuilder::new(pattern).size_limit(64 << 20).build() {
+                let (rule, pattern, message) = (rule.id.clone(), pattern.clone(), e.to_string());
+                return ClassifyError::Pattern { origin: origin.into(), rule, pattern, message };
+            }
+        }
+    }
+    let (rule, pattern, message) = ("<all>".into(), "<set>".into(), error.to_string());
+    ClassifyError::Pattern { origin: origin.into(), rule, pattern, message }
+}
+
+/// The rules' alternation, compiled the first time it is needed: with a literal in every rule
+/// it never is, and compiling it took part of every start.
+#[derive(Debug, Clone)]
+struct Alternation {
+    source: String,
+    compiled: std::sync::OnceLock<Option<Regex>>,
+}
+
+impl Alternation {
+    fn of(patterns: &[String]) -> Alternation {
+        let source = patterns.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
+        Alternation { source, compiled: std::sync::OnceLock::new() }
+    }
+
+    /// `None` where it does not compile within the limits: every line is then a candidate.
+    fn compiled(&self) -> Option<&Regex> {
+        let build =
+            || RegexBuilder::new(&self.source).size_limit(64 << 20).dfa_size_limit(64 << 20).build().ok();
+        self.compiled.get_or_init(build).as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(patterns: &[&str]) -> Result<Classifier, ClassifyError> {
+        let rule = |(i, p): (usize, &&str)| {
+            format!(
+                "[[rule]]\nid = \"r{i}\"\ntitle = \"t\"\npatterns = ['{p}']\ndisposition = \"needs_look\"\nexplain = \"e\"\n"
+            )
+        };
+        let body: String = patterns.iter().enumerate().map(rule).collect();
+        Classifier::from_toml(&format!("[noise]\npatterns = []\n{body}"), "my-rules.toml")
+    }
+
+    /// A pattern that does not parse is named with its rule (patterns are parsed, not compiled
+    /// one by one).
+    #[test]
+    fn a_bad_pattern_is_named_with_its_rule() {
+        let Err(e) = rules(&["fine", "(unclosed"]) else { panic!("a bad pattern was taken") };
+        let said = e.to_string();
+        assert!(
+            said.starts_with("my-rules.toml: rule `r1` pattern `(unclosed` is not a valid regex"),
+            "{said}"
+        );
+    }
+
+    /// A rule without a literal (case-insensitive) makes candidates come from the rules'
+    /// alternation, compiled when first needed; the verdict is the same.
+    #[test]
+    fn a_rule_without_a_literal_still_finds_its_line() {
+        let classifier = rules(&["(?i)oomkilled", "Segfault"]).unwrap();
+        assert!(classifier.any.compiled.get().is_none(), "not compiled before it is needed");
+        let verdict = classifier.classify("start\nprocess OOMKilled\nend\n").unwrap();
+        assert_eq!((verdict.category.as_str(), verdict.line), ("r0", 2));
+        assert!(classifier.any.compiled.get().is_some_and(Option::is_some), "compiled once needed");
     }
 }
