@@ -7,12 +7,7 @@ use ratatui::text::{Line, Span};
 /// `? help  q quit  …`: each labelled action of the mode with its first key, help first. The log
 /// pane also lists the board actions it does not shadow.
 pub fn line(keymap: &KeyMap, mode: KeyMode, theme: &Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (key, action) in labelled(keymap, mode) {
-        spans.push(Span::styled(key, theme.accent));
-        spans.push(Span::styled(format!(" {}  ", action.footer_label().unwrap_or_default()), theme.dim));
-    }
-    Line::from(spans)
+    fitted(keymap, mode, &[], usize::MAX, theme)
 }
 
 /// The line for a width: help, then `first` in its order, then the mode's other actions; as many
@@ -32,12 +27,12 @@ pub fn fitted(
     };
     actions.sort_by_key(|(_, a)| rank(a));
     let mut spans = Vec::new();
-    let mut used = 0;
+    let mut used: usize = 0;
     for (key, action) in actions {
         let label = format!(" {}", action.footer_label().unwrap_or_default());
         let needed = key.chars().count() + label.chars().count();
         // The two spaces after the last one shown may fall off the edge.
-        if used + needed > width {
+        if used.saturating_add(needed) > width {
             break;
         }
         used += needed + 2;
