@@ -92,14 +92,20 @@ fn agent_patch(knobs: &str) -> String {
     )
 }
 
+/// Every other run (a block of the benchmark's 5 requests) 19 times slower than the one before,
+/// from a tenth of the baseline's 1 ms a token: 0.1 and 1.9 ms, mean 1 ms.
+const TIE: &str = "mock_token_us = 100\nmock_alternate_block = 5\nmock_alternate_x = 19";
+
 fn repeats_of(s: &common::engine::Setup, variant: &str) -> Value {
     result(s, variant)["perftriage"]["repeats"].clone()
 }
 
 /// `--repeat auto:6` against the baseline's three recorded runs: an agent three times slower
-/// per token is clear at 3 runs; one whose every other run is three times slower is still
-/// unresolved at 6 and says so (a tie by construction, whatever the machine's load: random
-/// noise of ±60 % a request once came out "clear" against a baseline recorded under other load).
+/// per token is clear at 3 runs; one whose runs alternate between a tenth and 1.9 times the
+/// baseline's pause a token is still unresolved at 6 and says so (a tie by construction: the
+/// mean of its runs is the baseline's, their spread twice it). Load adds to every pause, so the
+/// tie straddles the baseline rather than sitting on one side of it: runs alternating between
+/// 1x and 3x came out "clear at 5 runs" once, a loaded machine making a 1x run as slow as 2x.
 /// A warm-up run comes first and is not counted.
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
@@ -114,7 +120,7 @@ fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noi
     let clear: Vec<(String, usize)> = (3..=5).map(|n| (format!("clear at {n} runs"), n)).collect();
     let unresolved = vec![("unresolved after 6 runs".to_string(), 6)];
     for (knobs, stops) in
-        [("mock_token_us = 3000", clear), ("mock_alternate_block = 5\nmock_alternate_x = 3", unresolved)]
+        [("mock_token_us = 3000", clear), (TIE, unresolved)]
     {
         std::fs::write(&patch, agent_patch(knobs)).unwrap();
         let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
