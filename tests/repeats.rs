@@ -119,9 +119,7 @@ fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noi
     // (the samples are real wall-clock times of the mock's tokens).
     let clear: Vec<(String, usize)> = (3..=5).map(|n| (format!("clear at {n} runs"), n)).collect();
     let unresolved = vec![("unresolved after 6 runs".to_string(), 6)];
-    for (knobs, stops) in
-        [("mock_token_us = 3000", clear), (TIE, unresolved)]
-    {
+    for (knobs, stops) in [("mock_token_us = 3000", clear), (TIE, unresolved)] {
         std::fs::write(&patch, agent_patch(knobs)).unwrap();
         let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
         let said = text(&out);
