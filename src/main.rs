@@ -57,7 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let (options, command) = cli.split();
     let Some(command) = command else {
         // The board reads the result files while it draws; every other command needs them first.
-        return board(Context::without_results(&options)?, options.theme, options.gpu_replay);
+        return board(Context::board_head(&options)?, options.theme, options.gpu_replay);
     };
     let ctx = Context::load(&options)?;
     let code = dispatch(&ctx, &options, command);
@@ -224,7 +224,11 @@ fn standalone(command: &Command, config: Option<&std::path::Path>) -> anyhow::Re
     }))
 }
 
-fn board(ctx: Context, theme_arg: Option<String>, gpu_replay: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+fn board(
+    (ctx, reader): (Context, perftriage::session::ResultsReader),
+    theme_arg: Option<String>,
+    gpu_replay: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         eprintln!(
             "perftriage: the board needs a terminal; for scripts use `perftriage status [--json]` or `perftriage report`"
@@ -237,7 +241,7 @@ fn board(ctx: Context, theme_arg: Option<String>, gpu_replay: Option<PathBuf>) -
         .unwrap_or_else(|| if no_color { "monochrome".into() } else { "default".into() });
     let theme = Theme::load(&name)?;
     // Stopped by a signal: 128 + its number, as the headless commands end.
-    Ok(match runtime::run_tui(ctx, &theme, gpu_replay)? {
+    Ok(match runtime::run_tui((ctx, reader), &theme, gpu_replay)? {
         Some(signal) => ExitCode::from(128 + signal),
         None => ExitCode::SUCCESS,
     })

@@ -295,3 +295,32 @@ fn d_shows_both_patches_and_t_the_agents_run_on_the_board() {
         insta::assert_snapshot!(format!("agent_run_{name}"), steady(&agent, &checkout));
     }
 }
+
+/// The board draws the dataset's first rows before it reads the rest: a commit past them (the
+/// 301st) is on the board once the rest is read, and the job service and the document reader
+/// know it then too (its detail pane's `patches:` line is the checkout's `git diff`, not "not
+/// in the dataset").
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn a_commit_past_the_boards_first_rows_is_known_to_the_services_once_the_rest_is_read() {
+    let checkout = common::checkout::Checkout::new("");
+    let dataset = checkout.dir.path().join("dataset.jsonl");
+    let own = std::fs::read_to_string(&dataset).unwrap();
+    let mut row: Value = serde_json::from_str(perftriage::dataset::EMBEDDED.lines().next().unwrap()).unwrap();
+    let mut rows = String::new();
+    for i in 0..300 {
+        let short = format!("{i:08x}");
+        (row["short"], row["full"]) = (short.clone().into(), format!("{short}{}", "0".repeat(32)).into());
+        rows.push_str(&format!("{row}\n"));
+    }
+    std::fs::write(&dataset, rows + &own).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let board = common::tmux_board::Board::start_sized(&checkout.config, ws.path(), "past-head", (160, 48));
+    board.until("the board", 60, |s| s.contains("00000000"));
+    board.until("all 301 commits", 60, |s| s.contains("All 301"));
+    board.keys("G");
+    board.until("the last commit selected", 30, |s| s.contains(checkout.short()));
+    board.keys("Enter");
+    let detail = "patches  human +3 −2 in 2 files";
+    board.until("the patches line", 30, |s| s.contains(detail));
+}

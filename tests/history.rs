@@ -143,6 +143,23 @@ fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keepin
     assert!(screen.contains("1 warning(s); first: x.json: invalid JSON"), "{screen}");
 }
 
+/// The board starts from the dataset's first rows (`session::BOARD_HEAD`); the rest come with
+/// the results, and the board grows to them (it indexed past its rows, and panicked).
+#[test]
+fn the_board_drawn_from_the_datasets_first_rows_grows_to_the_rest_with_the_results() {
+    let classifier = Classifier::embedded().unwrap();
+    let commits = dataset::load_embedded().unwrap().commits;
+    let (head, _) = dataset::join(commits[..10].to_vec(), Default::default(), &classifier);
+    let mut s = perftriage::app::AppState::new(head, Default::default(), Default::default());
+    let last = commits.iter().map(|c| c.short.clone()).max().unwrap();
+    assert!(!common::screen_of(&s, 160, 48).contains(last.as_str()), "not yet read");
+    let (entries, _) = dataset::load_results(commits.clone(), &[], &classifier, &mut |_| {});
+    update(&mut s, Msg::ResultsRead { entries, warnings: Vec::new() });
+    assert_eq!((s.board.entries.len(), s.board.rows.len()), (commits.len(), commits.len()));
+    common::press(&mut s, perftriage::app::Key::ch('G'));
+    common::tmux_board::row_of(&common::screen_of(&s, 160, 48), last.as_str());
+}
+
 #[test]
 #[cfg_attr(not(has_tmux), ignore = "needs tmux")]
 fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows_the_results() {

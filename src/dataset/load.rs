@@ -2,6 +2,7 @@
 
 use super::Commit;
 use crate::ids::Short;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The 96 ISO-Bench vLLM commits, compiled in (built by fixtures/dataset/build_dataset.py).
@@ -24,33 +25,87 @@ pub struct Dataset {
 }
 
 pub fn load_embedded() -> Result<Dataset, DatasetError> {
-    parse(EMBEDDED, "<embedded dataset>")
+    DatasetText::embedded().head(usize::MAX).map(|(head, _)| head)
 }
 
 pub fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
-    parse(&text, &path.display().to_string())
+    DatasetText::read(path)?.head(usize::MAX).map(|(head, _)| head)
 }
 
-/// Rows that cannot be read or whose ids could reach a command line or a path are skipped.
-fn parse(text: &str, origin: &str) -> Result<Dataset, DatasetError> {
-    let mut set = Dataset::default();
-    let mut seen = std::collections::HashSet::new();
-    for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let checked = serde_json::from_str::<Commit>(line).map_err(RowError::from).and_then(|c| {
-            check_row(&c)?;
-            if seen.insert(c.short.clone()) { Ok(c) } else { Err(RowError::Duplicate(c.short)) }
-        });
-        match checked {
-            Ok(commit) => set.commits.push(commit),
-            Err(why) => set.warnings.push(format!("{origin}:{}: {why}; row skipped", index + 1)),
+/// A dataset's text, read and not yet parsed: its first rows can be parsed before the rest.
+pub struct DatasetText {
+    text: std::borrow::Cow<'static, str>,
+    origin: String,
+}
+
+/// The rows after a dataset's head, parsed later (on another thread: the board draws the head).
+pub struct DatasetTail {
+    source: DatasetText,
+    /// Byte offset and line number (from 0) where the tail starts.
+    at: (usize, usize),
+    /// The head's commits: a row repeating one is a duplicate here too.
+    seen: HashSet<Short>,
+}
+
+impl DatasetText {
+    pub fn embedded() -> DatasetText {
+        DatasetText { text: EMBEDDED.into(), origin: "<embedded dataset>".into() }
+    }
+
+    pub fn read(path: &Path) -> Result<DatasetText, DatasetError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
+        Ok(DatasetText { text: text.into(), origin: path.display().to_string() })
+    }
+
+    /// The first `rows` usable commits (with the warnings of the rows read for them), and the
+    /// rest to parse later; an error where the whole text gives no usable commit.
+    pub fn head(self, rows: usize) -> Result<(Dataset, DatasetTail), DatasetError> {
+        let mut tail = DatasetTail { source: self, at: (0, 0), seen: HashSet::new() };
+        let head = tail.parse_rows(rows);
+        if head.commits.is_empty() {
+            let (path, first) = (tail.source.origin, head.warnings.first().cloned());
+            return Err(DatasetError::Empty { path, first });
         }
+        Ok((head, tail))
     }
-    if set.commits.is_empty() {
-        return Err(DatasetError::Empty { path: origin.to_string(), first: set.warnings.first().cloned() });
+}
+
+impl DatasetTail {
+    /// The rows after the head: their commits and warnings.
+    pub fn parse(mut self) -> Dataset {
+        self.parse_rows(usize::MAX)
     }
-    Ok(set)
+
+    /// Up to `rows` usable commits from where the last parse stopped. Rows that cannot be read
+    /// or whose ids could reach a command line or a path are skipped.
+    fn parse_rows(&mut self, rows: usize) -> Dataset {
+        let mut set = Dataset::default();
+        let (text, origin) = (&self.source.text, &self.source.origin);
+        let (mut offset, mut number) = self.at;
+        while set.commits.len() < rows && offset < text.len() {
+            let len =
+                memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len() - offset, |n| n + 1);
+            let line = text[offset..offset + len].trim_end_matches(['\n', '\r']);
+            (offset, number) = (offset + len, number + 1);
+            if line.trim().is_empty() {
+                continue;
+            }
+            match checked(line, &mut self.seen) {
+                Ok(commit) => set.commits.push(commit),
+                Err(why) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
+            }
+        }
+        self.at = (offset, number);
+        set
+    }
+}
+
+/// A row's commit, if it reads, its ids are safe and it does not repeat one of `seen`.
+fn checked(line: &str, seen: &mut HashSet<Short>) -> Result<Commit, RowError> {
+    let commit = serde_json::from_str::<Commit>(line)?;
+    check_row(&commit)?;
+    if seen.insert(commit.short.clone()) { Ok(commit) } else { Err(RowError::Duplicate(commit.short)) }
 }
 
 /// Why a dataset row is skipped.
@@ -93,5 +148,39 @@ fn check_row(c: &Commit) -> Result<(), RowError> {
     match c.item_id.as_deref() {
         Some(item) if !crate::dataset::is_plain_name(item) => Err(RowError::ItemId(item.to_string())),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dataset file of `rows`.
+    fn text(rows: &[&str]) -> DatasetText {
+        DatasetText { text: rows.join("\n").into(), origin: "d.jsonl".into() }
+    }
+
+    #[test]
+    fn a_head_and_its_tail_read_every_row_once_with_the_lines_named_where_they_are() {
+        let good: Vec<&str> = EMBEDDED.lines().take(4).collect();
+        let rows = [good[0], "{\"short\": 1}", good[1], "", good[2], good[0], good[3]];
+        let whole = text(&rows).head(usize::MAX).unwrap().0;
+        let (head, tail) = text(&rows).head(2).unwrap();
+        let rest = tail.parse();
+        let shorts = |d: &Dataset| d.commits.iter().map(|c| c.short.to_string()).collect::<Vec<_>>();
+        assert_eq!([shorts(&head), shorts(&rest)].concat(), shorts(&whole));
+        assert_eq!(shorts(&head).len(), 2, "the head stops at its rows");
+        assert_eq!([head.warnings.clone(), rest.warnings.clone()].concat(), whole.warnings);
+        assert!(head.warnings[0].starts_with("d.jsonl:2: "), "{:?}", head.warnings);
+        let repeat = &rest.warnings[0];
+        assert!(repeat.starts_with("d.jsonl:6: duplicate commit"), "a repeat of a head row: {repeat}");
+    }
+
+    #[test]
+    fn a_text_with_no_usable_row_is_an_error_however_many_rows_the_head_asks_for() {
+        for rows in [1, 5] {
+            let Err(error) = text(&["", "{\"short\": 1}", "not json"]).head(rows) else { panic!("no error") };
+            assert!(error.to_string().contains("(first problem: d.jsonl:2: "), "{error}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 mod commit;
 mod entry;
 mod images;
+mod index;
 mod join;
 mod kind;
 mod load;
@@ -14,9 +15,10 @@ mod workload;
 pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Variant};
 pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names};
 pub use images::ImageTemplates;
+pub use index::CommitIndex;
 pub use join::{Progress, join, load as load_results};
 pub use kind::BenchKind;
-pub use load::{Dataset, DatasetError, EMBEDDED, load_embedded, load_jsonl};
+pub use load::{Dataset, DatasetError, DatasetTail, DatasetText, EMBEDDED, load_embedded, load_jsonl};
 pub use measured::{Measured, MeasuredSet};
 pub use workload::{Difference, PARTS as WORKLOAD_PARTS, Workload};
 

@@ -4,17 +4,16 @@
 use crate::agents::document::{self, Layout};
 use crate::agents::{self, AgentRuns, RunSummary};
 use crate::app::{Document, Msg};
-use crate::dataset::{Commit, Variant};
+use crate::dataset::{CommitIndex, Variant};
 use crate::ids::Short;
 use crate::runs::RunConfig;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// Where patches and agent runs are found.
 pub struct Sources {
-    pub commits: std::sync::Arc<HashMap<Short, Commit>>,
+    pub commits: CommitIndex,
     pub trajectory_dirs: Vec<PathBuf>,
     pub config: RunConfig,
 }
@@ -59,7 +58,7 @@ impl Sources {
 
     fn patch(&self, short: &str, variant: Variant, runs: &AgentRuns) -> Result<agents::Patch, String> {
         let commit = self.commits.get(short).ok_or_else(|| format!("{short} is not in the dataset"))?;
-        agents::patch(commit, variant, runs, &self.config).map_err(|e| e.to_string())
+        agents::patch(&commit, variant, runs, &self.config).map_err(|e| e.to_string())
     }
 
     fn text(&self, short: &str, which: Document) -> String {

@@ -4,6 +4,7 @@
 use super::effects::Io;
 use super::{events, saver::Saver, terminal};
 use crate::app::{AppState, GpuMsg, Level, Msg, RecipeInfo, update};
+use crate::dataset::CommitIndex;
 use crate::jobs::service::{JobService, JobSetup};
 use crate::session::{Context, Workspace};
 use crate::ui::{self, Theme};
@@ -57,7 +58,7 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
 /// The board, until it is quit or a signal stops it; the signal's number, if one did (the
 /// terminal is given back and pending saves written either way).
 pub fn run_tui(
-    mut ctx: Context,
+    (mut ctx, reader): (Context, crate::session::ResultsReader),
     theme: &Theme,
     gpu_replay: Option<std::path::PathBuf>,
 ) -> Result<Option<u8>> {
@@ -67,7 +68,6 @@ pub fn run_tui(
     for m in &workspace.report.messages {
         log::warn!("{m}");
     }
-    let reader = ctx.results_reader();
     let mut state = initial_state(&mut ctx, &workspace, &recipes);
     state.board.loading = Some(crate::dataset::Progress::default());
     if let Err(why) = log_file {
@@ -86,13 +86,14 @@ pub fn run_tui(
     let size = term.size()?;
     state.session.size = (size.width, size.height);
     let (tx, rx) = mpsc::unbounded_channel();
-    spawn_results(reader, tx.clone());
+    let commits = CommitIndex::of(&state.board.entries);
+    spawn_results(reader, commits.clone(), tx.clone());
     let saver = Saver::spawn(workspace.store, tx.clone());
     events::spawn(tx.clone());
     let gpu_interval = Arc::new(AtomicU64::new(1000));
     spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
     let (result, io) = runtime.block_on(async {
-        let mut io = executor(&ctx, &state, recipes, saver, gpu_interval, tx);
+        let mut io = executor(&ctx, &state, (recipes, commits), saver, gpu_interval, tx);
         io.jobs.connect_forever();
         (event_loop(&mut term, &mut state, theme, &mut io, (rx, stop)).await, io)
     });
@@ -104,9 +105,14 @@ pub fn run_tui(
     result
 }
 
-/// Read the result files on threads of their own: the board draws the dataset meanwhile, hears
-/// how far the reading has got a few times a second, and takes the joined commits at the end.
-fn spawn_results(reader: crate::session::ResultsReader, tx: mpsc::UnboundedSender<Msg>) {
+/// Read the rest of the dataset and the result files on threads of their own: the board draws the
+/// dataset's head meanwhile, hears how far the reading has got a few times a second, and takes
+/// the joined commits at the end (the job service's `commits` hold them first).
+fn spawn_results(
+    reader: crate::session::ResultsReader,
+    commits: CommitIndex,
+    tx: mpsc::UnboundedSender<Msg>,
+) {
     std::thread::spawn(move || {
         let mut said = std::time::Instant::now();
         let (entries, warnings) = reader.read(&mut |progress| {
@@ -115,6 +121,7 @@ fn spawn_results(reader: crate::session::ResultsReader, tx: mpsc::UnboundedSende
                 let _ = tx.send(Msg::Reading(progress));
             }
         });
+        commits.replace(&entries);
         let _ = tx.send(Msg::ResultsRead { entries, warnings });
     });
 }
@@ -123,7 +130,7 @@ fn spawn_results(reader: crate::session::ResultsReader, tx: mpsc::UnboundedSende
 fn executor(
     ctx: &Context,
     state: &AppState,
-    recipes: crate::fixes::RecipeBook,
+    (recipes, commits): (crate::fixes::RecipeBook, CommitIndex),
     saver: Saver,
     gpu_interval: Arc<AtomicU64>,
     tx: mpsc::UnboundedSender<Msg>,
@@ -144,9 +151,6 @@ fn executor(
         slurm: ctx.config.slurm.clone(),
         view: ctx.view.clone(),
     };
-    // One copy of the commits, shared (10,000 of them took 0.2 s to copy twice at start).
-    let commits: Arc<std::collections::HashMap<_, _>> =
-        Arc::new(state.board.entries.iter().map(|e| (e.commit.short.clone(), e.commit.clone())).collect());
     let jobs = JobService::new(setup, commits.clone(), tx.clone());
     let logs = crate::jobs::logs::Logs::new(&ctx.workspace, (classifier, ctx.redactor.clone()), tx.clone());
     let sources = crate::jobs::documents::Sources {

@@ -3,7 +3,7 @@
 use crate::app::KeyMap;
 use crate::classify::Classifier;
 use crate::config::Config;
-use crate::dataset::{self, Entry, ImageTemplates};
+use crate::dataset::{self, DatasetTail, DatasetText, Entry, ImageTemplates};
 use crate::triage::{LoadReport, StoreError, TriageBook, TriageStore};
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
@@ -48,16 +48,30 @@ pub struct Context {
     pub verbose: bool,
 }
 
+/// Commits the board draws before it reads the rest of the dataset: more than a screen holds.
+pub const BOARD_HEAD: usize = 256;
+
 /// The dataset's commits, the folders of result files and the rules: a load of its own.
 pub struct ResultsReader {
     commits: Vec<dataset::Commit>,
+    /// The dataset's rows after those of `commits`, parsed first.
+    tail: Option<DatasetTail>,
     dirs: Vec<PathBuf>,
     classifier: Classifier,
 }
 
 impl ResultsReader {
+    /// Every commit joined with the result files; the warnings of the dataset's rows read here
+    /// come first.
     pub fn read(self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
-        dataset::load_results(self.commits, &self.dirs, &self.classifier, progress)
+        let (mut commits, mut warnings) = (self.commits, Vec::new());
+        if let Some(rest) = self.tail.map(DatasetTail::parse) {
+            commits.extend(rest.commits);
+            warnings = rest.warnings;
+        }
+        let (entries, more) = dataset::load_results(commits, &self.dirs, &self.classifier, progress);
+        warnings.extend(more);
+        (entries, warnings)
     }
 }
 
@@ -91,18 +105,22 @@ pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap>
 impl Context {
     /// Everything, result files read and joined (the dataset's commits joined once, with them).
     pub fn load(options: &Options) -> Result<Context> {
-        let (ctx, commits) = Context::unjoined(options)?;
-        let reader =
-            ResultsReader { commits, dirs: ctx.result_dirs.clone(), classifier: ctx.classifier.clone() };
+        let (ctx, commits, _) = Context::unjoined(options, usize::MAX)?;
+        let reader = ctx.reader(commits, None);
         Ok(ctx.joined(reader.read(&mut |_| {})))
     }
 
-    /// Everything but the result files: the dataset's commits as it records them. The board
-    /// draws this at once and reads the files while it runs (`read_results`).
-    pub fn without_results(options: &Options) -> Result<Context> {
-        let (ctx, commits) = Context::unjoined(options)?;
+    /// The dataset's first `BOARD_HEAD` commits as it records them, and what reads the rest and
+    /// the result files: the board draws the head at once and reads the rest while it runs.
+    pub fn board_head(options: &Options) -> Result<(Context, ResultsReader)> {
+        let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD)?;
+        let reader = ctx.reader(commits.clone(), Some(tail));
         let joined = dataset::join(commits, Default::default(), &ctx.classifier);
-        Ok(ctx.joined(joined))
+        Ok((ctx.joined(joined), reader))
+    }
+
+    fn reader(&self, commits: Vec<dataset::Commit>, tail: Option<DatasetTail>) -> ResultsReader {
+        ResultsReader { commits, tail, dirs: self.result_dirs.clone(), classifier: self.classifier.clone() }
     }
 
     /// With its entries, the join's warnings after the dataset's and before the key map's.
@@ -114,16 +132,17 @@ impl Context {
         self
     }
 
-    /// The context without entries, and the dataset's commits to join.
-    fn unjoined(options: &Options) -> Result<(Context, Vec<dataset::Commit>)> {
+    /// The context without entries, the dataset's first `head` commits to join and its rest.
+    fn unjoined(options: &Options, head: usize) -> Result<(Context, Vec<dataset::Commit>, DatasetTail)> {
         let (config, path) = Config::load(options.config.as_deref())?;
         crate::metrics::gates::configure(config.gates);
         let keymap = keymap(&config, path.as_deref())?;
         let classifier = Classifier::embedded().context("built-in classifier rules")?;
-        let loaded = match options.dataset.as_ref().or(config.dataset.as_ref()) {
-            Some(path) => dataset::load_jsonl(path)?,
-            None => dataset::load_embedded()?,
+        let text = match options.dataset.as_ref().or(config.dataset.as_ref()) {
+            Some(path) => DatasetText::read(path)?,
+            None => DatasetText::embedded(),
         };
+        let (loaded, tail) = text.head(head)?;
         let workspace = options
             .workspace
             .clone()
@@ -146,26 +165,12 @@ impl Context {
             redactor: crate::logs::Redactor::from_env(),
             verbose: options.verbose,
         };
-        Ok((ctx, loaded.commits))
-    }
-
-    /// Read and join the result files onto the dataset's commits; `progress` hears as they are read.
-    pub fn read_results(&self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
-        self.results_reader().read(progress)
+        Ok((ctx, loaded.commits, tail))
     }
 
     /// The agent runs below the `--trajectories` folders.
     pub fn agent_runs(&self) -> crate::agents::AgentRuns {
         crate::agents::runs::find(&self.trajectory_dirs)
-    }
-
-    /// What reading the result files needs, to take to another thread.
-    pub fn results_reader(&self) -> ResultsReader {
-        ResultsReader {
-            commits: self.entries.iter().map(|e| e.commit.clone()).collect(),
-            dirs: self.result_dirs.clone(),
-            classifier: self.classifier.clone(),
-        }
     }
 
     /// The embedded recipe book, or the config's `recipes` file on top of it.

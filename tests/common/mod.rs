@@ -131,13 +131,8 @@ impl Planner {
             view: perftriage::runs::ViewFlags::default(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let commits =
-            dataset::load_embedded().unwrap().commits.into_iter().map(|c| (c.short.clone(), c)).collect();
-        Planner {
-            jobs: perftriage::jobs::service::JobService::new(setup, std::sync::Arc::new(commits), tx),
-            rx,
-            _dir: dir,
-        }
+        let commits = dataset::load_embedded().unwrap().commits.iter().collect();
+        Planner { jobs: perftriage::jobs::service::JobService::new(setup, commits, tx), rx, _dir: dir }
     }
 
     /// Press a key; a `PlanRuns` it asks for is planned and answered. The other effects are returned.

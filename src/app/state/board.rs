@@ -286,10 +286,9 @@ impl BoardState {
         self.resort();
     }
 
+    /// Every row again (the entries may be more than the rows: the dataset's rest was read).
     fn rebuild_rows(&mut self) {
-        for index in 0..self.entries.len() {
-            self.rebuild_row(index);
-        }
+        self.rows = self.entries.iter().map(|e| build_row(e, &self.book)).collect();
     }
 
     pub fn rebuild_row(&mut self, index: usize) {

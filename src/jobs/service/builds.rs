@@ -23,7 +23,7 @@ impl JobService {
         let commits = self.commits.clone();
         move |short, knobs, machine| {
             let commit = commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
-            let job = settings.job(commit, knobs, machine)?;
+            let job = settings.job(&commit, knobs, machine)?;
             let lines = settings.describe(&job, knobs, machine);
             Ok((job, lines))
         }

@@ -37,7 +37,7 @@ impl JobService {
         };
         let repo = commit.then_some(self.setup.fixed_repo.as_str());
         let reserve = self.setup.config.reserve_bytes();
-        Ok(FixJob::new(c, variant, image, evidence, repo, &self.setup.workspace).reserving(reserve))
+        Ok(FixJob::new(&c, variant, image, evidence, repo, &self.setup.workspace).reserving(reserve))
     }
 
     pub fn probe_fixes(&self, probe: Probe) {

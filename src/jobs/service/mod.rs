@@ -15,7 +15,7 @@ mod slurm_runs;
 use super::run::Start;
 use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg};
 use crate::classify::Classifier;
-use crate::dataset::{Commit, ImageTemplates, Outcome, RunStatus, Variant};
+use crate::dataset::{Commit, CommitIndex, ImageTemplates, Outcome, RunStatus, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
 use crate::ids::Short;
@@ -41,7 +41,7 @@ pub struct JobService {
     engine: EngineSlot,
     setup: Arc<JobSetup>,
     /// The dataset's commits by short hash, shared with the document reader and build planners.
-    commits: Arc<HashMap<Short, Commit>>,
+    commits: CommitIndex,
     /// Cancel switch of each started run.
     cancels: HashMap<RunId, watch::Sender<bool>>,
     /// Cancel switch of each commit's latest build.
@@ -98,11 +98,7 @@ pub enum ServiceError {
 }
 
 impl JobService {
-    pub fn new(
-        setup: JobSetup,
-        commits: Arc<HashMap<Short, Commit>>,
-        tx: UnboundedSender<Msg>,
-    ) -> JobService {
+    pub fn new(setup: JobSetup, commits: CommitIndex, tx: UnboundedSender<Msg>) -> JobService {
         JobService {
             engine: EngineSlot::default(),
             setup: Arc::new(setup),
@@ -145,20 +141,20 @@ impl JobService {
         self.engine.read().ok().and_then(|e| e.clone())
     }
 
-    fn commit(&self, short: &str) -> Result<&Commit, ServiceError> {
+    fn commit(&self, short: &str) -> Result<Commit, ServiceError> {
         self.commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))
     }
 
     fn plan(&self, run_id: &RunId, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
         let (commit, s) = (self.commit(short)?, &self.setup);
-        Ok(plan(commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
+        Ok(plan(&commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
     }
 
     /// The plan a run will have: the same for the confirm and the executor.
     fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let (commit, s) = (self.commit(&request.short)?, &self.setup);
         let on = Planning { config: &s.config, images: &s.images, workspace: &s.workspace };
-        Ok(launch_plan((commit, request.variant), run_id, on, request.ask())?)
+        Ok(launch_plan((&commit, request.variant), run_id, on, request.ask())?)
     }
 
     /// Describe the runs a confirm asks about, from their plans.
@@ -183,7 +179,7 @@ impl JobService {
         };
         log::info!("run {run_id}: {} {} in {}", request.short, request.variant.name(), plan.image);
         if self.setup.slurm.board {
-            let gpus = self.commits.get(&request.short).map_or(0, Commit::gpu_count);
+            let gpus = self.commits.get(&request.short).map_or(0, |c| c.gpu_count());
             let (cancel, _) = self.switches(run_id);
             return slurm_runs::launch((self.setup.clone(), self.tx.clone()), plan, gpus, cancel);
         }
