@@ -85,6 +85,8 @@ pub fn run_tui(
     let mut term = terminal::enter()?;
     let size = term.size()?;
     state.session.size = (size.width, size.height);
+    // The first frame before the reading threads start: on two cores they put it off by ~40 ms.
+    term.draw(|f| ui::view(f, &state, theme))?;
     let (tx, rx) = mpsc::unbounded_channel();
     let commits = CommitIndex::of(&state.board.entries);
     spawn_results(reader, commits.clone(), tx.clone());
