@@ -16,13 +16,17 @@
 #
 # Needs tmux, lnav and ripgrep (Debian: tmux lnav ripgrep). Writes under $WORK (default
 # /tmp/perftriage-bench). HISTORY_SIZES="30000 300000" sets the re-run sets (300,000 files take a
-# few minutes to generate the first time).
+# few minutes to generate the first time). SECTIONS="frame" runs the first frames alone (also
+# "status", "log").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WORK=${WORK:-/tmp/perftriage-bench}
 RUNS=${RUNS:-5}
 LOG_MB=${LOG_MB:-202}
 HISTORY_SIZES=${HISTORY_SIZES:-"30000 300000"}
+# Which parts to run: any of frame, status, log.
+SECTIONS=${SECTIONS:-"frame status log"}
+wants() { [[ " $SECTIONS " == *" $1 "* ]]; }
 SHARED=${SHARED:-../shared}
 for tool in tmux lnav rg; do
   command -v "$tool" >/dev/null || { echo "$tool is needed: apt-get install tmux lnav ripgrep" >&2; exit 2; }
@@ -61,6 +65,7 @@ row() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 median() { cut -d' ' -f1 <<<"$1"; }
 
+if wants frame; then
 # --- first frame -------------------------------------------------------------------------
 SYNTH="$WORK/synth-10k"
 [ -f "$SYNTH/dataset.jsonl" ] || "$BIN" synth --commits 10000 --files-per-commit 3 "$SYNTH" >/dev/null
@@ -80,7 +85,9 @@ for set in embedded synth; do
   row "$label" "$(ms <<<"$board")" "floor (tmux + cat) $(ms <<<"$floor"); lnav on the 10k dataset $(ms <<<"$lnav_t")" \
     "$(ratio "$(median "$board")" "$(median "$lnav_t")") of lnav"
 done
+fi
 
+if wants status; then
 # --- status --json ------------------------------------------------------------------------
 cat_all() { find "$1" -name '*.json' -print0 | xargs -0 cat; }
 export -f cat_all
@@ -99,7 +106,9 @@ for n in $HISTORY_SIZES; do
   [ -d "$dir" ] || python3 "$SHARED/tools/gen-results.py" "$SHARED/isobench/derived/commits.jsonl" "$dir" "$n" 1000 >/dev/null
   status_row "status --json, $n re-run files" "$dir" ""
 done
+fi
 
+if wants log; then
 # --- the realistic log: ingest, search, classify, metrics ---------------------------------
 LOG="$WORK/vllm-$LOG_MB.log"
 [ -f "$LOG" ] || python3 "$SHARED/tools/gen-vllm-log.py" "$LOG" "$LOG_MB" >/dev/null
@@ -144,6 +153,7 @@ metrics_rss=$(cat "$WORK/rss")
 grepc=$(measure grep -c "Mean TPOT" "$LOG")
 row "metrics" "$(show <<<"$metrics"), $metrics_rss MB" "grep -c $(show <<<"$grepc"), $(cat "$WORK/rss") MB" \
   "$(ratio "$(median "$metrics")" "$(median "$grepc")") of grep"
+fi
 
 echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"
 echo
