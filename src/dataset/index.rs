@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 #[derive(Debug, Clone, Default)]
-pub struct CommitIndex(Arc<RwLock<Arc<HashMap<Short, Commit>>>>);
+pub struct CommitIndex(Arc<RwLock<HashMap<Short, Commit>>>);
 
 impl CommitIndex {
     pub fn of(entries: &[Entry]) -> CommitIndex {
@@ -18,7 +18,7 @@ impl CommitIndex {
     /// Hold `entries`' commits from now on, in place of those held.
     pub fn replace(&self, entries: &[Entry]) {
         let map = CommitIndex::map(entries.iter().map(|e| &e.commit));
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(map);
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = map;
     }
 
     fn map<'a>(commits: impl IntoIterator<Item = &'a Commit>) -> HashMap<Short, Commit> {
@@ -32,6 +32,6 @@ impl CommitIndex {
 
 impl<'a> FromIterator<&'a Commit> for CommitIndex {
     fn from_iter<I: IntoIterator<Item = &'a Commit>>(commits: I) -> CommitIndex {
-        CommitIndex(Arc::new(RwLock::new(Arc::new(CommitIndex::map(commits)))))
+        CommitIndex(Arc::new(RwLock::new(CommitIndex::map(commits))))
     }
 }

@@ -41,7 +41,8 @@ pub struct DatasetText {
 /// The rows after a dataset's head, parsed later (on another thread: the board draws the head).
 pub struct DatasetTail {
     source: DatasetText,
-    /// Byte offset and line number (from 0) where the tail starts.
+    /// Where the tail starts: its byte offset, and the lines before it (the next line's number
+    /// counting from 1 is one more).
     at: (usize, usize),
     /// The head's commits: a row repeating one is a duplicate here too.
     seen: HashSet<Short>,
