@@ -64,11 +64,16 @@ pub const UNCLASSIFIED: &str = "unclassified";
 impl Classifier {
     /// Classify a block of output; `None` when no rule matches.
     pub fn classify(&self, text: &str) -> Option<Verdict> {
-        let mut tally = live::Tally::default();
-        self.tally_block(&mut tally, text, 0);
-        let mut verdict = tally.verdict(self)?;
+        let mut verdict = self.classify_bare(text)?;
         verdict.context = context(text, verdict.line);
         Some(verdict)
+    }
+
+    /// `classify` without the evidence's context, for a caller that cuts its own.
+    pub fn classify_bare(&self, text: &str) -> Option<Verdict> {
+        let mut tally = live::Tally::default();
+        self.tally_block(&mut tally, text, 0);
+        tally.verdict(self)
     }
 
     /// What the lines of `text` (whole lines; the last may lack its newline) matched.
@@ -82,11 +87,11 @@ impl Classifier {
     /// many lines `text` holds.
     fn tally_block(&self, tally: &mut live::Tally, text: &str, before: usize) -> usize {
         // Jump from candidate to candidate; most lines never reach the per-rule RegexSet.
-        for (index, line) in lines_at(text, self.candidates(text)) {
+        let mut candidates = lines_at(text, self.candidates(text));
+        for (index, line) in candidates.by_ref() {
             tally.feed_numbered(self, line.strip_suffix('\r').unwrap_or(line), before + index + 1);
         }
-        let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
-        newlines(text.as_bytes()) + unterminated
+        candidates.total()
     }
 
     /// The first line each rule matched in `text`, in priority order of the rules.
@@ -121,20 +126,43 @@ impl Classifier {
 
 /// The lines of `text` holding one of the ascending offsets `starts`, each once, with their
 /// index (from 0).
-fn lines_at(text: &str, starts: Vec<usize>) -> impl Iterator<Item = (usize, &str)> {
-    let (mut index, mut counted_to) = (0, 0);
-    starts.into_iter().filter_map(move |at| {
-        if at < counted_to {
-            return None; // a line already given
-        }
-        let start = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
-        let end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
-        index += newlines(&text.as_bytes()[counted_to..start]);
-        let found = (index, &text[start..end]);
-        index += 1;
-        counted_to = end + 1;
+fn lines_at(text: &str, starts: Vec<usize>) -> LinesAt<'_> {
+    LinesAt { text, starts: starts.into_iter(), index: 0, counted_to: 0 }
+}
+
+struct LinesAt<'a> {
+    text: &'a str,
+    starts: std::vec::IntoIter<usize>,
+    /// Lines before `counted_to`.
+    index: usize,
+    counted_to: usize,
+}
+
+impl<'a> Iterator for LinesAt<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let bytes = self.text.as_bytes();
+        // Offsets in a line already given are passed over.
+        let at = self.starts.by_ref().find(|at| *at >= self.counted_to)?;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        self.index += newlines(&bytes[self.counted_to..start]);
+        let found = (self.index, &self.text[start..end]);
+        self.index += 1;
+        self.counted_to = end + 1;
         Some(found)
-    })
+    }
+}
+
+impl LinesAt<'_> {
+    /// How many lines the whole text holds (the last may lack its newline), counting only what
+    /// the lines given have not counted yet.
+    fn total(self) -> usize {
+        let rest = self.text.as_bytes().get(self.counted_to..).unwrap_or_default();
+        let unterminated = usize::from(!rest.is_empty() && !rest.ends_with(b"\n"));
+        self.index + newlines(rest) + unterminated
+    }
 }
 
 /// Newlines in `bytes`.
@@ -219,6 +247,24 @@ mod same_as_line_by_line {
             classified += usize::from(fast.is_some());
         }
         assert!(classified > 20, "the texts hold failures to classify: {classified}");
+    }
+
+    #[test]
+    fn a_tally_counts_every_line_wherever_the_candidates_lie() {
+        let classifier = Classifier::embedded().unwrap();
+        let hit = "ValueError: 'aimv2' is already used by a Transformers config";
+        for text in [
+            String::new(),
+            "plain\n".into(),
+            "plain".into(),
+            hit.to_string(),
+            format!("{hit}\n"),
+            format!("a\n{hit}\nb\nc"),
+            format!("a\n\n{hit}\n{hit}\n\nz\n"),
+        ] {
+            let lines = text.split_inclusive('\n').count();
+            assert_eq!(classifier.tally(&text).lines, lines, "{text:?}");
+        }
     }
 
     #[test]

@@ -181,6 +181,7 @@ pub struct Commit {
     pub vllm_versions: BTreeMap<Variant, String>,
     #[serde(default)]
     pub images: Images,
+    /// As the dataset records them; an `Entry` takes them into its variants (its commit holds none).
     #[serde(default)]
     pub outcomes: BTreeMap<Variant, Outcome>,
     #[serde(default)]
@@ -202,9 +203,5 @@ impl Commit {
     /// GPUs the commit needs (`H100:4` → 4); unknown configs count as 1.
     pub fn gpu_count(&self) -> u32 {
         self.gpu.as_deref().and_then(|g| g.rsplit(':').next()).and_then(|n| n.parse().ok()).unwrap_or(1)
-    }
-
-    pub fn outcome(&self, variant: Variant) -> Option<&Outcome> {
-        self.outcomes.get(&variant)
     }
 }

@@ -75,12 +75,14 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn new(commit: Commit, classifier: &Classifier) -> Entry {
+    /// The commit's recorded outcomes move into the entry's variants: its commit keeps none.
+    pub fn new(mut commit: Commit, classifier: &Classifier) -> Entry {
         let hint_text = commit.upstream.notes.join("\n");
         let hint = classifier.classify(&hint_text);
         let workload = commit.recorded_workload();
+        let mut recorded = std::mem::take(&mut commit.outcomes);
         let state = |v: Variant| {
-            let mut outcome = commit.outcome(v).cloned().unwrap_or_else(Outcome::not_run);
+            let mut outcome = recorded.remove(&v).unwrap_or_else(Outcome::not_run);
             outcome.workload = workload.clone();
             let text = outcome.error.clone().unwrap_or_default();
             let mut state = VariantState {

@@ -6,7 +6,7 @@
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The parts, in the order they are shown; each with its label.
 pub const PARTS: [(&str, &str); 17] = [
@@ -94,7 +94,9 @@ pub struct Difference {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Workload {
-    parts: BTreeMap<String, String>,
+    /// Shared until changed: every variant of every entry starts from its commit's workload, and
+    /// the board and reports clone them by the thousand.
+    parts: Arc<BTreeMap<String, String>>,
 }
 
 impl Workload {
@@ -111,14 +113,20 @@ impl Workload {
         let value = value.into();
         let value = value.trim().trim_matches(['\'', '"']);
         if !value.is_empty() && value != "None" {
-            self.parts.insert(part.to_string(), value.to_string());
+            Arc::make_mut(&mut self.parts).insert(part.to_string(), value.to_string());
         }
     }
 
     /// Parts `other` knows that this one does not.
     pub fn fill_from(&mut self, other: &Workload) {
-        for (part, value) in &other.parts {
-            self.parts.entry(part.clone()).or_insert_with(|| value.clone());
+        if self.parts.is_empty() {
+            self.parts = other.parts.clone();
+            return;
+        }
+        for (part, value) in other.parts.iter() {
+            if !self.parts.contains_key(part) {
+                Arc::make_mut(&mut self.parts).insert(part.clone(), value.clone());
+            }
         }
     }
 
@@ -164,13 +172,20 @@ impl Workload {
     /// served and the input tokens sent (the same workload sends the same tokens), and the kind
     /// of benchmark that block is (where nothing else says it).
     pub fn from_output(output: &str) -> Workload {
+        let kind = || crate::metrics::parse::parse(output).ok().map(|p| p.kind.name());
+        Workload::from_parsed_output(output, kind)
+    }
+
+    /// `from_output` where the output's result block was parsed already: `kind` names the kind
+    /// of benchmark it is, where it is one (asked only where nothing else says the kind).
+    pub fn from_parsed_output(output: &str, kind: impl FnOnce() -> Option<&'static str>) -> Workload {
         static RAN: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Running [a-z ]*benchmark: (.*)$"));
         static SERVED: LazyLock<Regex> =
             LazyLock::new(|| re(r"(?m)^(Successful requests|Total input tokens): +(\d+)"));
         let mut w = Workload::from_dump(output);
         if let Some(ran) = RAN.captures_iter(output).last() {
             let mut command = Workload::from_command(&ran[1]);
-            command.parts.remove("kind");
+            Arc::make_mut(&mut command.parts).remove("kind");
             w.fill_from(&command);
         }
         for line in SERVED.captures_iter(output) {
@@ -178,9 +193,9 @@ impl Workload {
             w.set(part, &line[2]);
         }
         if w.get("kind").is_none()
-            && let Ok(parsed) = crate::metrics::parse::parse(output)
+            && let Some(kind) = kind()
         {
-            w.set("kind", parsed.kind.name());
+            w.set("kind", kind);
         }
         w
     }
@@ -265,8 +280,8 @@ mod tests {
                     request_rate=inf, seed=0, sonnet_input_len=256, sonnet_output_len=64, sonnet_prefix_len=200)";
         let mut from_command = Workload::from_command(command);
         let from_dump = Workload::from_output(dump);
-        from_command.parts.remove("kind");
-        from_command.parts.remove("script");
+        Arc::make_mut(&mut from_command.parts).remove("kind");
+        Arc::make_mut(&mut from_command.parts).remove("script");
         assert_eq!(from_command, from_dump);
         assert_eq!(from_dump.get("dataset_path"), Some("sonnet.txt"));
     }

@@ -63,6 +63,9 @@ fn read_some(reader: &mut impl Read, into: &mut [u8]) -> std::io::Result<usize> 
 
 /// Refuse a read that is more than a quarter NUL bytes.
 fn refuse_binary(read: &[u8], at: u64) -> Result<(), PiecesError> {
+    if memchr::memchr(0, read).is_none() {
+        return Ok(()); // text: counting would find none
+    }
     let nul = bytecount::count(read, 0);
     if read.len() >= BINARY_PROBE && nul * 4 > read.len() {
         return Err(PiecesError::Binary { at, nul, bytes: read.len() });
@@ -76,8 +79,7 @@ fn emit(bytes: &[u8], each: &mut impl FnMut(&str)) -> usize {
     if bytes.is_empty() {
         return 0;
     }
-    let long = longest_line(bytes) > LINE_CAP;
-    if !long {
+    if !has_line_longer(bytes, LINE_CAP) {
         each(&text_of(bytes));
         return 0;
     }
@@ -86,14 +88,18 @@ fn emit(bytes: &[u8], each: &mut impl FnMut(&str)) -> usize {
     cut
 }
 
-fn longest_line(bytes: &[u8]) -> usize {
+/// Whether a line of `bytes` is longer than `cap`: from each line start, the last newline within
+/// `cap` bytes is the next start (found from the window's end, so a block of short lines takes
+/// a step per `cap` bytes, not one per line).
+fn has_line_longer(bytes: &[u8], cap: usize) -> bool {
     let mut start = 0;
-    let mut longest = 0;
-    for nl in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
-        longest = longest.max(nl - start);
-        start = nl + 1;
+    while bytes.len() - start > cap {
+        match memchr::memrchr(b'\n', &bytes[start..=start + cap]) {
+            Some(i) => start += i + 1,
+            None => return true,
+        }
     }
-    longest
+    false
 }
 
 /// A copy of `bytes` with a newline put every `LINE_CAP` bytes (at a character's start) of
@@ -149,6 +155,19 @@ mod tests {
         assert!(text.lines().all(|l| l.len() <= LINE_CAP), "no piece over the cap");
         assert!(text.contains("END") && text.starts_with("start\n") && stats.cuts >= 1, "{stats:?}");
         assert_eq!(text.replace('\n', "").len(), long.replace('\n', "").len(), "nothing lost");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_cap_is_found_wherever_it_lies() {
+        let longest = |bytes: &[u8]| bytes.split(|b| *b == b'\n').map(<[u8]>::len).max().unwrap_or(0);
+        let lines = |lens: &[usize]| lens.iter().map(|n| "x".repeat(*n)).collect::<Vec<_>>().join("\n");
+        for lens in [&[3, 9, 2][..], &[10, 10, 10], &[11], &[1, 1, 1, 1, 1, 11], &[10, 0, 10, 11, 0], &[]] {
+            for tail in ["", "\n"] {
+                let text = lines(lens) + tail;
+                let naive = longest(text.as_bytes()) > 10;
+                assert_eq!(has_line_longer(text.as_bytes(), 10), naive, "{lens:?} {tail:?}");
+            }
+        }
     }
 
     #[test]

@@ -41,7 +41,15 @@ impl MetricsFrom {
 
 /// Raw output first (a partial block is topped up from `recorded`), else what the file recorded.
 pub fn pick(raw: Option<&str>, recorded: Metrics) -> (Metrics, Option<MetricsFrom>) {
-    match raw.map(parse::parse) {
+    pick_parsed(raw.map(parse::parse), recorded)
+}
+
+/// `pick` for output already parsed (`None`: there was no output).
+pub fn pick_parsed(
+    parsed: Option<Result<parse::Parsed, parse::NoMetrics>>,
+    recorded: Metrics,
+) -> (Metrics, Option<MetricsFrom>) {
+    match parsed {
         Some(Ok(p)) if !p.partial => (p.metrics, Some(MetricsFrom::RawOutput)),
         Some(Ok(p)) if recorded.keys().all(|k| p.metrics.contains_key(k)) => {
             (p.metrics, Some(MetricsFrom::PartialRawOutput))

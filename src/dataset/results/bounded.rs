@@ -5,7 +5,6 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 
 /// Files up to this size are read whole, as they are.
 pub const WHOLE_UP_TO: u64 = 64 << 20;
@@ -53,8 +52,8 @@ struct Copy {
 }
 
 /// Read `path`'s JSON text with every string longer than the cap cut (see the module's doc).
-pub fn read(path: &Path) -> std::io::Result<Bounded> {
-    let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(path)?);
+pub fn read(file: std::fs::File) -> std::io::Result<Bounded> {
+    let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut copy = Copy {
         out: Vec::new(),
         in_string: false,
@@ -134,10 +133,6 @@ fn safe_start(tail: &[u8]) -> usize {
 }
 
 /// Whether `path` is big enough to be read bounded.
-pub fn is_big(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() > WHOLE_UP_TO)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,7 +142,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
         std::fs::write(&path, value.to_string()).unwrap();
-        let read = read(&path).unwrap();
+        let read = read(std::fs::File::open(&path).unwrap()).unwrap();
         (serde_json::from_str(&read.text).unwrap_or_else(|e| panic!("still JSON: {e}")), read.cut)
     }
 

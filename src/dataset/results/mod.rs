@@ -93,7 +93,7 @@ impl ResultRecord {
         if self.measured() {
             return None;
         }
-        let Some(mut verdict) = classifier.classify(&self.text()) else {
+        let Some(mut verdict) = classifier.classify_bare(&self.text()) else {
             let (category, evidence) = self.own_category.as_ref()?;
             return classifier.named(category, evidence);
         };
@@ -193,12 +193,7 @@ pub enum ReadError {
 
 /// Read one result file.
 pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
-    let (text, cut) = if bounded::is_big(path) {
-        let read = bounded::read(path)?;
-        (read.text, read.cut)
-    } else {
-        (std::fs::read_to_string(path)?, Vec::new())
-    };
+    let (text, cut) = read_text(path)?;
     let (value, trailing) = first_json_value(&text)?;
     drop(text);
     let mut set = shapes::interpret(path, &value)?;
@@ -213,6 +208,23 @@ pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
         set.warnings.push(LoadWarning { path: path.to_path_buf(), message });
     }
     Ok(set)
+}
+
+/// A result file's text, and the lengths of the strings cut from it where it is over the bound;
+/// opened and sized once (a file of thousands is read with two calls besides its open).
+fn read_text(path: &Path) -> std::io::Result<(String, Vec<u64>)> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len > bounded::WHOLE_UP_TO {
+        let read = bounded::read(file)?;
+        return Ok((read.text, read.cut));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, u64::MAX), &mut bytes)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8")
+    })?;
+    Ok((text, Vec::new()))
 }
 
 /// The first JSON value of `text`, and whether anything but whitespace follows it.

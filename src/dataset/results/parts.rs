@@ -37,7 +37,17 @@ impl Origin<'_> {
     /// What `obj` says of its workload, `output` holding the benchmark's output; the harness is
     /// the file's folder unless the file names its own.
     pub fn workload(&self, obj: &Obj, output: Option<&str>) -> Workload {
-        let mut w = workload_of(obj, output);
+        self.workload_parsed(obj, output, || output.and_then(kind_of_output))
+    }
+
+    /// `workload` where the output was parsed already: `kind` says what its result block is.
+    pub fn workload_parsed(
+        &self,
+        obj: &Obj,
+        output: Option<&str>,
+        kind: impl FnOnce() -> Option<&'static str>,
+    ) -> Workload {
+        let mut w = workload_of(obj, output, kind);
         if w.get("harness").is_none() {
             w.set("harness", self.harness.as_str());
         }
@@ -53,13 +63,18 @@ impl Origin<'_> {
 const COMMAND_FIELDS: &[&str] = &["executed", "perf_command", "command"];
 
 /// The workload `obj` records: ours whole where we wrote it; else the benchmark's argument dump
-/// in `output`, then the command, model and GPU config fields.
-pub(super) fn workload_of(obj: &Obj, output: Option<&str>) -> Workload {
+/// in `output`, then the command, model and GPU config fields. `kind`: the kind of benchmark
+/// `output`'s result block is, where it is one (see `Workload::from_parsed_output`).
+pub(super) fn workload_of(
+    obj: &Obj,
+    output: Option<&str>,
+    kind: impl FnOnce() -> Option<&'static str>,
+) -> Workload {
     let own = obj.get("perftriage").and_then(|p| p.get("workload")).cloned();
     if let Some(Ok(own)) = own.map(serde_json::from_value::<Workload>) {
         return own;
     }
-    let mut w = output.map(Workload::from_output).unwrap_or_default();
+    let mut w = output.map(|o| Workload::from_parsed_output(o, kind)).unwrap_or_default();
     if let Some(command) = COMMAND_FIELDS.iter().find_map(|k| text(obj, k)) {
         w.fill_from(&Workload::from_command(&command));
     }
@@ -68,6 +83,11 @@ pub(super) fn workload_of(obj: &Obj, output: Option<&str>) -> Workload {
     fields.set("gpu", text(obj, "gpu_config").unwrap_or_default());
     w.fill_from(&fields);
     w
+}
+
+/// The kind of benchmark the result block of `output` is, where it has one.
+pub(super) fn kind_of_output(output: &str) -> Option<&'static str> {
+    metrics::parse::parse(output).ok().map(|p| p.kind.name())
 }
 
 pub(super) fn text(obj: &Obj, key: &str) -> Option<String> {

@@ -1,7 +1,7 @@
 //! Records of one variant each: per-role result files, the role objects of 3-way reruns, and the
 //! flat Docker results of `results/docker/` (human images, often on a stand-in model).
 
-use super::parts::{Obj, Origin, fields, owner_of, recorded_metrics, short_of, stamp, text};
+use super::parts::{Obj, Origin, fields, kind_of_output, owner_of, recorded_metrics, short_of, stamp, text};
 use super::{ResultRecord, ResultSet, Stamp};
 use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::ids::ImageRef;
@@ -46,9 +46,13 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     let error = ["error", "error_message", "skip_reason"].iter().find_map(|k| text(obj, k));
     let raw = text(obj, "raw_output");
     let samples = samples_of(obj);
+    // The output is parsed once, for its numbers and for the kind of benchmark it ran.
+    let mut kind = None;
     // A repeated run's output ends with its last repeat; its recorded metrics are the means.
     let (metrics, metrics_from) = if samples.is_empty() {
-        metrics::pick(raw.as_deref(), recorded_metrics(obj))
+        let parsed = raw.as_deref().map(metrics::parse::parse);
+        kind = parsed.as_ref().map(|p| p.as_ref().ok().map(|p| p.kind.name()));
+        metrics::pick_parsed(parsed, recorded_metrics(obj))
     } else {
         (recorded_metrics(obj), Some(MetricsFrom::Recorded))
     };
@@ -77,7 +81,9 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     record.texts.retain(|t| owner_of(&t.field).is_none_or(|owner| owner == variant));
     record.own_category = own_category(obj);
     record.invalid = own_gate(obj);
-    record.outcome.workload = origin.workload(obj, raw.as_deref());
+    let output = raw.as_deref();
+    let kind = || kind.unwrap_or_else(|| output.and_then(kind_of_output));
+    record.outcome.workload = origin.workload_parsed(obj, output, kind);
     record
 }
 

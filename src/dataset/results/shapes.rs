@@ -18,7 +18,7 @@ pub(super) fn interpret(path: &Path, value: &Value) -> Result<ResultSet, ReadErr
         let short =
             short_of(result).or_else(|| short_of(instance)).ok_or(ReadError::NoCommit("Modal result"))?;
         let mut set = modal::records(&origin, &short, result, at);
-        let described = workload_of(instance, None);
+        let described = workload_of(instance, None, || None);
         set.records.iter_mut().for_each(|r| r.outcome.workload.fill_from(&described));
         return Ok(with_beside(set, path));
     }
