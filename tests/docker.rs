@@ -722,3 +722,59 @@ impl Drop for RemovedTags {
         let _ = Command::new("docker").arg("rmi").args(&self.0).output();
     }
 }
+
+/// A board that closes the moment a run has ended, before it asked for the run's result file
+/// (its end message still unread), leaves that result written: closing waits for the runs that
+/// ended to be recorded (their writes were dropped with the runtime).
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
+    use perftriage::app::{Msg, RunMsg};
+    let Some((rt, _engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
+    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
+    let commits = text.head(usize::MAX).unwrap().0.commits;
+    let setup = perftriage::jobs::service::JobSetup {
+        workspace: s.root.join("ws"),
+        config: config.runs.clone(),
+        images: config.images.clone(),
+        classifier: std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap()),
+        recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
+        fixed_repo: config.fixed_repo(),
+        registry: Default::default(),
+        redactor: perftriage::logs::Redactor::from_env(),
+        build: Default::default(),
+        hosts: Vec::new(),
+        claims: Default::default(),
+        slurm: Default::default(),
+        view: perftriage::runs::ViewFlags::default(),
+        recording: Default::default(),
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut jobs = rt.block_on(async {
+        let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);
+        jobs.connect_forever();
+        jobs
+    });
+    let connected = |msg: &Msg| matches!(msg, Msg::Docker(perftriage::app::DockerMsg::Connected(_)));
+    rt.block_on(async { while !connected(&rx.recv().await.unwrap()) {} });
+    let request = perftriage::runs::RunRequest {
+        short: s.short.as_str().into(),
+        variant: perftriage::dataset::Variant::Human,
+        image: None,
+        fixes: Vec::new(),
+        host: None,
+        repeat: perftriage::runs::RepeatPlan::Times(1),
+    };
+    let run_id: perftriage::runs::RunId = "closing-1".into();
+    rt.block_on(async { jobs.start(&run_id, request) });
+    let ended = |msg: &Msg| matches!(msg, Msg::Run(RunMsg::Finished { .. }));
+    rt.block_on(async { while !ended(&rx.recv().await.unwrap()) {} });
+    // The board closes here: it never handled the end, so it never asked for the result file.
+    let recorded = rt.block_on(jobs.record_ended(|_| None, std::time::Duration::from_secs(60)));
+    drop(rt);
+    assert!(recorded, "closing waited for the ended run's record");
+    let r = result(&s, "human");
+    assert_eq!(r["status"], "success", "{r}");
+}

@@ -55,6 +55,9 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state
 }
 
+/// How long a board that is closing waits for the result files of the runs that have ended.
+const RECORD_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The board, until it is quit or a signal stops it; the signal's number, if one did (the
 /// terminal is given back and pending saves written either way).
 pub fn run_tui(
@@ -94,12 +97,19 @@ pub fn run_tui(
     events::spawn(tx.clone());
     let gpu_interval = Arc::new(AtomicU64::new(1000));
     spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
-    let (result, io) = runtime.block_on(async {
+    let (result, mut io) = runtime.block_on(async {
         let mut io = executor(&ctx, &state, (recipes, commits), saver, gpu_interval, tx);
         io.jobs.connect_forever();
         (event_loop(&mut term, &mut state, theme, &mut io, (rx, stop)).await, io)
     });
     terminal::leave();
+    let ledger = &state.gpu.ledger;
+    if !runtime.block_on(io.jobs.record_ended(|run_id| ledger.get(run_id).cloned(), RECORD_PATIENCE)) {
+        let waited = RECORD_PATIENCE.as_secs();
+        eprintln!(
+            "perftriage: a run that had ended was not recorded {waited} s after the board closed: its logs are kept"
+        );
+    }
     io.saver.finish();
     if let Err(e) = crate::session::board_prefs::save(&ctx.workspace, &state.board.prefs()) {
         eprintln!("perftriage: the board's sort, view and filter were not kept: {e}");
@@ -152,6 +162,7 @@ fn executor(
         claims: crate::jobs::fleet::Claims::default(),
         slurm: ctx.config.slurm.clone(),
         view: ctx.view.clone(),
+        recording: Default::default(),
     };
     let jobs = JobService::new(setup, commits.clone(), tx.clone());
     let logs = crate::jobs::logs::Logs::new(&ctx.workspace, (classifier, ctx.redactor.clone()), tx.clone());

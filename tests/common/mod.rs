@@ -129,6 +129,7 @@ impl Planner {
             claims: Default::default(),
             slurm: Default::default(),
             view: perftriage::runs::ViewFlags::default(),
+            recording: Default::default(),
         };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let commits = dataset::load_embedded().unwrap().commits.iter().collect();

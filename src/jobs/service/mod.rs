@@ -9,6 +9,7 @@ mod campaigns;
 mod connection;
 mod fixes;
 mod images;
+mod recording;
 mod runner;
 mod slurm_runs;
 
@@ -27,12 +28,14 @@ use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 use tokio::sync::{mpsc::UnboundedSender, oneshot, watch};
 
 use runner::{place, remove_anywhere, spawn_run};
 
 pub use connection::reattach;
 pub use fixes::Probe;
+pub use recording::Recording;
 
 /// The engine, when connected; shared by the connection task and the jobs it starts.
 type EngineSlot = Arc<RwLock<Option<Engine>>>;
@@ -76,6 +79,8 @@ pub struct JobSetup {
     pub slurm: crate::runs::SlurmConfig,
     /// The flags that shaped the board's view, for the Slurm payload to run with.
     pub view: crate::runs::ViewFlags,
+    /// The runs ended and not yet recorded, for a board that quits to wait on.
+    pub recording: Recording,
 }
 
 /// Why the job service cannot do what the board asked.
@@ -307,6 +312,20 @@ impl JobService {
         if let Some(waiting) = self.results.remove(run_id) {
             let _ = waiting.send(gpu);
         }
+    }
+
+    /// Before the board goes: every ended run's result file written, those the board had not
+    /// asked for yet with the GPU use `gpu` gives, waiting at most `patience`; whether all were.
+    /// Runs still going are left as they are (their launch records pick them up).
+    pub async fn record_ended(
+        &mut self,
+        gpu: impl Fn(&RunId) -> Option<GpuSummary>,
+        patience: Duration,
+    ) -> bool {
+        for (run_id, waiting) in self.results.drain() {
+            let _ = waiting.send(gpu(&run_id));
+        }
+        self.setup.recording.settled(patience).await
     }
 }
 

@@ -78,6 +78,8 @@ pub(super) fn spawn_run(
     forward_events(plan.run_id.clone(), rx, tx.clone());
     tokio::spawn(async move {
         let outcome = run(&plan, env, start).await;
+        // Counted from before the board hears of the end until the result is written.
+        let _recording = setup.recording.begin();
         setup.claims.release(&plan.run_id);
         report(&tx, &plan.run_id, &outcome);
         // A cancelled run measured nothing: it leaves logs, not a result.
