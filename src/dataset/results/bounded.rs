@@ -132,7 +132,6 @@ fn safe_start(tail: &[u8]) -> usize {
     (1..tail.len()).find(|&i| tail[i - 1] != b'\\' && tail[i] & 0xC0 != 0x80).unwrap_or(tail.len())
 }
 
-/// Whether `path` is big enough to be read bounded.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -220,6 +220,7 @@ fn read_text(path: &Path) -> std::io::Result<(String, Vec<u64>)> {
         return Ok((read.text, read.cut));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    // Through `take`: a `File`'s own `read_to_end` asks the size again (fstat and lseek).
     std::io::Read::read_to_end(&mut std::io::Read::take(file, u64::MAX), &mut bytes)?;
     let text = String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8")
