@@ -735,22 +735,8 @@ fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
     let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
     let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
     let commits = text.head(usize::MAX).unwrap().0.commits;
-    let setup = perftriage::jobs::service::JobSetup {
-        workspace: s.root.join("ws"),
-        config: config.runs.clone(),
-        images: config.images.clone(),
-        classifier: std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap()),
-        recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
-        fixed_repo: config.fixed_repo(),
-        registry: Default::default(),
-        redactor: perftriage::logs::Redactor::from_env(),
-        build: Default::default(),
-        hosts: Vec::new(),
-        claims: Default::default(),
-        slurm: Default::default(),
-        view: perftriage::runs::ViewFlags::default(),
-        recording: Default::default(),
-    };
+    let setup =
+        common::job_setup(s.root.join("ws"), config.runs.clone(), config.images.clone(), config.fixed_repo());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut jobs = rt.block_on(async {
         let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);

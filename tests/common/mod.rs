@@ -94,6 +94,31 @@ pub fn cli(workspace: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A job service's setup as the board makes it, with no hosts, registry or Slurm.
+pub fn job_setup(
+    workspace: std::path::PathBuf,
+    config: perftriage::runs::RunConfig,
+    images: perftriage::dataset::ImageTemplates,
+    fixed_repo: String,
+) -> perftriage::jobs::service::JobSetup {
+    perftriage::jobs::service::JobSetup {
+        workspace,
+        config,
+        images,
+        classifier: std::sync::Arc::new(Classifier::embedded().unwrap()),
+        recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
+        fixed_repo,
+        registry: Default::default(),
+        redactor: perftriage::logs::Redactor::from_env(),
+        build: Default::default(),
+        hosts: Vec::new(),
+        claims: Default::default(),
+        slurm: Default::default(),
+        view: perftriage::runs::ViewFlags::default(),
+        recording: Default::default(),
+    }
+}
+
 /// Answers the board's `PlanRuns` effects as the runtime does: a real job service plans each run
 /// (default config, agent patches from a temporary folder) and its `Planned` message goes back in.
 pub struct Planner {
@@ -115,22 +140,7 @@ impl Planner {
             std::fs::write(patches.join(format!("{short}.patch")), "").unwrap();
         }
         config.patches.get_or_insert(patches);
-        let setup = perftriage::jobs::service::JobSetup {
-            workspace: dir.path().join("ws"),
-            config,
-            images: Default::default(),
-            classifier: std::sync::Arc::new(Classifier::embedded().unwrap()),
-            recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
-            fixed_repo: "perftriage-fixed".into(),
-            registry: Default::default(),
-            redactor: perftriage::logs::Redactor::from_env(),
-            build: Default::default(),
-            hosts: Vec::new(),
-            claims: Default::default(),
-            slurm: Default::default(),
-            view: perftriage::runs::ViewFlags::default(),
-            recording: Default::default(),
-        };
+        let setup = job_setup(dir.path().join("ws"), config, Default::default(), "perftriage-fixed".into());
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let commits = dataset::load_embedded().unwrap().commits.iter().collect();
         Planner { jobs: perftriage::jobs::service::JobService::new(setup, commits, tx), rx, _dir: dir }
