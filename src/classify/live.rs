@@ -2,6 +2,7 @@
 //! line is ever scanned twice.
 
 use super::{Classifier, Verdict};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Blocks this large are classified on two threads.
@@ -82,6 +83,14 @@ fn halves(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', &bytes[half..]).map(|i| half + i + 1)
 }
 
+/// `work` on `first` here and on `second` on a thread of its own.
+fn in_two<P: Send, T: Send + Default>(first: P, second: P, work: impl Fn(P) -> T + Sync) -> (T, T) {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| work(second));
+        (work(first), other.join().unwrap_or_default())
+    })
+}
+
 impl LiveClassifier {
     pub fn new(classifier: Arc<Classifier>) -> LiveClassifier {
         LiveClassifier { classifier, tally: Tally::default() }
@@ -104,12 +113,28 @@ impl LiveClassifier {
             _ => (text, ""),
         };
         let classifier = &self.classifier;
-        let (firsts, seconds) = std::thread::scope(|scope| {
-            let other = scope.spawn(|| classifier.tally(second));
-            (classifier.tally(first), other.join().unwrap_or_default())
+        let (firsts, seconds) = in_two(first, second, |half| classifier.tally(half));
+        self.absorb(firsts);
+        self.absorb(seconds);
+    }
+
+    /// `feed_block` for bytes read from a file, each half made text (invalid UTF-8 replaced) on
+    /// its thread and handed to `side` there too; what `side` made of each half, in order.
+    pub fn feed_bytes<S: Send + Default>(&mut self, bytes: &[u8], side: impl Fn(&str) -> S + Sync) -> (S, S) {
+        let (first, second) = match halves(bytes) {
+            Some(cut) if bytes.len() >= PARALLEL_BYTES => bytes.split_at(cut),
+            _ => (bytes, &[][..]),
+        };
+        let classifier = &self.classifier;
+        let ((firsts, first_side), (seconds, second_side)) = in_two(first, second, |half| {
+            // Checked first: `from_utf8_lossy` walks valid text several times slower.
+            let text =
+                std::str::from_utf8(half).map_or_else(|_| String::from_utf8_lossy(half), Cow::Borrowed);
+            (classifier.tally(&text), side(&text))
         });
         self.absorb(firsts);
         self.absorb(seconds);
+        (first_side, second_side)
     }
 
     /// Take in the tally of the lines after those seen so far.

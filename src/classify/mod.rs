@@ -1,8 +1,9 @@
 //! Failure classification: a data table of signatures (rules.toml) → a verdict with the primary
 //! category, secondary tags, the evidence line and its context. Pure. Cost does not grow with the
-//! rule count: one Aho-Corasick automaton over the rules' literals finds candidate lines, a
-//! RegexSet names their rules.
+//! rule count: one Aho-Corasick automaton over rare anchors of the rules' literals finds candidate
+//! lines, a RegexSet names their rules.
 
+mod anchors;
 mod live;
 mod prefilter;
 mod rules;
@@ -278,5 +279,22 @@ mod same_as_line_by_line {
         let whole = classifier.classify(&text).map(|v| (v.category, v.line, v.tags));
         assert_eq!(live.verdict().map(|v| (v.category, v.line, v.tags)), whole);
         assert_eq!(whole.map(|w| w.1), Some(text.lines().count() - 1));
+    }
+
+    #[test]
+    fn a_large_block_of_bytes_reads_as_its_text_with_invalid_bytes_replaced() {
+        let classifier = std::sync::Arc::new(Classifier::embedded().unwrap());
+        let mut bytes = crate::logs::chatty_log(30_000).into_bytes();
+        bytes.extend_from_slice(
+            b"bad \xff\xfe byte\nValueError: 'aimv2' is already used by a Transformers config\n",
+        );
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let mut live = LiveClassifier::new(classifier.clone());
+        let (first, second) = live.feed_bytes(&bytes, |half| half.to_string());
+        assert!(!first.is_empty() && !second.is_empty(), "cut in two");
+        assert_eq!(first + &second, text, "each half as its text, in order");
+        let whole = classifier.classify(&text).map(|v| (v.category, v.line, v.tags));
+        assert_eq!(live.verdict().map(|v| (v.category, v.line, v.tags)), whole);
+        assert!(whole.is_some());
     }
 }

@@ -1,12 +1,14 @@
 //! A literal prefilter over many patterns at once: for each pattern, literals one of which every
-//! match contains (read from its syntax tree), all in one Aho-Corasick automaton. Only lines
-//! holding one of them can match, so the regexes run on those lines alone. A pattern with no such
-//! literal (a case-insensitive one, say) makes the filter pass every line.
+//! match contains (read from its syntax tree), found through a few rare anchors (anchors.rs) in
+//! one Aho-Corasick automaton. Only lines holding a literal can match, so the regexes run on those
+//! lines alone. A pattern with no such literal (a case-insensitive one, say) makes the filter pass
+//! every line.
 
+use super::anchors::{self, Anchor, GRAM};
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex_syntax::hir::{Hir, HirKind};
 
-/// Literals per automaton: up to 64 an automaton searches with a SIMD prefilter (Teddy); more
+/// Anchors per automaton: up to 64 an automaton searches with a SIMD prefilter (Teddy); more
 /// fall back to walking it byte by byte, several times slower.
 const GROUP: usize = 64;
 
@@ -20,22 +22,36 @@ pub struct Prefilter {
 /// SIMD prefilter from serving the others.
 #[derive(Debug, Clone)]
 enum Searcher {
-    Automaton(AhoCorasick),
+    Anchored { automaton: AhoCorasick, anchors: Vec<Anchor> },
     Byte(u8),
 }
 
 impl Searcher {
-    fn is_match(&self, text: &str) -> bool {
+    /// The start of the first literal whose anchor is at or after `from` in `text`.
+    fn first_from(&self, text: &[u8], from: usize) -> Option<usize> {
         match self {
-            Searcher::Automaton(a) => a.is_match(text),
-            Searcher::Byte(b) => memchr::memchr(*b, text.as_bytes()).is_some(),
+            Searcher::Anchored { automaton, anchors } => {
+                let mut at = from;
+                loop {
+                    let found = automaton.find(Input::new(text).range(at..))?;
+                    let anchor = &anchors[found.pattern().as_usize()];
+                    match anchor.literal_at(text, found.start()) {
+                        Some(start) => return Some(start),
+                        // Anchors never start alike: one found here hides none found further.
+                        None => at = found.start() + 1,
+                    }
+                }
+            }
+            Searcher::Byte(b) => memchr::memchr(*b, &text[from..]).map(|i| from + i),
         }
     }
 
-    fn starts<'a>(&'a self, text: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
-        match self {
-            Searcher::Automaton(a) => Box::new(a.find_iter(Input::new(text)).map(|m| m.start())),
-            Searcher::Byte(b) => Box::new(memchr::memchr_iter(*b, text.as_bytes())),
+    /// A literal's start in each line of `text` that holds one.
+    fn lines(&self, text: &[u8], into: &mut Vec<usize>) {
+        let mut from = 0;
+        while let Some(start) = self.first_from(text, from) {
+            into.push(start);
+            from = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i + 1);
         }
     }
 }
@@ -53,15 +69,12 @@ impl Prefilter {
         literals.sort();
         literals.dedup();
         let (bytes, longer): (Vec<_>, Vec<_>) = literals.into_iter().partition(|l| l.len() == 1);
-        // Leftmost matching: the SIMD prefilter serves no other kind.
-        let build = |group: &[Vec<u8>]| {
-            // A contiguous NFA: building a DFA took a tenth of every start, and the SIMD
-            // prefilter in front of either does the searching.
-            let kind = Some(aho_corasick::AhoCorasickKind::ContiguousNFA);
-            let builder = AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).kind(kind).build(group);
-            builder.map(Searcher::Automaton)
-        };
-        let groups: Result<Vec<_>, _> = longer.chunks(GROUP).map(build).collect();
+        // Literals shorter than an anchor's gram are their own anchors, apart: in one automaton
+        // with the others they would shorten its SIMD fingerprint.
+        let (short, long): (Vec<_>, Vec<_>) = longer.into_iter().partition(|l| l.len() < GRAM);
+        let groups = [anchors::cover(&long), short.into_iter().map(Anchor::whole).collect()];
+        let searchers = groups.into_iter().flat_map(chunks).map(automaton);
+        let groups: Result<Vec<_>, _> = searchers.collect();
         let groups = groups.ok().map(|mut g| {
             g.extend(bytes.iter().map(|b| Searcher::Byte(b[0])));
             g
@@ -71,17 +84,40 @@ impl Prefilter {
 
     /// Whether `line` may match one of the patterns.
     pub fn may_match(&self, line: &str) -> bool {
-        self.groups.as_ref().is_none_or(|groups| groups.iter().any(|s| s.is_match(line)))
+        let found = |s: &Searcher| s.first_from(line.as_bytes(), 0).is_some();
+        self.groups.as_ref().is_none_or(|groups| groups.iter().any(found))
     }
 
-    /// Where each literal found in `text` starts, ascending: `None` when the filter passes
-    /// everything (the caller searches with the regexes themselves).
+    /// A position in each line of `text` holding a literal, ascending: `None` when the filter
+    /// passes everything (the caller searches with the regexes themselves).
     pub fn starts(&self, text: &str) -> Option<Vec<usize>> {
         let groups = self.groups.as_ref()?;
-        let mut starts: Vec<usize> = groups.iter().flat_map(|s| s.starts(text)).collect();
+        let mut starts = Vec::new();
+        groups.iter().for_each(|s| s.lines(text.as_bytes(), &mut starts));
         starts.sort_unstable();
         Some(starts)
     }
+}
+
+/// `anchors` in groups of at most `GROUP`.
+fn chunks(mut anchors: Vec<Anchor>) -> Vec<Vec<Anchor>> {
+    let mut groups = Vec::new();
+    while !anchors.is_empty() {
+        let rest = anchors.split_off(anchors.len().min(GROUP));
+        groups.push(std::mem::replace(&mut anchors, rest));
+    }
+    groups
+}
+
+/// One automaton over `anchors`: leftmost matching, the kind the SIMD prefilter serves.
+fn automaton(anchors: Vec<Anchor>) -> Result<Searcher, aho_corasick::BuildError> {
+    // A contiguous NFA: building a DFA took a tenth of every start, and the SIMD prefilter in
+    // front of either does the searching.
+    let kind = Some(aho_corasick::AhoCorasickKind::ContiguousNFA);
+    let mut builder = AhoCorasick::builder();
+    let automaton =
+        builder.match_kind(MatchKind::LeftmostFirst).kind(kind).build(anchors.iter().map(|a| &a.text))?;
+    Ok(Searcher::Anchored { automaton, anchors })
 }
 
 /// Literals one of which every match of `hir` contains; `None` when none can be named.
@@ -140,15 +176,45 @@ mod tests {
     #[test]
     fn one_byte_literals_are_found_beside_longer_ones() {
         let filter = Prefilter::new(&[r"^\s+\^+\s*$".into(), "Killed".into()]);
-        assert_eq!(filter.starts("  ^^^\nKilled ^"), Some(vec![2, 3, 4, 6, 13]));
+        assert_eq!(filter.starts("  ^^^\nKilled ^"), Some(vec![2, 6, 13]), "a line once for each pass");
         assert!(filter.may_match("   ^") && !filter.may_match("nothing"));
     }
 
     #[test]
-    fn more_literals_than_one_automaton_takes_are_all_found() {
-        let patterns: Vec<String> = (0..150).map(|n| format!("literal number {n:03}")).collect();
+    fn more_anchors_than_one_automaton_takes_are_all_found() {
+        // Four bytes each: every literal is its own only anchor.
+        let patterns: Vec<String> = (0..150).map(|n| format!("w{n:03}")).collect();
         let filter = Prefilter::new(&patterns);
-        let text = "x literal number 149 y literal number 000 z";
-        assert_eq!(filter.starts(text), Some(vec![2, 23]));
+        assert!(filter.groups.as_ref().unwrap().len() > 2, "{:?}", filter.groups);
+        assert_eq!(filter.starts("x w149 y\nz w000\nnothing w\n"), Some(vec![2, 11]));
+    }
+
+    /// Lines holding a literal, by looking for each in each line.
+    fn naive(literals: &[String], text: &str) -> Vec<usize> {
+        let lines = text.split('\n').enumerate();
+        let held = lines.filter(|(_, line)| literals.iter().any(|l| line.contains(l.as_str())));
+        held.map(|(index, _)| index).collect()
+    }
+
+    #[test]
+    fn the_lines_found_are_those_holding_a_literal_and_no_others() {
+        let words = ["module", "named", "Error", "failed", "to", "import", "the", "CUDA", "memory", "'vllm"];
+        let literals: Vec<String> =
+            (0..90).map(|n| format!("{} {} {}", words[n % 10], words[n / 10], words[(n * 7) % 10])).collect();
+        let filter = Prefilter::new(&literals.iter().map(|l| regex_syntax::escape(l)).collect::<Vec<_>>());
+        let mut lines = Vec::new();
+        for literal in &literals {
+            // Every piece of it short of the whole, then the whole amid other text.
+            lines.extend((1..literal.len()).map(|cut| literal[..cut].to_string()));
+            lines.extend((1..literal.len()).map(|cut| literal[cut..].to_string()));
+            lines.push(format!("before {literal} after"));
+        }
+        let text = lines.join("\n");
+        let index_of = |at: usize| text[..at].matches('\n').count();
+        let found: Vec<usize> = filter.starts(&text).unwrap().into_iter().map(index_of).collect();
+        assert_eq!(found, naive(&literals, &text));
+        for line in &lines {
+            assert_eq!(filter.may_match(line), !naive(&literals, line).is_empty(), "{line}");
+        }
     }
 }

@@ -68,9 +68,10 @@ fn classify_stream(
     path: &Path,
 ) -> Result<(Option<Verdict>, usize), InspectError> {
     let (mut live, mut scan) = (LiveClassifier::new(classifier.clone()), gates::Scan::default());
-    let read = crate::logs::read_pieces(std::fs::File::open(path)?, |text| {
-        live.feed_block(text);
-        scan.feed(text);
+    let read = crate::logs::read_blocks(std::fs::File::open(path)?, |bytes| {
+        let (first, second) = live.feed_bytes(bytes, |text| gates::Scan::of(&[text]));
+        scan.absorb(first);
+        scan.absorb(second);
     })?;
     let gated = || gates::check_log(&scan, &gates::configured())?.verdict(classifier);
     Ok((live.verdict().or_else(gated), read.cuts))

@@ -22,7 +22,7 @@ pub use block::{decode_after, decoded_block};
 pub use decode::{Decoder, Output};
 pub use display::{display_text, is_blank};
 pub use line::{Level, Line, Stream, joined};
-pub use pieces::{LINE_CAP, PiecesError, ReadStats, read_pieces, text_of};
+pub use pieces::{LINE_CAP, PiecesError, ReadStats, read_blocks, read_pieces, text_of};
 pub use redact::{REDACTED, Redactor};
 pub use ring::Ring;
 pub use search::{Hit, SpoolSearch};

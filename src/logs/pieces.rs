@@ -28,7 +28,12 @@ pub struct ReadStats {
 
 /// Hand `each` the text of `reader` in blocks of whole lines (each ending in a newline but the
 /// last), holding at most one block and one line piece at a time.
-pub fn read_pieces(mut reader: impl Read, mut each: impl FnMut(&str)) -> Result<ReadStats, PiecesError> {
+pub fn read_pieces(reader: impl Read, mut each: impl FnMut(&str)) -> Result<ReadStats, PiecesError> {
+    read_blocks(reader, |bytes| each(&text_of(bytes)))
+}
+
+/// `read_pieces` before the bytes are made text: for a caller that does that on threads of its own.
+pub fn read_blocks(mut reader: impl Read, mut each: impl FnMut(&[u8])) -> Result<ReadStats, PiecesError> {
     let mut block = vec![0u8; BLOCK];
     let (mut kept, mut stats) = (0usize, ReadStats::default());
     loop {
@@ -75,16 +80,16 @@ fn refuse_binary(read: &[u8], at: u64) -> Result<(), PiecesError> {
 
 /// Hand on `bytes` (whole lines, or whole pieces of one), its lines longer than `LINE_CAP` cut
 /// into pieces; how many cuts were made.
-fn emit(bytes: &[u8], each: &mut impl FnMut(&str)) -> usize {
+fn emit(bytes: &[u8], each: &mut impl FnMut(&[u8])) -> usize {
     if bytes.is_empty() {
         return 0;
     }
     if !has_line_longer(bytes, LINE_CAP) {
-        each(&text_of(bytes));
+        each(bytes);
         return 0;
     }
     let (cut, text) = cut_long_lines(bytes);
-    each(&text_of(&text));
+    each(&text);
     cut
 }
 

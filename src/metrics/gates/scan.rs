@@ -64,6 +64,15 @@ impl Scan {
         }
     }
 
+    /// Take in what `later` read in the text after this one's.
+    pub fn absorb(&mut self, later: Scan) {
+        for (mine, theirs) in self.last.iter_mut().zip(later.last) {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
+        }
+    }
+
     pub fn last(&self, label: Label) -> Option<(f64, &str)> {
         self.last[label as usize].as_ref().map(|(v, line)| (*v, line.as_str()))
     }
@@ -95,6 +104,11 @@ mod tests {
         let fields = ["Successful requests: 20\n", "Successful requests: 0\n", "other field\n"];
         let later = Scan::of(&fields).last(Label::Successful).map(|v| v.0);
         assert_eq!(later, Some(0.0), "the later field's");
+        let mut first = Scan::of(&[fields[0]]);
+        first.absorb(Scan::of(&fields[1..]));
+        assert_eq!(first.last(Label::Successful).map(|v| v.0), later, "read in two, absorbed in order");
+        first.absorb(Scan::of(&["no labels here\n"]));
+        assert_eq!(first.last(Label::Successful).map(|v| v.0), later, "a later text without it keeps it");
     }
 
     #[test]
