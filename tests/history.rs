@@ -32,7 +32,8 @@ fn role_file(dir: &Path, name: &str, role: &str, model: &str, at: &str, ttft: f6
 fn load(dir: &Path) -> Entry {
     let classifier = Classifier::embedded().unwrap();
     let commits = dataset::load_embedded().unwrap().commits;
-    let (entries, warnings) = dataset::load_results(commits, &[dir.to_path_buf()], &classifier, &mut |_| {});
+    let (entries, warnings) =
+        dataset::load_results(|| commits, &[dir.to_path_buf()], &classifier, &mut |_| {});
     assert!(warnings.is_empty(), "{warnings:?}");
     entries.into_iter().find(|e| e.commit.short == SHORT).unwrap()
 }
@@ -105,12 +106,25 @@ fn reading_as_a_stream_joins_what_reading_everything_first_joins() {
     let at_once = dataset::join(commits(), results::read_dirs(&[dir.path().into()]), &classifier);
     let mut heard = Vec::new();
     let streamed =
-        dataset::load_results(commits(), &[dir.path().into()], &classifier, &mut |p| heard.push(p.read));
+        dataset::load_results(commits, &[dir.path().into()], &classifier, &mut |p| heard.push(p.read));
     assert_eq!(streamed, at_once);
     assert_eq!(streamed.1.len(), 1, "the broken file, named: {:?}", streamed.1);
     assert_eq!(heard.first(), Some(&0));
     assert_eq!(heard.last(), Some(&601), "every file counted: {heard:?}");
     assert!(heard.windows(2).all(|w| w[0] < w[1]), "{heard:?}");
+    // The dataset made into entries only once a chunk of files is read: that chunk waits for them.
+    let (chunk_read, first_chunk) = std::sync::mpsc::channel();
+    let late_commits = move || {
+        first_chunk.recv().unwrap();
+        commits()
+    };
+    let mut told = false;
+    let late = dataset::load_results(late_commits, &[dir.path().into()], &classifier, &mut |p| {
+        if p.read > 0 && !std::mem::replace(&mut told, true) {
+            chunk_read.send(()).unwrap();
+        }
+    });
+    assert_eq!(late, at_once, "the files read before the entries were made are joined with them");
 }
 
 #[test]
@@ -132,7 +146,7 @@ fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keepin
     }
     let classifier = Classifier::embedded().unwrap();
     let commits = dataset::load_embedded().unwrap().commits;
-    let (entries, _) = dataset::load_results(commits, &[dir.path().into()], &classifier, &mut |_| {});
+    let (entries, _) = dataset::load_results(|| commits, &[dir.path().into()], &classifier, &mut |_| {});
     let warnings = vec!["x.json: invalid JSON".to_string()];
     update(&mut s, Msg::ResultsRead { entries, warnings });
     let entry = &s.board.entries[index];
@@ -153,7 +167,7 @@ fn the_board_drawn_from_the_datasets_first_rows_grows_to_the_rest_with_the_resul
     let mut s = perftriage::app::AppState::new(head, Default::default(), Default::default());
     let last = commits.iter().map(|c| c.short.clone()).max().unwrap();
     assert!(!common::screen_of(&s, 160, 48).contains(last.as_str()), "not yet read");
-    let (entries, _) = dataset::load_results(commits.clone(), &[], &classifier, &mut |_| {});
+    let (entries, _) = dataset::load_results(|| commits.clone(), &[], &classifier, &mut |_| {});
     update(&mut s, Msg::ResultsRead { entries, warnings: Vec::new() });
     assert_eq!((s.board.entries.len(), s.board.rows.len()), (commits.len(), commits.len()));
     common::press(&mut s, perftriage::app::Key::ch('G'));

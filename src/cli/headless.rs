@@ -46,9 +46,7 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
 /// A JSON line per commit, escaped as it is written.
 fn status_json(ctx: &Context, entries: &[Entry], book: &crate::triage::TriageBook) -> std::io::Result<()> {
     let mut out = super::out::JsonLines::stdout();
-    for entry in entries {
-        out.line(&report::status_record(entry, book, &ctx.images))?;
-    }
+    out.lines_of(entries, |entry| report::status_record(entry, book, &ctx.images))?;
     out.finish()
 }
 

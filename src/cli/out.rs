@@ -113,9 +113,55 @@ impl JsonLines {
         self.out.write_all(b"\n")
     }
 
+    /// A line per item, in order, each made by `value` and written by `write_json` (on every
+    /// core, a chunk of lines each).
+    pub fn lines_of<T: Sync, V: serde::Serialize>(
+        &mut self,
+        items: &[T],
+        value: impl Fn(&T) -> V + Sync,
+    ) -> std::io::Result<()> {
+        json_lines_in_order(items, value, |lines| self.out.write_all(lines))
+    }
+
     pub fn finish(mut self) -> std::io::Result<()> {
         self.out.flush()
     }
+}
+
+/// Lines a thread of `json_lines_in_order` makes at a time.
+const LINES_PER_CHUNK: usize = 256;
+
+/// A JSON line per item, made a chunk per core at a time and handed to `write` in order.
+fn json_lines_in_order<T: Sync, V: serde::Serialize>(
+    items: &[T],
+    value: impl Fn(&T) -> V + Sync,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for round in items.chunks(LINES_PER_CHUNK * threads) {
+        let made: Vec<std::io::Result<Vec<u8>>> = std::thread::scope(|scope| {
+            let chunks = round.chunks(LINES_PER_CHUNK).map(|chunk| scope.spawn(|| json_lines(chunk, &value)));
+            let handles: Vec<_> = chunks.collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        });
+        for lines in made {
+            write(&lines?)?;
+        }
+    }
+    Ok(())
+}
+
+/// A JSON line per item of `chunk`.
+fn json_lines<T, V: serde::Serialize>(chunk: &[T], value: &impl Fn(&T) -> V) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for item in chunk {
+        write_json(&mut out, &value(item))?;
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// serde_json's compact output with the characters `needs_escape` names written as `\uXXXX`.
@@ -200,5 +246,19 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value, "what is read back is what was written");
+    }
+
+    #[test]
+    fn json_lines_made_on_every_core_come_out_in_order_and_escaped() {
+        let items: Vec<usize> = (0..LINES_PER_CHUNK * 5 + 7).collect();
+        let value = |n: &usize| serde_json::json!({ "n": n, "text": "\u{202E}" });
+        let mut written = Vec::new();
+        json_lines_in_order(&items, value, |lines| {
+            written.extend_from_slice(lines);
+            Ok(())
+        })
+        .unwrap();
+        let one_by_one: String = items.iter().map(|n| json(&value(n)).unwrap() + "\n").collect();
+        assert_eq!(String::from_utf8(written).unwrap(), one_by_one);
     }
 }

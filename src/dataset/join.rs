@@ -38,6 +38,7 @@ impl Part {
 }
 
 /// The entries being joined, and what they have to say.
+#[derive(Default)]
 pub struct Joiner {
     entries: Vec<Entry>,
     index: HashMap<Short, usize>,
@@ -92,24 +93,64 @@ pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -
     joiner.finish()
 }
 
-/// Find, read and join the result files below `dirs` in one pass, on all cores; `progress` hears
-/// once the files are found and after each chunk.
+/// Find, read and join the result files below `dirs` in one pass, on all cores, while `commits`
+/// are made (a dataset's parse) and made entries on a thread of their own; `progress` hears once
+/// the files are found and after each chunk.
 pub fn load(
-    commits: Vec<Commit>,
+    commits: impl FnOnce() -> Vec<Commit> + Send,
     dirs: &[PathBuf],
     classifier: &Classifier,
     progress: &mut dyn FnMut(Progress),
 ) -> (Vec<Entry>, Vec<String>) {
     let started = std::time::Instant::now();
-    let found = results::find(dirs);
-    let mut joiner = Joiner::new(commits, classifier);
-    joiner.unreadable.extend(found.warnings.iter().map(ToString::to_string));
-    let total = found.files.len();
-    let at = |read| Progress { read, total, seconds: started.elapsed().as_secs_f64() };
-    progress(at(0));
-    results::stream(&found.files, &|set| Part::digest(set, classifier), &mut |part, read| {
-        joiner.take(part);
-        progress(at(read));
-    });
-    joiner.finish()
+    std::thread::scope(|scope| {
+        let making = scope.spawn(|| Joiner::new(commits(), classifier));
+        let found = results::find(dirs);
+        let listing = found.warnings.iter().map(ToString::to_string).collect();
+        let mut joining = Joining { making: Some(making), listing, joiner: None, early: Vec::new() };
+        let total = found.files.len();
+        let at = |read| Progress { read, total, seconds: started.elapsed().as_secs_f64() };
+        progress(at(0));
+        results::stream(&found.files, &|set| Part::digest(set, classifier), &mut |part, read| {
+            joining.take(part);
+            progress(at(read));
+        });
+        joining.joined().finish()
+    })
+}
+
+/// The join while its entries may still be being made: parts that come before them wait.
+struct Joining<'scope> {
+    making: Option<std::thread::ScopedJoinHandle<'scope, Joiner>>,
+    /// What could not be listed: the first of the unreadable.
+    listing: Vec<String>,
+    joiner: Option<Joiner>,
+    early: Vec<Part>,
+}
+
+impl Joining<'_> {
+    fn take(&mut self, part: Part) {
+        if self.making.as_ref().is_some_and(|m| m.is_finished()) {
+            self.wait();
+        }
+        match &mut self.joiner {
+            Some(joiner) => joiner.take(part),
+            None => self.early.push(part),
+        }
+    }
+
+    /// Wait for the entries, and take every part that came before them.
+    fn wait(&mut self) {
+        if let Some(making) = self.making.take() {
+            let mut joiner = making.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            joiner.unreadable.append(&mut self.listing);
+            self.early.drain(..).for_each(|part| joiner.take(part));
+            self.joiner = Some(joiner);
+        }
+    }
+
+    fn joined(mut self) -> Joiner {
+        self.wait();
+        self.joiner.unwrap_or_default()
+    }
 }

@@ -64,12 +64,17 @@ impl ResultsReader {
     /// Every commit joined with the result files; the warnings of the dataset's rows read here
     /// come first.
     pub fn read(self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
-        let (mut commits, mut warnings) = (self.commits, Vec::new());
-        if let Some(rest) = self.tail.map(DatasetTail::parse) {
-            commits.extend(rest.commits);
-            warnings = rest.warnings;
-        }
-        let (entries, more) = dataset::load_results(commits, &self.dirs, &self.classifier, progress);
+        let (mut commits, tail, mut warnings) = (self.commits, self.tail, Vec::new());
+        let dataset_warnings = &mut warnings;
+        // Parsed beside the reading of the result files.
+        let dataset = move || {
+            if let Some(rest) = tail.map(DatasetTail::parse) {
+                commits.extend(rest.commits);
+                *dataset_warnings = rest.warnings;
+            }
+            commits
+        };
+        let (entries, more) = dataset::load_results(dataset, &self.dirs, &self.classifier, progress);
         warnings.extend(more);
         (entries, warnings)
     }
@@ -105,8 +110,9 @@ pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap>
 impl Context {
     /// Everything, result files read and joined (the dataset's commits joined once, with them).
     pub fn load(options: &Options) -> Result<Context> {
-        let (ctx, commits, _) = Context::unjoined(options, usize::MAX)?;
-        let reader = ctx.reader(commits, None);
+        // The first commit now (a dataset without one is an error here), the rest beside the reading.
+        let (ctx, commits, tail) = Context::unjoined(options, 1)?;
+        let reader = ctx.reader(commits, Some(tail));
         Ok(ctx.joined(reader.read(&mut |_| {})))
     }
 
