@@ -64,8 +64,9 @@ pub struct Entry {
     pub hint: Option<Verdict>,
     /// Loaded files that are about the commit but are no variant outcome.
     pub notes: Vec<String>,
-    /// The newest agent record of each agent (`None`: records whose folder names none).
-    pub agents: BTreeMap<Option<String>, VariantState>,
+    /// The newest agent record of each agent (`None`: records whose folder names none). Boxed:
+    /// a map's first node holds room for eleven (4.7 KB inline, 47 MB over 10,000 commits).
+    pub agents: BTreeMap<Option<String>, Box<VariantState>>,
     /// Records a newer one replaced, oldest first.
     pub overridden: Vec<Overridden>,
     /// The newest successful record of each kind (variant, workload, metrics) — agents'
@@ -139,9 +140,9 @@ impl Entry {
         }
         if record.variant == Variant::Agent {
             // Agents do not override each other: each keeps its newest, the slot shows the newest of all.
-            let held = self.agents.remove(&state.agent);
+            let held = self.agents.remove(&state.agent).map(|held| *held);
             let newest = self.newer(Variant::Agent, held, state);
-            self.agents.insert(newest.agent.clone(), newest);
+            self.agents.insert(newest.agent.clone(), Box::new(newest));
             return self.select_agent(None);
         }
         let slot = std::mem::replace(&mut self.variants[record.variant as usize], VariantState::empty());
@@ -175,8 +176,8 @@ impl Entry {
     /// with no result here leaves the slot not run.
     pub fn select_agent(&mut self, agent: Option<&str>) {
         let pick = match agent {
-            None => self.agents.values().max_by(|a, b| a.at.cmp(&b.at)).cloned(),
-            Some(name) => self.agents.get(&Some(name.to_string())).cloned(),
+            None => self.agents.values().max_by(|a, b| a.at.cmp(&b.at)).map(|state| (**state).clone()),
+            Some(name) => self.agents.get(&Some(name.to_string())).map(|state| (**state).clone()),
         };
         let fallback = || VariantState { agent: agent.map(str::to_string), ..VariantState::empty() };
         if let Some(state) = pick.or_else(|| agent.map(|_| fallback())) {
