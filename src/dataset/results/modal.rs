@@ -3,10 +3,10 @@
 //! baseline and an agent (`patched_*` is the agent's patch applied to the baseline).
 
 use super::parts::{
-    Obj, Origin, fields, give_unnamed, nested_texts, recorded_metrics, short_of, stamp, text,
+    Obj, Origin, fields, give_unnamed, kind_of, nested_texts, recorded_metrics, short_of, stamp, text,
 };
 use super::{ResultRecord, ResultSet, Stamp, TextField};
-use crate::dataset::{Outcome, RunStatus, Variant};
+use crate::dataset::{Outcome, RunStatus, Variant, Workload};
 use crate::metrics::{self, Metrics};
 use serde_json::Value;
 
@@ -60,26 +60,44 @@ fn three_way(origin: &Origin, short: &str, r: &Obj, at: Option<Stamp>) -> Vec<Re
             (None, _) if !ran(r, variant.name()) => continue,
             (None, _) => (RunStatus::Success, None),
         };
-        let (metrics, metrics_from) = variant_metrics(r, variant.name(), outcome.0);
-        let outcome =
-            Outcome { status: outcome.0, error: outcome.1, metrics, metrics_from, ..Outcome::not_run() };
+        let (metrics, metrics_from, workload) = variant_numbers(origin, r, variant.name(), outcome.0);
+        let (status, error) = outcome;
+        let outcome = Outcome { status, error, metrics, metrics_from, workload, ..Outcome::not_run() };
         let mut record = origin.record(short, variant, outcome, at);
         record.texts = own_texts(r, variant.name());
-        record.outcome.workload = origin.workload(r, variant_output(r, variant.name()).as_deref());
         out.push(record);
     }
     give_unnamed(&mut out, &fields(r, UNNAMED_FIELDS, ""), failed_phase);
     out
 }
 
-/// Raw output first (`<role>_metrics.raw_output`, else `<role>_raw`), else the recorded numbers.
-fn variant_metrics(r: &Obj, role: &str, status: RunStatus) -> (Metrics, Option<metrics::MetricsFrom>) {
+/// A variant's numbers — raw output first (`<role>_metrics.raw_output`, else `<role>_raw`), else
+/// the recorded ones; none unless it succeeded — and its workload: its output parsed once for both.
+fn variant_numbers(
+    origin: &Origin,
+    r: &Obj,
+    role: &str,
+    status: RunStatus,
+) -> (Metrics, Option<metrics::MetricsFrom>, Workload) {
+    let output = variant_output(r, role);
+    let parsed = output.as_deref().map(metrics::parse::parse);
+    let kind = parsed.as_ref().and_then(kind_of);
+    let workload = origin.workload_parsed(r, output.as_deref(), || kind);
     if status != RunStatus::Success {
-        return (Metrics::new(), None);
+        return (Metrics::new(), None, workload);
     }
+    let (metrics, from) = numbers(r, role, parsed);
+    (metrics, from, workload)
+}
+
+/// A variant's numbers from its output's parse (`None`: it has none), else the recorded ones.
+fn numbers(
+    r: &Obj,
+    role: &str,
+    parsed: Option<Result<metrics::parse::Parsed, metrics::parse::NoMetrics>>,
+) -> (Metrics, Option<metrics::MetricsFrom>) {
     let recorded = r.get(&format!("{role}_metrics")).and_then(Value::as_object);
-    let raw = variant_output(r, role);
-    metrics::pick(raw.as_deref(), recorded.map(|m| recorded_metrics(&wrap(m))).unwrap_or_default())
+    metrics::pick_parsed(parsed, recorded.map(|m| recorded_metrics(&wrap(m))).unwrap_or_default())
 }
 
 /// A variant's benchmark output: `<role>_metrics.raw_output`, else `<role>_raw`.
@@ -123,7 +141,8 @@ fn failed_phase(r: &Obj, status: &str, error: Option<&str>) -> Option<Variant> {
 
 /// The first variant whose numbers are missing: no recorded metrics and none in its raw output.
 fn first_unmeasured(r: &Obj) -> Variant {
-    let measured = |v: &Variant| !variant_metrics(r, v.name(), RunStatus::Success).0.is_empty();
+    let parsed = |v: &Variant| variant_output(r, v.name()).as_deref().map(metrics::parse::parse);
+    let measured = |v: &Variant| !numbers(r, v.name(), parsed(v)).0.is_empty();
     Variant::ALL.into_iter().find(|v| !measured(v)).unwrap_or(Variant::Baseline)
 }
 

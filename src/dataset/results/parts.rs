@@ -87,7 +87,14 @@ pub(super) fn workload_of(
 
 /// The kind of benchmark the result block of `output` is, where it has one.
 pub(super) fn kind_of_output(output: &str) -> Option<&'static str> {
-    metrics::parse::parse(output).ok().map(|p| p.kind.name())
+    kind_of(&metrics::parse::parse(output))
+}
+
+/// The kind of benchmark a parse of some output names (`None`: the output names none).
+pub(super) fn kind_of(
+    parsed: &Result<metrics::parse::Parsed, metrics::parse::NoMetrics>,
+) -> Option<&'static str> {
+    parsed.as_ref().ok().map(|p| p.kind.name())
 }
 
 pub(super) fn text(obj: &Obj, key: &str) -> Option<String> {

@@ -1,7 +1,9 @@
 //! Records of one variant each: per-role result files, the role objects of 3-way reruns, and the
 //! flat Docker results of `results/docker/` (human images, often on a stand-in model).
 
-use super::parts::{Obj, Origin, fields, kind_of_output, owner_of, recorded_metrics, short_of, stamp, text};
+use super::parts::{
+    Obj, Origin, fields, kind_of, kind_of_output, owner_of, recorded_metrics, short_of, stamp, text,
+};
 use super::{ResultRecord, ResultSet, Stamp};
 use crate::dataset::{Outcome, RunStatus, Variant};
 use crate::ids::ImageRef;
@@ -51,7 +53,7 @@ fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Op
     // A repeated run's output ends with its last repeat; its recorded metrics are the means.
     let (metrics, metrics_from) = if samples.is_empty() {
         let parsed = raw.as_deref().map(metrics::parse::parse);
-        kind = parsed.as_ref().map(|p| p.as_ref().ok().map(|p| p.kind.name()));
+        kind = parsed.as_ref().map(kind_of);
         metrics::pick_parsed(parsed, recorded_metrics(obj))
     } else {
         (recorded_metrics(obj), Some(MetricsFrom::Recorded))
