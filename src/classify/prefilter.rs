@@ -37,7 +37,8 @@ impl Searcher {
                     let anchor = &anchors[found.pattern().as_usize()];
                     match anchor.literal_at(text, found.start()) {
                         Some(start) => return Some(start),
-                        // Anchors never start alike: one found here hides none found further.
+                        // No two anchors of a group start alike (a gram each, or a short literal
+                        // whole, never refused): one refused here hides none starting further.
                         None => at = found.start() + 1,
                     }
                 }
@@ -73,7 +74,7 @@ impl Prefilter {
         // with the others they would shorten its SIMD fingerprint.
         let (short, long): (Vec<_>, Vec<_>) = longer.into_iter().partition(|l| l.len() < GRAM);
         let groups = [anchors::cover(&long), short.into_iter().map(Anchor::whole).collect()];
-        let searchers = groups.into_iter().flat_map(chunks).map(automaton);
+        let searchers = groups.iter().flat_map(|group| chunks(group)).map(automaton);
         let groups: Result<Vec<_>, _> = searchers.collect();
         let groups = groups.ok().map(|mut g| {
             g.extend(bytes.iter().map(|b| Searcher::Byte(b[0])));
@@ -100,13 +101,8 @@ impl Prefilter {
 }
 
 /// `anchors` in groups of at most `GROUP`.
-fn chunks(mut anchors: Vec<Anchor>) -> Vec<Vec<Anchor>> {
-    let mut groups = Vec::new();
-    while !anchors.is_empty() {
-        let rest = anchors.split_off(anchors.len().min(GROUP));
-        groups.push(std::mem::replace(&mut anchors, rest));
-    }
-    groups
+fn chunks(anchors: &[Anchor]) -> Vec<Vec<Anchor>> {
+    anchors.chunks(GROUP).map(<[Anchor]>::to_vec).collect()
 }
 
 /// One automaton over `anchors`: leftmost matching, the kind the SIMD prefilter serves.

@@ -128,28 +128,39 @@ impl JsonLines {
     }
 }
 
-/// Lines a thread of `json_lines_in_order` makes at a time.
+/// Lines a thread of `json_lines_in_order` makes at a time, at most.
 const LINES_PER_CHUNK: usize = 256;
+/// What one round of every thread's chunk may hold, about: a commit's line can be hundreds of
+/// kilobytes (a re-run history's overridden records), and the lines wait here to be written.
+const ROUND_BYTES: usize = 4 << 20;
 
-/// A JSON line per item, made a chunk per core at a time and handed to `write` in order.
+/// A JSON line per item, made a chunk per core at a time and handed to `write` in order; each
+/// round's chunks are sized by the lines of the round before (the first: a line each).
 fn json_lines_in_order<T: Sync, V: serde::Serialize>(
     items: &[T],
     value: impl Fn(&T) -> V + Sync,
     mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for round in items.chunks(LINES_PER_CHUNK * threads) {
+    let (mut at, mut per_chunk) = (0, 1);
+    while at < items.len() {
+        let round = &items[at..items.len().min(at + per_chunk * threads)];
         let made: Vec<std::io::Result<Vec<u8>>> = std::thread::scope(|scope| {
-            let chunks = round.chunks(LINES_PER_CHUNK).map(|chunk| scope.spawn(|| json_lines(chunk, &value)));
+            let chunks = round.chunks(per_chunk).map(|chunk| scope.spawn(|| json_lines(chunk, &value)));
             let handles: Vec<_> = chunks.collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 .collect()
         });
+        let mut bytes = 0;
         for lines in made {
-            write(&lines?)?;
+            let lines = lines?;
+            bytes += lines.len();
+            write(&lines)?;
         }
+        let per_line = (bytes / round.len()).max(1);
+        (at, per_chunk) = (at + round.len(), (ROUND_BYTES / threads / per_line).clamp(1, LINES_PER_CHUNK));
     }
     Ok(())
 }
@@ -246,6 +257,23 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value, "what is read back is what was written");
+    }
+
+    #[test]
+    fn long_json_lines_are_made_a_few_at_a_time() {
+        let long = "x".repeat(ROUND_BYTES / 4);
+        let mut writes = Vec::new();
+        json_lines_in_order(
+            &[0; 40],
+            |_| long.as_str(),
+            |lines| {
+                writes.push(lines.len());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(writes.iter().sum::<usize>(), 40 * (long.len() + 3), "every line, quoted");
+        assert!(writes.iter().all(|n| *n <= ROUND_BYTES), "at most a round held: {writes:?}");
     }
 
     #[test]
