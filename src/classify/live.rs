@@ -66,7 +66,7 @@ impl Tally {
             field: None,
             fixes: rules[index].fixes.clone(),
             explain: rules[index].explain.clone(),
-            context: Vec::new(),
+            context: super::Context::default(),
         })
     }
 }

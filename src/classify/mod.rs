@@ -4,17 +4,16 @@
 //! lines, a RegexSet names their rules.
 
 mod anchors;
+mod context;
 mod live;
 mod prefilter;
 mod rules;
 
+pub use context::{CONTEXT_LINES, Context};
 pub use live::{LiveClassifier, Tally};
 pub use rules::{Classifier, ClassifyError, Disposition, Rule};
 
 use serde::{Deserialize, Serialize};
-
-/// Lines of context kept on each side of the evidence line.
-pub const CONTEXT_LINES: usize = 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -35,8 +34,8 @@ pub struct Verdict {
     #[serde(default)]
     pub explain: String,
     /// Up to `CONTEXT_LINES` lines before and after the evidence line (bulk classification only).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub context: Vec<String>,
+    #[serde(default, skip_serializing_if = "Context::is_empty")]
+    pub context: Context,
 }
 
 impl Verdict {
@@ -66,7 +65,7 @@ impl Classifier {
     /// Classify a block of output; `None` when no rule matches.
     pub fn classify(&self, text: &str) -> Option<Verdict> {
         let mut verdict = self.classify_bare(text)?;
-        verdict.context = context(text, verdict.line);
+        verdict.context = Context::around(text, verdict.line);
         Some(verdict)
     }
 
@@ -185,7 +184,7 @@ impl Classifier {
             field: Some("perftriage.classification".into()),
             fixes: rule.fixes.clone(),
             explain: rule.explain.clone(),
-            context: Vec::new(),
+            context: Context::default(),
         })
     }
 }
@@ -193,16 +192,6 @@ impl Classifier {
 /// An evidence line as verdicts and warnings keep it: trimmed, at most 400 characters.
 pub(crate) fn evidence_text(line: &str) -> String {
     line.trim().chars().take(400).collect()
-}
-
-/// The lines around 1-based line `line` of `text` (`CONTEXT_LINES` each side, cut to 240 chars).
-pub fn context(text: &str, line: usize) -> Vec<String> {
-    let first = line.saturating_sub(CONTEXT_LINES + 1);
-    text.lines()
-        .skip(first)
-        .take(line - first + CONTEXT_LINES)
-        .map(|l| l.chars().take(240).collect())
-        .collect()
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ impl ResultRecord {
             if verdict.line < first_line + lines {
                 verdict.field = Some(t.field.clone());
                 verdict.line -= first_line - 1;
-                verdict.context = crate::classify::context(&t.text, verdict.line);
+                verdict.context = crate::classify::Context::around(&t.text, verdict.line);
                 break;
             }
             first_line += lines;

@@ -218,12 +218,12 @@ fn evidence_lines<'a>(entry: &'a Entry, theme: &Theme) -> Vec<Line<'a>> {
     let fixes = if v.fixes.is_empty() { "none known".to_string() } else { v.fixes.join(", ") };
     out.push(field("fixes", fixes, theme));
     let first = v.line.saturating_sub(crate::classify::CONTEXT_LINES).max(1);
-    for (i, line) in v.context.iter().enumerate() {
+    for (i, line) in v.context.lines().enumerate() {
         let number = first + i;
         let style = if number == v.line { theme.fail } else { theme.dim };
         out.push(Line::from(vec![
             Span::styled(format!("{number:>5} "), theme.dim),
-            Span::styled(line.as_str(), style),
+            Span::styled(line, style),
         ]));
     }
     out
