@@ -124,7 +124,7 @@ fn best_gram<'a>(grams: &'a [Gram], uncovered: &[bool]) -> Option<&'a Gram> {
 
 /// The anchor starting with `gram` at its first place in each literal, as long as they all go on
 /// alike (up to `LONGEST` bytes): the longer it is, the fewer places in a log it is found.
-fn anchor<'a>(gram: &[u8; GRAM], literals: impl Iterator<Item = &'a [u8]> + Clone) -> Anchor {
+fn anchor<'a>(gram: &[u8; GRAM], literals: impl Iterator<Item = &'a [u8]>) -> Anchor {
     let starts: Vec<(&[u8], usize)> =
         literals.map(|l| (l, l.windows(GRAM).position(|w| w == gram).unwrap_or(0))).collect();
     let tails = || starts.iter().map(|(l, at)| &l[*at..]);

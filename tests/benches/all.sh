@@ -13,19 +13,21 @@
 #                                        beside `lnav -n`, search beside `rg -ci` and `grep -ci`
 #   classify                              every rule, beside `grep -cE` with the rules' union
 #   metrics                               max RSS and time, beside `grep -c`
+#   campaign                              a 96 x 3 campaign on the mock vLLM: perftriage's overhead per
+#                                        run beside `docker run --rm` of the mock image (needs Docker)
 #
 # Needs tmux, lnav and ripgrep (Debian: tmux lnav ripgrep). Writes under $WORK (default
 # /tmp/perftriage-bench). HISTORY_SIZES="30000 300000" sets the re-run sets (300,000 files take a
 # few minutes to generate the first time). SECTIONS="frame" runs the first frames alone (also
-# "status", "log").
+# "status", "log", "campaign").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WORK=${WORK:-/tmp/perftriage-bench}
 RUNS=${RUNS:-5}
 LOG_MB=${LOG_MB:-202}
 HISTORY_SIZES=${HISTORY_SIZES:-"30000 300000"}
-# Which parts to run: any of frame, status, log.
-SECTIONS=${SECTIONS:-"frame status log"}
+# Which parts to run: any of frame, status, log, campaign.
+SECTIONS=${SECTIONS:-"frame status log campaign"}
 wants() { [[ " $SECTIONS " == *" $1 "* ]]; }
 SHARED=${SHARED:-../shared}
 for tool in tmux lnav rg; do
@@ -153,6 +155,23 @@ metrics_rss=$(cat "$WORK/rss")
 grepc=$(measure grep -c "Mean TPOT" "$LOG")
 row "metrics" "$(show <<<"$metrics"), $metrics_rss MB" "grep -c $(show <<<"$grepc"), $(cat "$WORK/rss") MB" \
   "$(ratio "$(median "$metrics")" "$(median "$grepc")") of grep"
+fi
+
+if wants campaign; then
+# --- a campaign's overhead per run ---------------------------------------------------------
+# One 96 x 3 campaign on the mock vLLM (tests/benches/campaign.rs: four runs at once, --auto-fix,
+# a few minutes): perftriage's overhead per run, from its launch to its end in the journal less the
+# container's own start to die, over every run; beside it a bare container's life as the docker
+# CLI gives it (create, start, wait, remove), RUNS times.
+cargo bench --locked --quiet --bench campaign 2>/dev/null >"$WORK/campaign.txt"
+# "median p99 max runs" of the overhead line.
+overhead=$(sed -n 's/^perftriage.s overhead per run.*: \([0-9]*\) samples, median \([0-9.]*\) ms, p99 \([0-9.]*\) ms, max \([0-9.]*\) ms$/\2 \3 \4 \1/p' "$WORK/campaign.txt")
+[ -n "$overhead" ] || { echo "no overhead line from the campaign bench:" >&2; cat "$WORK/campaign.txt" >&2; exit 1; }
+bare=$(measure docker run --rm perftriage-test/vllm:ok true)
+row "campaign 96 x 3 (mock vLLM, 4 at once, --auto-fix): perftriage's overhead per run" \
+  "$(awk '{printf "%.0f ms median (p99 %.0f, max %.0f; %d runs)", $1, $2, $3, $4}' <<<"$overhead")" \
+  "docker run --rm of the mock image $(ms <<<"$bare")" \
+  "$(ratio "$(cut -d' ' -f1 <<<"$overhead")" "$(awk '{print $1 * 1000}' <<<"$bare")") of docker run"
 fi
 
 echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"
