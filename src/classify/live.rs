@@ -2,7 +2,6 @@
 //! line is ever scanned twice.
 
 use super::{Classifier, Verdict};
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Blocks this large are classified on two threads.
@@ -77,10 +76,12 @@ pub struct LiveClassifier {
     tally: Tally,
 }
 
-/// Where `bytes` can be cut in two near the middle: after the first newline past it.
-fn halves(bytes: &[u8]) -> Option<usize> {
+/// Where a block of `bytes` is cut in two near the middle: after the first newline past it when
+/// it is large enough to classify on two threads, else at its end (all in the first half).
+fn cut(bytes: &[u8]) -> usize {
     let half = bytes.len() / 2;
-    memchr::memchr(b'\n', &bytes[half..]).map(|i| half + i + 1)
+    let after_newline = memchr::memchr(b'\n', &bytes[half..]).map(|i| half + i + 1);
+    after_newline.filter(|_| bytes.len() >= PARALLEL_BYTES).unwrap_or(bytes.len())
 }
 
 /// `work` on `first` here and on `second` on a thread of its own.
@@ -108,10 +109,7 @@ impl LiveClassifier {
     /// Feed whole lines at once (`\n`-separated; the last one may lack its newline). A large
     /// block is cut in two at a line end and its halves classified on two threads.
     pub fn feed_block(&mut self, text: &str) {
-        let (first, second) = match halves(text.as_bytes()) {
-            Some(cut) if text.len() >= PARALLEL_BYTES => text.split_at(cut),
-            _ => (text, ""),
-        };
+        let (first, second) = text.split_at(cut(text.as_bytes()));
         let classifier = &self.classifier;
         let (firsts, seconds) = in_two(first, second, |half| classifier.tally(half));
         self.absorb(firsts);
@@ -121,15 +119,10 @@ impl LiveClassifier {
     /// `feed_block` for bytes read from a file, each half made text (invalid UTF-8 replaced) on
     /// its thread and handed to `side` there too; what `side` made of each half, in order.
     pub fn feed_bytes<S: Send + Default>(&mut self, bytes: &[u8], side: impl Fn(&str) -> S + Sync) -> (S, S) {
-        let (first, second) = match halves(bytes) {
-            Some(cut) if bytes.len() >= PARALLEL_BYTES => bytes.split_at(cut),
-            _ => (bytes, &[][..]),
-        };
+        let (first, second) = bytes.split_at(cut(bytes));
         let classifier = &self.classifier;
         let ((firsts, first_side), (seconds, second_side)) = in_two(first, second, |half| {
-            // Checked first: `from_utf8_lossy` walks valid text several times slower.
-            let text =
-                std::str::from_utf8(half).map_or_else(|_| String::from_utf8_lossy(half), Cow::Borrowed);
+            let text = crate::logs::text_of(half);
             (classifier.tally(&text), side(&text))
         });
         self.absorb(firsts);
