@@ -28,6 +28,35 @@ impl Redactor {
         Redactor::new(["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"].iter().filter_map(|k| std::env::var(k).ok()))
     }
 
+    /// This process's redactor (`from_env`, read once): for readers with no session at hand,
+    /// such as every reader of result files.
+    pub fn process() -> &'static Redactor {
+        static PROCESS: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+        PROCESS.get_or_init(Redactor::from_env)
+    }
+
+    /// A name for the secrets redacted (a hash, never the secrets): what a cache of redacted text
+    /// is only valid for.
+    pub fn fingerprint(&self) -> String {
+        let parts: Vec<&[u8]> = self.secrets.iter().map(|s| s.as_bytes()).collect();
+        crate::files::stable_id(&parts)
+    }
+
+    /// Redact every string of a JSON value in place, as decoded (a token spelled with `\u`
+    /// escapes in the file is whole here); `true` when one held a secret.
+    pub fn json(&self, value: &mut serde_json::Value) -> bool {
+        use serde_json::Value;
+        match value {
+            Value::String(text) if self.holds_secret(text.as_bytes()) => {
+                *text = self.text(text);
+                true
+            }
+            Value::Array(items) => items.iter_mut().fold(false, |held, v| self.json(v) | held),
+            Value::Object(map) => map.values_mut().fold(false, |held, v| self.json(v) | held),
+            _ => false,
+        }
+    }
+
     pub fn text(&self, text: &str) -> String {
         String::from_utf8_lossy(&self.bytes(text.as_bytes())).into_owned()
     }

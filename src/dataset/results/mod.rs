@@ -17,11 +17,13 @@ pub use walk::{Found, find, read_dirs, stream};
 
 use super::{Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// One variant's outcome read from a result file, whatever the file's shape.
-#[derive(Debug, Clone, PartialEq)]
+/// One variant's outcome read from a result file, whatever the file's shape. Serialized only
+/// digested (without its texts), for the digest cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultRecord {
     pub short: Short,
     pub variant: Variant,
@@ -30,8 +32,10 @@ pub struct ResultRecord {
     pub agent: Option<String>,
     pub outcome: Outcome,
     /// The record's own time; `None` when its file gives none.
+    #[serde(with = "stamp::exact")]
     pub at: Option<Stamp>,
     /// Every text that can carry the root cause, named by the field (or file) it came from.
+    #[serde(skip)]
     pub texts: Vec<TextField>,
     /// Why the record cannot stand for its variant (a check on a stand-in model, say): it is
     /// listed with the commit but decides nothing.
@@ -45,7 +49,7 @@ pub struct ResultRecord {
 
 /// A record whose text was classified and then dropped: what a reading thread hands the join, so
 /// no record's text outlives its file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Digested {
     pub record: ResultRecord,
     /// The failure's classification (none for a success).
@@ -144,7 +148,7 @@ fn gate(record: &mut ResultRecord) {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadWarning {
     pub path: PathBuf,
     pub message: String,
@@ -194,8 +198,9 @@ pub enum ReadError {
 /// Read one result file.
 pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
     let (text, cut) = read_text(path)?;
-    let (value, trailing) = first_json_value(&text)?;
+    let (mut value, trailing) = first_json_value(&text)?;
     drop(text);
+    crate::logs::Redactor::process().json(&mut value);
     let mut set = shapes::interpret(path, &value)?;
     set.records.iter_mut().for_each(gate);
     for lost in cut {

@@ -58,6 +58,29 @@ impl Serialize for Stamp {
     }
 }
 
+/// A stamp to the nanosecond, as `[unix seconds, nanoseconds]`: what the digest cache keeps
+/// (`Display` drops the fraction, which orders records).
+pub mod exact {
+    use super::Stamp;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(stamp: &Option<Stamp>, s: S) -> Result<S::Ok, S::Error> {
+        let parts = stamp.map(|Stamp(d)| {
+            let utc = d.assume_utc();
+            (utc.unix_timestamp(), utc.nanosecond())
+        });
+        parts.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Stamp>, D::Error> {
+        let Some((secs, nanos)) = Option::<(i64, u32)>::deserialize(d)? else { return Ok(None) };
+        let at = time::OffsetDateTime::from_unix_timestamp(secs)
+            .and_then(|t| t.replace_nanosecond(nanos))
+            .map_err(serde::de::Error::custom)?;
+        Ok(Some(Stamp(time::PrimitiveDateTime::new(at.date(), at.time()))))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Stamp;

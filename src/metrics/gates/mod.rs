@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 /// One gate a measurement has to pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Gate {
     /// A success with no numbers at all.
@@ -81,7 +81,7 @@ impl Gate {
 }
 
 /// A gate that failed and the line (or metric) that failed it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GateFailure {
     pub gate: Gate,
     pub evidence: String,
