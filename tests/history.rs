@@ -32,8 +32,12 @@ fn role_file(dir: &Path, name: &str, role: &str, model: &str, at: &str, ttft: f6
 fn load(dir: &Path) -> Entry {
     let classifier = Classifier::embedded().unwrap();
     let commits = dataset::load_embedded().unwrap().commits;
-    let (entries, warnings) =
-        dataset::load_results(|| commits, &[dir.to_path_buf()], &classifier, &mut |_| {});
+    let (entries, warnings) = dataset::load_results(
+        || commits,
+        dataset::Sources::dirs(&[dir.to_path_buf()]),
+        &classifier,
+        &mut |_| {},
+    );
     assert!(warnings.is_empty(), "{warnings:?}");
     entries.into_iter().find(|e| e.commit.short == SHORT).unwrap()
 }
@@ -106,7 +110,9 @@ fn reading_as_a_stream_joins_what_reading_everything_first_joins() {
     let at_once = dataset::join(commits(), results::read_dirs(&[dir.path().into()]), &classifier);
     let mut heard = Vec::new();
     let streamed =
-        dataset::load_results(commits, &[dir.path().into()], &classifier, &mut |p| heard.push(p.read));
+        dataset::load_results(commits, dataset::Sources::dirs(&[dir.path().into()]), &classifier, &mut |p| {
+            heard.push(p.read)
+        });
     assert_eq!(streamed, at_once);
     assert_eq!(streamed.1.len(), 1, "the broken file, named: {:?}", streamed.1);
     assert_eq!(heard.first(), Some(&0));
@@ -119,18 +125,23 @@ fn reading_as_a_stream_joins_what_reading_everything_first_joins() {
         commits()
     };
     let mut told = false;
-    let late = dataset::load_results(late_commits, &[dir.path().into()], &classifier, &mut |p| {
-        if p.read > 0 && !std::mem::replace(&mut told, true) {
-            chunk_read.send(()).unwrap();
-        }
-    });
+    let late = dataset::load_results(
+        late_commits,
+        dataset::Sources::dirs(&[dir.path().into()]),
+        &classifier,
+        &mut |p| {
+            if p.read > 0 && !std::mem::replace(&mut told, true) {
+                chunk_read.send(()).unwrap();
+            }
+        },
+    );
     assert_eq!(late, at_once, "the files read before the entries were made are joined with them");
 }
 
 #[test]
 fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keeping_its_own_runs() {
     let mut s = common::state();
-    update(&mut s, Msg::Reading(Progress { read: 12_000, total: 300_000, seconds: 0.5 }));
+    update(&mut s, Msg::Reading(Progress { read: 12_000, total: 300_000, cached: 0, seconds: 0.5 }));
     let screen = common::screen_of(&s, 160, 48);
     assert!(screen.contains("reading results 12000/300000 (24000 files/s)"), "{screen}");
     assert!(screen.contains("015069b0"), "the dataset's rows are drawn meanwhile:\n{screen}");
@@ -146,7 +157,12 @@ fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keepin
     }
     let classifier = Classifier::embedded().unwrap();
     let commits = dataset::load_embedded().unwrap().commits;
-    let (entries, _) = dataset::load_results(|| commits, &[dir.path().into()], &classifier, &mut |_| {});
+    let (entries, _) = dataset::load_results(
+        || commits,
+        dataset::Sources::dirs(&[dir.path().into()]),
+        &classifier,
+        &mut |_| {},
+    );
     let warnings = vec!["x.json: invalid JSON".to_string()];
     update(&mut s, Msg::ResultsRead { entries, warnings });
     let entry = &s.board.entries[index];
@@ -167,7 +183,8 @@ fn the_board_drawn_from_the_datasets_first_rows_grows_to_the_rest_with_the_resul
     let mut s = perftriage::app::AppState::new(head, Default::default(), Default::default());
     let last = commits.iter().map(|c| c.short.clone()).max().unwrap();
     assert!(!common::screen_of(&s, 160, 48).contains(last.as_str()), "not yet read");
-    let (entries, _) = dataset::load_results(|| commits.clone(), &[], &classifier, &mut |_| {});
+    let (entries, _) =
+        dataset::load_results(|| commits.clone(), dataset::Sources::dirs(&[]), &classifier, &mut |_| {});
     update(&mut s, Msg::ResultsRead { entries, warnings: Vec::new() });
     assert_eq!((s.board.entries.len(), s.board.rows.len()), (commits.len(), commits.len()));
     common::press(&mut s, perftriage::app::Key::ch('G'));

@@ -1,7 +1,8 @@
 //! HF tokens in result files never leave the process: every headless command that reads them
-//! prints them redacted, and nothing the workspace keeps (the digest cache) holds them. A token
-//! is caught by its shape (`hf_` and 30+ letters or digits) or as the environment's `HF_TOKEN`,
-//! and also when the file spells it with JSON `\u` escapes.
+//! prints them redacted, and nothing the workspace keeps (the digest cache) holds them; a cache
+//! made with other secrets is not used. A token is caught by its shape (`hf_` and 30+ letters or
+//! digits) or as the environment's `HF_TOKEN`, and also when the file spells it with JSON `\u`
+//! escapes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -13,12 +14,18 @@ const SHAPED: &str = "hf_abcdefghijklmnopqrstuvwxyz0123456789";
 const ENV_SECRET: &str = "s3cr3t-env-value";
 
 fn perftriage(workspace: &Path, args: &[&str]) -> Output {
+    perftriage_with(workspace, args, ENV_SECRET)
+}
+
+/// With `token` as the environment's `HF_TOKEN`; result files are cached at once.
+fn perftriage_with(workspace: &Path, args: &[&str], token: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .arg("--workspace")
         .arg(workspace)
         .args(args)
         .env("XDG_CONFIG_HOME", workspace.join("no-config"))
-        .env("HF_TOKEN", ENV_SECRET)
+        .env("HF_TOKEN", token)
+        .env("PERFTRIAGE_DIGEST_SETTLE_MS", "0")
         .output()
         .unwrap()
 }
@@ -66,4 +73,22 @@ fn status_report_classify_and_metrics_print_result_files_redacted() {
     let json = perftriage(ws.path(), &["--results", r, "status", "--json"]).stdout;
     let text = String::from_utf8_lossy(&json);
     assert!(text.contains("login [REDACTED] then"), "the evidence is kept, redacted: {text}");
+}
+
+#[test]
+fn the_digest_cache_holds_no_secret_and_one_made_with_other_secrets_is_not_used() {
+    let ws = tempfile::tempdir().unwrap();
+    let results = ws.path().join("results-in");
+    std::fs::create_dir(&results).unwrap();
+    result_with_secrets(&results);
+    let status = ["--results", results.to_str().unwrap(), "status", "--verbose"];
+    for _ in 0..2 {
+        assert!(perftriage(ws.path(), &status).status.success());
+    }
+    let cache = std::fs::read(ws.path().join("cache/digests.jsonl")).unwrap();
+    assert_no_secret(&cache, "the digest cache");
+    assert!(String::from_utf8_lossy(&cache).contains("[REDACTED]"), "the record is cached, redacted");
+    let other = perftriage_with(ws.path(), &status, "another-secret-value");
+    let said = String::from_utf8_lossy(&other.stderr);
+    assert!(said.contains("1 result files read") && said.contains(", 0 of them unchanged"), "{said}");
 }

@@ -39,8 +39,24 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
     } else {
         status_table(&entries, &book)?
     }
+    if ctx.verbose {
+        reading(ctx);
+    }
     super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
+}
+
+/// How the result files were read, on stderr.
+fn reading(ctx: &Context) {
+    let r = ctx.reading;
+    let cache = crate::dataset::digests::CacheFile::in_workspace(&ctx.workspace).path;
+    super::out::err(&format!(
+        "perftriage: {} result files read in {:.3} s, {} of them unchanged since the digest cache ({}) saw them",
+        r.total,
+        r.seconds,
+        r.cached,
+        cache.display()
+    ));
 }
 
 /// A JSON line per commit, escaped as it is written.

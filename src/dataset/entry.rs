@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantState {
     pub outcome: Outcome,
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Box<Verdict>>,
     /// The record's own time.
     pub at: Option<Stamp>,
     /// The agent of the run the record belongs to, where its folder says.
@@ -61,7 +61,7 @@ pub struct Entry {
     pub commit: Commit,
     pub variants: [VariantState; 3],
     /// Commit-level signature from upstream notes, used where a failure carries no text of its own.
-    pub hint: Option<Verdict>,
+    pub hint: Option<Box<Verdict>>,
     /// Loaded files that are about the commit but are no variant outcome.
     pub notes: Vec<String>,
     /// The newest agent record of each agent (`None`: records whose folder names none). Boxed:
@@ -79,7 +79,7 @@ impl Entry {
     /// The commit's recorded outcomes move into the entry's variants: its commit keeps none.
     pub fn new(mut commit: Commit, classifier: &Classifier) -> Entry {
         let hint_text = commit.upstream.notes.join("\n");
-        let hint = classifier.classify(&hint_text);
+        let hint = classifier.classify(&hint_text).map(Box::new);
         let workload = commit.recorded_workload();
         let mut recorded = std::mem::take(&mut commit.outcomes);
         let state = |v: Variant| {
@@ -94,7 +94,7 @@ impl Entry {
                 outcome,
                 warnings: Vec::new(),
             };
-            state.verdict = state.failed().then(|| classifier.classify(&text)).flatten();
+            state.verdict = state.failed().then(|| classifier.classify(&text)).flatten().map(Box::new);
             state
         };
         let variants = Variant::ALL.map(state);
@@ -128,7 +128,7 @@ impl Entry {
         }
         let state = VariantState {
             outcome: record.outcome,
-            verdict,
+            verdict: verdict.map(Box::new),
             at: record.at,
             agent: record.agent,
             loaded: true,
@@ -227,7 +227,7 @@ impl Entry {
             Some(v) => self.variant(v),
             None => self.variants.iter().find(|v| v.outcome.status == RunStatus::Skipped)?,
         };
-        state.verdict.as_ref().or(self.hint.as_ref())
+        state.verdict.as_deref().or(self.hint.as_deref())
     }
 
     /// The kind's preferred metric that most variants carry (ties go to the earlier candidate).

@@ -2,18 +2,21 @@
 //! reading thread and applied here in file order, so time and memory grow with the records, not
 //! their square, and no record's text is held once it is classified.
 
-use super::results::{self, Digested, LoadWarning, ResultSet};
+use super::digests::{CacheFile, DigestCache, Line};
+use super::results::{self, Digested, FoundFile, LoadWarning, ResultSet};
 use super::{Commit, Entry};
 use crate::classify::Classifier;
 use crate::ids::Short;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// How far a load has got: files read of those found, and for how long.
+/// How far a load has got: files read of those found (how many of them unchanged since the
+/// digest cache saw them), and for how long.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Progress {
     pub read: usize,
     pub total: usize,
+    pub cached: usize,
     pub seconds: f64,
 }
 
@@ -28,12 +31,28 @@ pub struct Part {
     records: Vec<Digested>,
     notes: Vec<(String, String)>,
     warnings: Vec<LoadWarning>,
+    /// Each file's line in the next digest cache, in file order.
+    lines: Vec<Line>,
 }
 
 impl Part {
     fn digest(set: ResultSet, classifier: &Classifier) -> Part {
         let records = set.records.into_iter().map(|r| r.digest(classifier)).collect();
-        Part { records, notes: set.notes, warnings: set.warnings }
+        Part { records, notes: set.notes, warnings: set.warnings, lines: Vec::new() }
+    }
+
+    /// A chunk of files, each from the cache where it is unchanged, else read and digested.
+    fn of_files(files: &[FoundFile], cache: &DigestCache, classifier: &Classifier) -> Part {
+        let mut part =
+            Part { records: Vec::new(), notes: Vec::new(), warnings: Vec::new(), lines: Vec::new() };
+        for file in files {
+            let (digest, line) = cache.digest(file, classifier);
+            part.records.extend(digest.records);
+            part.notes.extend(digest.notes);
+            part.warnings.extend(digest.warnings);
+            part.lines.push(line);
+        }
+        part
     }
 }
 
@@ -93,31 +112,63 @@ pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -
     joiner.finish()
 }
 
+/// Where a load reads result files, and what it keeps of them.
+pub struct Sources<'a> {
+    pub dirs: &'a [PathBuf],
+    /// The digest cache to take unchanged files from and bring up to date.
+    pub cache: Option<CacheFile>,
+    /// Whether verdicts keep the lines around their evidence (the board shows them; no headless
+    /// command prints them: 24 MB over 10,000 failures).
+    pub contexts: bool,
+}
+
+impl<'a> Sources<'a> {
+    /// The folders alone: no cache, verdicts with their contexts.
+    pub fn dirs(dirs: &'a [PathBuf]) -> Sources<'a> {
+        Sources { dirs, cache: None, contexts: true }
+    }
+}
+
 /// Find, read and join the result files below `dirs` in one pass, on all cores, while `commits`
-/// are made (a dataset's parse) and made entries on a thread of their own; `progress` hears once
-/// the files are found and after each chunk.
+/// are made (a dataset's parse) and made entries on a thread of their own; files unchanged since
+/// the digest cache at `cache` saw them are taken from it, and the cache is brought up to date.
+/// `progress` hears once the files are found and after each chunk.
 pub fn load(
     commits: impl FnOnce() -> Vec<Commit> + Send,
-    dirs: &[PathBuf],
+    sources: Sources,
     classifier: &Classifier,
     progress: &mut dyn FnMut(Progress),
 ) -> (Vec<Entry>, Vec<String>) {
+    let Sources { dirs, cache, contexts } = sources;
     let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         let making = scope.spawn(|| Joiner::new(commits(), classifier));
+        let opening = scope.spawn(|| DigestCache::open(cache, contexts));
         let found = results::find(dirs);
-        let listing = found.warnings.iter().map(ToString::to_string).collect();
+        let cache = opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let mut listing: Vec<String> = cache.problem().map(str::to_string).into_iter().collect();
+        listing.extend(found.warnings.iter().map(ToString::to_string));
         let mut joining = Joining { making: Some(making), listing, joiner: None, early: Vec::new() };
-        let total = found.files.len();
-        let at = |read| Progress { read, total, seconds: started.elapsed().as_secs_f64() };
-        progress(at(0));
-        results::stream(&found.files, &|set| Part::digest(set, classifier), &mut |part, read| {
+        let (mut next, mut files) = (cache.next(), found.files.iter());
+        let mut heard = Progress { total: found.files.len(), ..Progress::default() };
+        progress(heard);
+        let read = |files: &[FoundFile]| Part::of_files(files, &cache, classifier);
+        results::stream(&found.files, &read, &mut |mut part, read| {
+            heard.cached += part.lines.iter().filter(|l| matches!(l, Line::Kept)).count();
+            part.lines.drain(..).zip(files.by_ref()).for_each(|(line, file)| next.push(&file.path, line));
             joining.take(part);
-            progress(at(read));
+            progress(Progress { read, seconds: started.elapsed().as_secs_f64(), ..heard });
         });
-        joining.joined().finish()
+        next.finish();
+        let (entries, mut warnings) = joining.joined().finish();
+        warnings.extend(cache.unread());
+        (entries, warnings)
     })
 }
+
+/// Parts held while the entries are made; then the reading waits for them (files from the
+/// digest cache come faster than a dataset's rows, and would all be held).
+const EARLY_PARTS: usize = 4;
 
 /// The join while its entries may still be being made: parts that come before them wait.
 struct Joining<'scope> {
@@ -130,7 +181,7 @@ struct Joining<'scope> {
 
 impl Joining<'_> {
     fn take(&mut self, part: Part) {
-        if self.making.as_ref().is_some_and(|m| m.is_finished()) {
+        if self.making.as_ref().is_some_and(|m| m.is_finished()) || self.early.len() >= EARLY_PARTS {
             self.wait();
         }
         match &mut self.joiner {

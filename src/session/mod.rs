@@ -34,6 +34,9 @@ pub struct Context {
     pub view: crate::runs::ViewFlags,
     pub keymap: KeyMap,
     pub entries: Vec<Entry>,
+    /// How the result files were read: how many, how many unchanged since the digest cache saw
+    /// them, how long.
+    pub reading: dataset::Progress,
     pub warnings: Vec<String>,
     /// Where result files are read: the config's, the command line's and our own runs'.
     pub result_dirs: Vec<PathBuf>,
@@ -57,6 +60,10 @@ pub struct ResultsReader {
     /// The dataset's rows after those of `commits`, parsed first.
     tail: Option<DatasetTail>,
     dirs: Vec<PathBuf>,
+    /// The workspace's digest cache.
+    cache: dataset::digests::CacheFile,
+    /// Whether verdicts keep the lines around their evidence (the board's detail pane).
+    contexts: bool,
     classifier: Classifier,
 }
 
@@ -74,7 +81,8 @@ impl ResultsReader {
             }
             commits
         };
-        let (entries, more) = dataset::load_results(dataset, &self.dirs, &self.classifier, progress);
+        let sources = dataset::Sources { dirs: &self.dirs, cache: Some(self.cache), contexts: self.contexts };
+        let (entries, more) = dataset::load_results(dataset, sources, &self.classifier, progress);
         warnings.extend(more);
         (entries, warnings)
     }
@@ -112,21 +120,35 @@ impl Context {
     pub fn load(options: &Options) -> Result<Context> {
         // The first commit now (a dataset without one is an error here), the rest beside the reading.
         let (ctx, commits, tail) = Context::unjoined(options, 1)?;
-        let reader = ctx.reader(commits, Some(tail));
-        Ok(ctx.joined(reader.read(&mut |_| {})))
+        let reader = ctx.reader(commits, Some(tail), false);
+        let mut reading = dataset::Progress::default();
+        let joined = reader.read(&mut |heard| reading = heard);
+        Ok(Context { reading, ..ctx.joined(joined) })
     }
 
     /// The dataset's first `BOARD_HEAD` commits as it records them, and what reads the rest and
     /// the result files: the board draws the head at once and reads the rest while it runs.
     pub fn board_head(options: &Options) -> Result<(Context, ResultsReader)> {
         let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD)?;
-        let reader = ctx.reader(commits.clone(), Some(tail));
+        let reader = ctx.reader(commits.clone(), Some(tail), true);
         let joined = dataset::join(commits, Default::default(), &ctx.classifier);
         Ok((ctx.joined(joined), reader))
     }
 
-    fn reader(&self, commits: Vec<dataset::Commit>, tail: Option<DatasetTail>) -> ResultsReader {
-        ResultsReader { commits, tail, dirs: self.result_dirs.clone(), classifier: self.classifier.clone() }
+    fn reader(
+        &self,
+        commits: Vec<dataset::Commit>,
+        tail: Option<DatasetTail>,
+        contexts: bool,
+    ) -> ResultsReader {
+        ResultsReader {
+            commits,
+            tail,
+            dirs: self.result_dirs.clone(),
+            cache: dataset::digests::CacheFile::in_workspace(&self.workspace),
+            contexts,
+            classifier: self.classifier.clone(),
+        }
     }
 
     /// With its entries, the join's warnings after the dataset's and before the key map's.
@@ -165,6 +187,7 @@ impl Context {
             config,
             keymap,
             entries: Vec::new(),
+            reading: dataset::Progress::default(),
             warnings,
             workspace,
             classifier,

@@ -172,3 +172,17 @@ pub fn screen_of(s: &AppState, w: u16, h: u16) -> String {
     let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
     cells.chunks(usize::from(w)).map(|r| r.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
 }
+
+/// Copy the folder `from` to `to`, recursively (files and folders only).
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

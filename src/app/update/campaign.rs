@@ -42,7 +42,8 @@ pub fn result(state: &mut AppState, digested: Digested) -> Vec<Effect> {
     if slot.at.is_some() && record.at.is_some() && slot.at > record.at {
         return Vec::new();
     }
-    (slot.outcome, slot.verdict, slot.warnings, slot.at) = (record.outcome, verdict, warnings, record.at);
+    (slot.outcome, slot.verdict, slot.warnings, slot.at) =
+        (record.outcome, verdict.map(Box::new), warnings, record.at);
     slot.loaded = true;
     state.board.rebuild_row(index);
     state.board.refilter();

@@ -221,7 +221,7 @@ fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Opt
     if let Some(index) = state.board.entry_index(&short) {
         let slot = &mut state.board.entries[index].variants[variant as usize];
         slot.outcome = outcome;
-        slot.verdict = verdict;
+        slot.verdict = verdict.map(Box::new);
         slot.loaded = true;
         // The newest record: the row's category, `f` and `L` now follow this variant.
         slot.at = crate::dataset::results::Stamp::parse(&state.session.now);
@@ -245,7 +245,7 @@ fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobErro
     let slot = &mut state.board.entries[index].variants[variant as usize];
     slot.outcome.source = Some(path);
     if let Some(reread) = reread {
-        slot.verdict = reread.verdict;
+        slot.verdict = reread.verdict.map(Box::new);
         slot.warnings = reread.warnings;
         state.board.rebuild_row(index);
         state.board.refilter();

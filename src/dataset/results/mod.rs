@@ -5,6 +5,7 @@
 use crate::ids::Short;
 
 mod bounded;
+mod key;
 mod modal;
 mod parts;
 mod role;
@@ -12,8 +13,9 @@ mod shapes;
 mod stamp;
 mod walk;
 
+pub use key::{FileKey, nanos};
 pub use stamp::Stamp;
-pub use walk::{Found, find, read_dirs, stream};
+pub use walk::{Found, FoundFile, find, read_dirs, stream};
 
 use super::{Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};

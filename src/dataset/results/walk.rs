@@ -1,7 +1,7 @@
 //! Finding every result file below some folders, and reading them on all cores a chunk at a
 //! time, handed on in file order as they come: a reader never holds more than a few chunks.
 
-use super::{LoadWarning, ResultSet, read_file};
+use super::{FileKey, LoadWarning, ResultSet, read_file};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,8 +12,15 @@ const CHUNK: usize = 256;
 /// The result files below some folders, sorted, and what could not be listed.
 #[derive(Debug, Default)]
 pub struct Found {
-    pub files: Vec<PathBuf>,
+    pub files: Vec<FoundFile>,
     pub warnings: Vec<LoadWarning>,
+}
+
+/// A result file, and its key where it could be read as it was found.
+#[derive(Debug, Clone)]
+pub struct FoundFile {
+    pub path: PathBuf,
+    pub key: Option<FileKey>,
 }
 
 /// Every `*.json` under the given directories (recursively), sorted.
@@ -22,7 +29,7 @@ pub fn find(dirs: &[PathBuf]) -> Found {
     for dir in dirs {
         walk.folder(dir);
     }
-    walk.files.sort();
+    walk.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Found { files: walk.files, warnings: walk.warnings }
 }
 
@@ -30,19 +37,18 @@ pub fn find(dirs: &[PathBuf]) -> Found {
 pub fn read_dirs(dirs: &[PathBuf]) -> ResultSet {
     let found = find(dirs);
     let mut set = ResultSet { warnings: found.warnings, ..ResultSet::default() };
-    stream(&found.files, &|part| part, &mut |part, _| set.absorb(part));
+    stream(&found.files, &read_chunk, &mut |part, _| set.absorb(part));
     set
 }
 
-/// Read `files` on all cores, `CHUNK` at a time; each chunk's set goes through `digest` on its
-/// reading thread, then to `on_part` on this one, in file order, with the number of files read
-/// so far. A chunk whose reading panicked gives a warning per file instead.
+/// Read `files` on all cores, `CHUNK` at a time: each chunk is `read` on a reading thread, and
+/// handed to `on_part` on this one, in file order, with the number of files read so far.
 pub fn stream<T: Send>(
-    files: &[PathBuf],
-    digest: &(dyn Fn(ResultSet) -> T + Sync),
+    files: &[FoundFile],
+    read: &(dyn Fn(&[FoundFile]) -> T + Sync),
     on_part: &mut dyn FnMut(T, usize),
 ) {
-    let chunks: Vec<&[PathBuf]> = files.chunks(CHUNK).collect();
+    let chunks: Vec<&[FoundFile]> = files.chunks(CHUNK).collect();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(chunks.len()).max(1);
     let next = AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 2);
@@ -53,7 +59,7 @@ pub fn stream<T: Send>(
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(part) = chunks.get(index) else { break };
-                    if tx.send((index, digest(read_chunk(part)))).is_err() {
+                    if tx.send((index, read(part))).is_err() {
                         break;
                     }
                 }
@@ -78,17 +84,20 @@ fn in_order<T>(rx: std::sync::mpsc::Receiver<(usize, T)>, total: usize, on_part:
 }
 
 /// One chunk's files; a panic while reading them (a bug of ours) is a warning per file.
-fn read_chunk(paths: &[PathBuf]) -> ResultSet {
-    std::panic::catch_unwind(|| read_files(paths)).unwrap_or_else(|_| ResultSet {
-        warnings: paths.iter().map(|p| warning(p, "reading it failed (a bug: please report it)")).collect(),
-        files_read: paths.len(),
+fn read_chunk(files: &[FoundFile]) -> ResultSet {
+    std::panic::catch_unwind(|| read_files(files)).unwrap_or_else(|_| ResultSet {
+        warnings: files
+            .iter()
+            .map(|f| warning(&f.path, "reading it failed (a bug: please report it)"))
+            .collect(),
+        files_read: files.len(),
         ..ResultSet::default()
     })
 }
 
-fn read_files(paths: &[PathBuf]) -> ResultSet {
+fn read_files(files: &[FoundFile]) -> ResultSet {
     let mut set = ResultSet::default();
-    for path in paths {
+    for FoundFile { path, .. } in files {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
@@ -108,7 +117,7 @@ fn warning(path: &Path, message: &str) -> LoadWarning {
 /// per file beyond listing its folder.
 #[derive(Default)]
 struct Walk {
-    files: Vec<PathBuf>,
+    files: Vec<FoundFile>,
     warnings: Vec<LoadWarning>,
     seen: std::collections::HashSet<(u64, u64)>,
 }
@@ -140,7 +149,9 @@ impl Walk {
             Ok(kind) if kind.is_dir() => self.folder(&path),
             Ok(kind) if kind.is_file() => {
                 if is_json(&path) && self.seen.insert((device, entry.ino())) {
-                    self.files.push(path);
+                    // By the folder's descriptor: cheaper than by the whole path later.
+                    let key = entry.metadata().ok().map(|meta| FileKey::of(&meta));
+                    self.files.push(FoundFile { path, key });
                 }
             }
             Ok(_) => self.linked(&path),
@@ -154,7 +165,7 @@ impl Walk {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => self.folder(path),
             Ok(meta) if meta.is_file() && is_json(path) && self.seen.insert((meta.dev(), meta.ino())) => {
-                self.files.push(path.to_path_buf());
+                self.files.push(FoundFile { path: path.to_path_buf(), key: Some(FileKey::of(&meta)) });
             }
             Ok(_) => {}
             Err(e) => self.warn(path, format!("cannot read: {e}")),
