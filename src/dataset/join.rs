@@ -70,7 +70,8 @@ pub struct Joiner {
 
 impl Joiner {
     pub fn new(commits: Vec<Commit>, classifier: &Classifier) -> Joiner {
-        let entries: Vec<Entry> = commits.into_iter().map(|c| Entry::new(c, classifier)).collect();
+        use rayon::prelude::*;
+        let entries: Vec<Entry> = commits.into_par_iter().map(|c| Entry::new(c, classifier)).collect();
         let index = entries.iter().enumerate().map(|(i, e)| (e.commit.short.clone(), i)).collect();
         Joiner { entries, index, unreadable: Vec::new(), unknown: Vec::new(), unknown_notes: Vec::new() }
     }

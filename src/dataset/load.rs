@@ -73,9 +73,24 @@ impl DatasetText {
 }
 
 impl DatasetTail {
-    /// The rows after the head: their commits and warnings.
+    /// The rows after the head: their commits and warnings. Rows are read on every core, then
+    /// checked for repeats in their order.
     pub fn parse(mut self) -> Dataset {
-        self.parse_rows(usize::MAX)
+        use rayon::prelude::*;
+        let (text, origin) = (&self.source.text, &self.source.origin);
+        let (offset, before) = self.at;
+        let lines: Vec<&str> = text[offset..].split_terminator('\n').collect();
+        let rows: Vec<Option<Result<Commit, RowError>>> =
+            lines.par_iter().map(|line| row(line.trim_end_matches('\r'))).collect();
+        let mut set = Dataset::default();
+        for (number, row) in (before + 1..).zip(rows) {
+            match row.map(|row| row.and_then(|commit| unseen(commit, &mut self.seen))) {
+                Some(Ok(commit)) => set.commits.push(commit),
+                Some(Err(why)) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
+                None => {}
+            }
+        }
+        set
     }
 
     /// Up to `rows` usable commits from where the last parse stopped. Rows that cannot be read
@@ -89,12 +104,10 @@ impl DatasetTail {
                 memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len() - offset, |n| n + 1);
             let line = text[offset..offset + len].trim_end_matches(['\n', '\r']);
             (offset, number) = (offset + len, number + 1);
-            if line.trim().is_empty() {
-                continue;
-            }
-            match checked(line, &mut self.seen) {
-                Ok(commit) => set.commits.push(commit),
-                Err(why) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
+            match row(line).map(|row| row.and_then(|commit| unseen(commit, &mut self.seen))) {
+                Some(Ok(commit)) => set.commits.push(commit),
+                Some(Err(why)) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
+                None => {}
             }
         }
         self.at = (offset, number);
@@ -102,10 +115,17 @@ impl DatasetTail {
     }
 }
 
-/// A row's commit, if it reads, its ids are safe and it does not repeat one of `seen`.
-fn checked(line: &str, seen: &mut HashSet<Short>) -> Result<Commit, RowError> {
-    let commit = serde_json::from_str::<Commit>(line)?;
-    check_row(&commit)?;
+/// A line's commit, if it reads and its ids are safe; `None` for a blank line.
+fn row(line: &str) -> Option<Result<Commit, RowError>> {
+    if line.trim().is_empty() {
+        return None;
+    }
+    let checked = serde_json::from_str::<Commit>(line).map_err(RowError::from);
+    Some(checked.and_then(|commit| check_row(&commit).map(|()| commit)))
+}
+
+/// The commit, if it does not repeat one of `seen`.
+fn unseen(commit: Commit, seen: &mut HashSet<Short>) -> Result<Commit, RowError> {
     if seen.insert(commit.short.clone()) { Ok(commit) } else { Err(RowError::Duplicate(commit.short)) }
 }
 

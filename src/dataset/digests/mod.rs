@@ -3,16 +3,17 @@
 //! read again only when it changed. Valid only for the binary, gates and secrets that wrote it;
 //! anything wrong with it makes it empty (and says so), never wrong.
 
+mod index;
 mod key;
 mod next;
 
 use super::results::{self, Digested, LoadWarning, ResultSet};
 use super::results::{FileKey, FoundFile};
 use crate::classify::{Classifier, Context};
+use index::{Cached, Index};
 use key::{LineKey, LineParts};
 pub use next::NextCache;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::io::BufRead;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
@@ -92,22 +93,12 @@ pub struct DigestCache {
     settle: std::time::Duration,
     fingerprint: String,
     open: Option<std::fs::File>,
-    lines: HashMap<String, Cached>,
+    lines: Index,
     /// Why the cache on disk was not (all) used, where that is news (not a missing file or an
     /// older binary).
     problem: Option<String>,
     /// The number of a line whose digest did not read back (0: none), found while reading.
     unread: std::sync::atomic::AtomicUsize,
-}
-
-/// Where a file's line (without its newline), digest and contexts are in the cache file.
-struct Cached {
-    /// The line's number in the file, from 1.
-    number: usize,
-    key: FileKey,
-    line: Range<u64>,
-    digest: Range<u64>,
-    contexts: Range<u64>,
 }
 
 /// What to write for a file in the next cache: the line it had, a new one, or none.
@@ -163,6 +154,7 @@ impl DigestCache {
             at += read as u64;
         }
         drop(reader);
+        self.lines.sort();
         self.open = Some(open);
         Ok(())
     }
@@ -181,8 +173,9 @@ impl DigestCache {
         };
         let shift = |r: Range<u64>| at + r.start..at + r.end;
         let line = shift(0..body.len() as u64);
-        let cached = Cached { number, key: key.file, line, digest: shift(digest), contexts: shift(contexts) };
-        self.lines.insert(key.path, cached);
+        if let Some(cached) = Cached::new(number, key.file, line, (shift(digest), shift(contexts))) {
+            self.lines.push(key.path, cached);
+        }
     }
 
     /// Why the cache on disk was not (all) used: a load warning.
@@ -227,7 +220,7 @@ impl DigestCache {
             let unread = &self.unread;
             let _ = unread.compare_exchange(
                 0,
-                cached.number,
+                cached.number as usize,
                 std::sync::atomic::Ordering::Relaxed,
                 std::sync::atomic::Ordering::Relaxed,
             );
@@ -236,16 +229,15 @@ impl DigestCache {
     }
 
     fn read_back(&self, cached: &Cached) -> Option<FileDigest> {
-        let wanted =
-            if self.contexts { cached.digest.start..cached.contexts.end } else { cached.digest.clone() };
+        let (digest, contexts) = (cached.digest(), cached.contexts());
+        let wanted = if self.contexts { digest.start..contexts.end } else { digest.clone() };
         let bytes = self.bytes(wanted.clone()).ok()?;
-        let at = |r: &Range<u64>| usize::try_from(r.start - wanted.start).ok();
-        let digest_end = at(&cached.contexts)?.checked_sub(1)?;
-        let mut digest: FileDigest = serde_json::from_slice(bytes.get(..digest_end)?).ok()?;
+        let from = |at: u64| usize::try_from(at - wanted.start).ok();
+        let mut read: FileDigest = serde_json::from_slice(bytes.get(..from(digest.end)?)?).ok()?;
         if self.contexts {
-            digest.put_contexts(serde_json::from_slice(bytes.get(at(&cached.contexts)?..)?).ok()?);
+            read.put_contexts(serde_json::from_slice(bytes.get(from(contexts.start)?..)?).ok()?);
         }
-        Some(digest)
+        Some(read)
     }
 
     /// Bytes of the cache file.
@@ -258,7 +250,7 @@ impl DigestCache {
 
     /// The line cached for `name`, where there is one.
     fn line_of(&self, name: &str) -> Option<Range<u64>> {
-        self.lines.get(name).map(|c| c.line.clone())
+        self.lines.get(name).map(Cached::line)
     }
 
     /// Start the next cache: the lines of the files found, in their order, as the load hands
