@@ -2,6 +2,7 @@
 //! and direction-aware comparison. Pure; knows nothing of files or screens.
 
 pub mod gates;
+mod map;
 pub mod parse;
 pub mod rank;
 mod spread;
@@ -12,10 +13,8 @@ pub use spread::{BANDS, Interval, NoInterval, interval, mean};
 pub use vocabulary::{MetricDef, canonical_name, definition};
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
-/// Metrics keyed by canonical name (see `vocabulary`).
-pub type Metrics = BTreeMap<String, f64>;
+pub use map::Metrics;
 
 /// Where a record's numbers came from: its raw benchmark output (whole, or salvaged from a cut
 /// block, gaps filled from the file's own `metrics`), or only the metrics the file recorded.
