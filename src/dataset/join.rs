@@ -43,8 +43,8 @@ impl Part {
 
     /// A chunk of files, each from the cache where it is unchanged, else read and digested.
     fn of_files(files: &[FoundFile], cache: &DigestCache, classifier: &Classifier) -> Part {
-        let mut part =
-            Part { records: Vec::new(), notes: Vec::new(), warnings: Vec::new(), lines: Vec::new() };
+        let (records, lines) = (Vec::with_capacity(files.len()), Vec::with_capacity(files.len()));
+        let mut part = Part { records, notes: Vec::new(), warnings: Vec::new(), lines };
         for file in files {
             let (digest, line) = cache.digest(file, classifier);
             part.records.extend(digest.records);

@@ -40,7 +40,7 @@ impl Cached {
     }
 
     pub fn digest(&self) -> Range<u64> {
-        self.start + u64::from(self.digest_at)..self.start + u64::from(self.contexts_at) - 1
+        self.start + u64::from(self.digest_at)..(self.start + u64::from(self.contexts_at)).saturating_sub(1)
     }
 
     pub fn contexts(&self) -> Range<u64> {

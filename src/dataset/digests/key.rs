@@ -3,42 +3,61 @@
 use super::FileDigest;
 use crate::dataset::results::FileKey;
 use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::ops::Range;
 use std::os::unix::fs::MetadataExt;
 
-/// A cache line's first JSON value: the file's path and key, and the length of the digest
-/// after it. Then, each after a space, the digest (its verdicts without their contexts) and the
-/// contexts, one per record: a reader that shows none reads only the digest.
+/// A cache line: this key, then after a tab the digest (its verdicts without their contexts),
+/// then after a tab the contexts, one per record. JSON holds no raw tab or newline, so a key is
+/// read up to its tab and the rest is skipped by the lengths it gives: an index reads only keys,
+/// and a reader that shows no context reads only digests.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct LineKey {
     pub path: String,
     pub file: FileKey,
-    /// The digest's length in bytes.
+    /// The digest's and the contexts' lengths in bytes.
     pub digest: u64,
+    pub contexts: u64,
 }
 
-/// Where a line's digest and contexts are, from the line's start.
-pub struct LineParts {
+/// A line's key, and where the line and its parts are in the cache file.
+pub struct Located {
     pub key: LineKey,
-    pub digest: std::ops::Range<u64>,
-    pub contexts: std::ops::Range<u64>,
+    pub line: Range<u64>,
+    pub digest: Range<u64>,
+    pub contexts: Range<u64>,
+}
+
+/// The next line at `at` (moved past it): `Ok(None)` at the end, `InvalidData` for a line that
+/// cannot be read (what follows it cannot be found either).
+pub fn next_line(
+    reader: &mut BufReader<&File>,
+    at: &mut u64,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<Located>> {
+    buf.clear();
+    let read = reader.read_until(b'\t', buf)? as u64;
+    if read == 0 {
+        return Ok(None);
+    }
+    let bad = || std::io::Error::from(std::io::ErrorKind::InvalidData);
+    let key: LineKey =
+        buf.strip_suffix(b"\t").and_then(|k| serde_json::from_slice(k).ok()).ok_or_else(bad)?;
+    let digest = *at + read..*at + read + key.digest;
+    let contexts = digest.end + 1..digest.end + 1 + key.contexts;
+    reader.seek_relative(i64::try_from(contexts.end - digest.start).map_err(|_| bad())?)?;
+    let mut end = [0; 1];
+    reader.read_exact(&mut end).map_err(|_| bad())?;
+    if end != *b"\n" {
+        return Err(bad());
+    }
+    let line = *at..contexts.end;
+    *at = contexts.end + 1;
+    Ok(Some(Located { key, line, digest, contexts }))
 }
 
 impl LineKey {
-    /// A line's key and parts; `None` if the key cannot be read or its digest is not followed by
-    /// the contexts.
-    pub fn split(line: &str) -> Option<LineParts> {
-        let mut values = serde_json::Deserializer::from_str(line).into_iter::<LineKey>();
-        let key = values.next()?.ok()?;
-        let start = values.byte_offset() as u64 + 1;
-        let end = start.checked_add(key.digest)?;
-        let after = line.as_bytes().get(usize::try_from(end).ok()?);
-        (after == Some(&b' ')).then(|| LineParts {
-            digest: start..end,
-            contexts: end + 1..line.len() as u64,
-            key,
-        })
-    }
-
     /// The line for `path`'s digest (without its newline); `None` if it cannot be spelled in
     /// JSON (a number that is not finite, a path that is not UTF-8).
     pub fn join(path: &str, file: &FileKey, digest: &mut FileDigest) -> Option<String> {
@@ -46,8 +65,9 @@ impl LineKey {
         let parts = serde_json::to_string(digest).and_then(|d| Ok((d, serde_json::to_string(&contexts)?)));
         digest.put_contexts(contexts);
         let (digest, contexts) = parts.ok()?;
-        let key = LineKey { path: path.to_string(), file: *file, digest: digest.len() as u64 };
-        Some(format!("{} {digest} {contexts}", serde_json::to_string(&key).ok()?))
+        let lengths = (digest.len() as u64, contexts.len() as u64);
+        let key = LineKey { path: path.to_string(), file: *file, digest: lengths.0, contexts: lengths.1 };
+        Some(format!("{}\t{digest}\t{contexts}", serde_json::to_string(&key).ok()?))
     }
 }
 

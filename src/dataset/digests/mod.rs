@@ -11,7 +11,7 @@ use super::results::{self, Digested, LoadWarning, ResultSet};
 use super::results::{FileKey, FoundFile};
 use crate::classify::{Classifier, Context};
 use index::{Cached, Index};
-use key::{LineKey, LineParts};
+use key::LineKey;
 pub use next::NextCache;
 use serde::{Deserialize, Serialize};
 use std::io::BufRead;
@@ -133,8 +133,8 @@ impl DigestCache {
     /// Index the cache's lines, if its header says it is for this binary.
     fn index(&mut self, open: std::fs::File, file: &Path) -> std::io::Result<()> {
         let mut reader = std::io::BufReader::with_capacity(1 << 20, &open);
-        let (mut line, mut at) = (Vec::new(), 0);
-        at += reader.read_until(b'\n', &mut line)? as u64;
+        let mut line = Vec::new();
+        let mut at = reader.read_until(b'\n', &mut line)? as u64;
         let Ok(header) = serde_json::from_slice::<Header>(&line) else {
             let why = "is not a digest cache (its first line is no header); rebuilt";
             self.problem = Some(format!("{}: {why}", file.display()));
@@ -145,13 +145,16 @@ impl DigestCache {
             return Ok(());
         }
         for number in 2.. {
-            line.clear();
-            let read = reader.read_until(b'\n', &mut line)?;
-            if read == 0 {
-                break;
+            match key::next_line(&mut reader, &mut at, &mut line) {
+                Ok(Some(found)) => self.take_line(found, number),
+                Ok(None) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    let why = "a digest cache line that cannot be read; rebuilt";
+                    self.problem = Some(format!("{}:{number}: {why}", file.display()));
+                    break;
+                }
+                Err(e) => return Err(e),
             }
-            self.take_line(&line, at, (file, number));
-            at += read as u64;
         }
         drop(reader);
         self.lines.sort();
@@ -159,21 +162,9 @@ impl DigestCache {
         Ok(())
     }
 
-    /// Index the line at offset `at`; one that cannot be read is the cache's problem.
-    fn take_line(&mut self, line: &[u8], at: u64, (file, number): (&Path, usize)) {
-        let body = line.strip_suffix(b"\n").unwrap_or(line);
-        let Some(LineParts { key, digest, contexts }) =
-            std::str::from_utf8(body).ok().and_then(LineKey::split)
-        else {
-            if self.problem.is_none() {
-                let why = "a digest cache line that cannot be read; rebuilt";
-                self.problem = Some(format!("{}:{number}: {why}", file.display()));
-            }
-            return;
-        };
-        let shift = |r: Range<u64>| at + r.start..at + r.end;
-        let line = shift(0..body.len() as u64);
-        if let Some(cached) = Cached::new(number, key.file, line, (shift(digest), shift(contexts))) {
+    fn take_line(&mut self, found: key::Located, number: usize) {
+        let key::Located { key, line, digest, contexts } = found;
+        if let Some(cached) = Cached::new(number, key.file, line, (digest, contexts)) {
             self.lines.push(key.path, cached);
         }
     }

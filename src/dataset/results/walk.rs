@@ -29,7 +29,7 @@ pub fn find(dirs: &[PathBuf]) -> Found {
     for dir in dirs {
         walk.folder(dir);
     }
-    walk.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    walk.files.sort_by_cached_key(|f| order_key(&f.path));
     Found { files: walk.files, warnings: walk.warnings }
 }
 
@@ -177,6 +177,20 @@ impl Walk {
     }
 }
 
+/// Bytes that sort as `Path`s do, component by component (a separator below any other byte):
+/// comparing them is a `memcmp`, where comparing paths splits both into components every time.
+fn order_key(path: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut key = Vec::with_capacity(path.as_os_str().len());
+    for (i, part) in path.components().enumerate() {
+        if i > 0 {
+            key.push(0);
+        }
+        key.extend_from_slice(part.as_os_str().as_bytes());
+    }
+    key
+}
+
 fn is_json(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
@@ -184,6 +198,16 @@ fn is_json(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_sort_as_their_paths_do() {
+        let names = ["a/x", "a-b/x", "a.b", "a/b/c", "a/b-c", "/r/a", "b", "a/", "ab/x", "a\u{e9}/x"];
+        let mut by_path: Vec<&Path> = names.iter().map(Path::new).collect();
+        let mut by_key = by_path.clone();
+        by_path.sort();
+        by_key.sort_by_cached_key(|p| order_key(p));
+        assert_eq!(by_key, by_path);
+    }
 
     #[test]
     fn chunks_that_come_early_wait_for_their_turn() {
