@@ -101,6 +101,8 @@ fn a_file_changed_in_place_with_its_old_time_and_size_put_back_is_read_again() {
     assert_ne!(after, before, "the change is seen");
     assert_eq!(after, uncached(&results));
     assert_eq!(cached, cached_lines(&ws) - 1, "all but the changed file of {total} from the cache");
+    let (again, _, (_, cached)) = status(&ws, &results, "0", &[]);
+    assert_eq!((again, cached), (after, cached_lines(&ws)), "the cache was brought up to date");
 }
 
 #[test]

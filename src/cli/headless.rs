@@ -49,7 +49,7 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
 /// How the result files were read, on stderr.
 fn reading(ctx: &Context) {
     let r = ctx.reading;
-    let cache = crate::dataset::digests::CacheFile::in_workspace(&ctx.workspace).path;
+    let cache = crate::dataset::digests::CacheFile::path_in(&ctx.workspace);
     super::out::err(&format!(
         "perftriage: {} result files read in {:.3} s, {} of them unchanged since the digest cache ({}) saw them",
         r.total,

@@ -2,7 +2,7 @@
 //! reading thread and applied here in file order, so time and memory grow with the records, not
 //! their square, and no record's text is held once it is classified.
 
-use super::digests::{CacheFile, DigestCache, Line};
+use super::digests::{CacheFile, DigestCache, FileDigest, Line};
 use super::results::{self, Digested, FoundFile, LoadWarning, ResultSet};
 use super::{Commit, Entry};
 use crate::classify::Classifier;
@@ -36,23 +36,32 @@ pub struct Part {
 }
 
 impl Part {
+    fn with_capacity(files: usize) -> Part {
+        let (records, lines) = (Vec::with_capacity(files), Vec::with_capacity(files));
+        Part { records, notes: Vec::new(), warnings: Vec::new(), lines }
+    }
+
     fn digest(set: ResultSet, classifier: &Classifier) -> Part {
-        let records = set.records.into_iter().map(|r| r.digest(classifier)).collect();
-        Part { records, notes: set.notes, warnings: set.warnings, lines: Vec::new() }
+        let mut part = Part::with_capacity(0);
+        part.add(FileDigest::of(set, classifier));
+        part
     }
 
     /// A chunk of files, each from the cache where it is unchanged, else read and digested.
     fn of_files(files: &[FoundFile], cache: &DigestCache, classifier: &Classifier) -> Part {
-        let (records, lines) = (Vec::with_capacity(files.len()), Vec::with_capacity(files.len()));
-        let mut part = Part { records, notes: Vec::new(), warnings: Vec::new(), lines };
+        let mut part = Part::with_capacity(files.len());
         for file in files {
             let (digest, line) = cache.digest(file, classifier);
-            part.records.extend(digest.records);
-            part.notes.extend(digest.notes);
-            part.warnings.extend(digest.warnings);
+            part.add(digest);
             part.lines.push(line);
         }
         part
+    }
+
+    fn add(&mut self, digest: FileDigest) {
+        self.records.extend(digest.records);
+        self.notes.extend(digest.notes);
+        self.warnings.extend(digest.warnings);
     }
 }
 
@@ -147,16 +156,15 @@ pub fn load(
         let opening = scope.spawn(|| DigestCache::open(cache, contexts));
         let found = results::find(dirs);
         let cache = opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let mut listing: Vec<String> = cache.problem().map(str::to_string).into_iter().collect();
-        listing.extend(found.warnings.iter().map(ToString::to_string));
+        let problem = cache.problem().map(str::to_string);
+        let listing = problem.into_iter().chain(found.warnings.iter().map(ToString::to_string)).collect();
         let mut joining = Joining { making: Some(making), listing, joiner: None, early: Vec::new() };
-        let (mut next, mut files) = (cache.next(), found.files.iter());
+        let mut next = cache.next(&found.files);
         let mut heard = Progress { total: found.files.len(), ..Progress::default() };
         progress(heard);
         let read = |files: &[FoundFile]| Part::of_files(files, &cache, classifier);
         results::stream(&found.files, &read, &mut |mut part, read| {
-            heard.cached += part.lines.iter().filter(|l| matches!(l, Line::Kept)).count();
-            part.lines.drain(..).zip(files.by_ref()).for_each(|(line, file)| next.push(&file.path, line));
+            heard.cached += next.push_chunk(std::mem::take(&mut part.lines));
             joining.take(part);
             progress(Progress { read, seconds: started.elapsed().as_secs_f64(), ..heard });
         });

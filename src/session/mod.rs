@@ -95,6 +95,14 @@ pub struct Workspace {
     pub report: LoadReport,
 }
 
+/// The workspace's digest cache. `PERFTRIAGE_DIGEST_SETTLE_MS` sets how long ago a file must
+/// have changed to be cached (tests set 0).
+fn digest_cache(workspace: &std::path::Path) -> dataset::digests::CacheFile {
+    let ms = std::env::var("PERFTRIAGE_DIGEST_SETTLE_MS").ok().and_then(|v| v.parse().ok());
+    let settle = ms.map_or(dataset::digests::SETTLE, std::time::Duration::from_millis);
+    dataset::digests::CacheFile { path: dataset::digests::CacheFile::path_in(workspace), settle }
+}
+
 /// Where result files are read: the config's, the command line's, and our own runs'.
 fn result_dirs(config: &Config, options: &Options, workspace: &std::path::Path) -> Vec<PathBuf> {
     let mut dirs = config.results.clone();
@@ -145,7 +153,7 @@ impl Context {
             commits,
             tail,
             dirs: self.result_dirs.clone(),
-            cache: dataset::digests::CacheFile::in_workspace(&self.workspace),
+            cache: digest_cache(&self.workspace),
             contexts,
             classifier: self.classifier.clone(),
         }

@@ -1,5 +1,7 @@
-//! Where each cached file's line is in a cache file: a sorted list looked up by path (a tenth of
-//! a hash map's memory: 3 MB over 30,000 files).
+//! Where each cached file's line is in a cache file: a sorted list looked up by a 128-bit hash of
+//! the path (a chance of two paths colliding near 2^-90 at a million files, and a collision
+//! would still need the same size, times and inode to be taken for the other file). 72 bytes a
+//! file: 2 MB over 30,000 files, where a hash map keyed by path took 7.4.
 
 use crate::dataset::results::FileKey;
 use std::ops::Range;
@@ -48,26 +50,34 @@ impl Cached {
     }
 }
 
-/// The cached files by path.
+/// The cached files by their path's hash.
 #[derive(Default)]
 pub struct Index {
-    lines: Vec<(Box<str>, Cached)>,
+    lines: Vec<(u128, Cached)>,
+    /// Two hashers of this process (what they hash is never kept).
+    hashers: (std::hash::RandomState, std::hash::RandomState),
 }
 
 impl Index {
-    pub fn push(&mut self, path: String, cached: Cached) {
-        self.lines.push((path.into_boxed_str(), cached));
+    fn hash(&self, path: &str) -> u128 {
+        use std::hash::BuildHasher;
+        (u128::from(self.hashers.0.hash_one(path)) << 64) | u128::from(self.hashers.1.hash_one(path))
+    }
+
+    pub fn push(&mut self, path: &str, cached: Cached) {
+        self.lines.push((self.hash(path), cached));
     }
 
     /// Sort once every line is in; of a path cached twice, the first line counts.
     pub fn sort(&mut self) {
-        self.lines.sort_by(|a, b| a.0.cmp(&b.0));
-        self.lines.dedup_by(|later, first| later.0 == first.0);
+        self.lines.sort_by_key(|(hash, _)| *hash);
+        self.lines.dedup_by_key(|(hash, _)| *hash);
         self.lines.shrink_to_fit();
     }
 
     pub fn get(&self, path: &str) -> Option<&Cached> {
-        let at = self.lines.binary_search_by(|(p, _)| (**p).cmp(path)).ok()?;
+        let hash = self.hash(path);
+        let at = self.lines.binary_search_by_key(&hash, |(h, _)| *h).ok()?;
         self.lines.get(at).map(|(_, cached)| cached)
     }
 

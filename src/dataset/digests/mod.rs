@@ -27,13 +27,13 @@ pub struct CacheFile {
     pub settle: std::time::Duration,
 }
 
+/// Two seconds: the coarsest clock of a file system in use (FAT).
+pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl CacheFile {
-    /// A workspace's cache. Files settle in two seconds, the coarsest clock of a file system in
-    /// use (FAT); `PERFTRIAGE_DIGEST_SETTLE_MS` sets it (tests set 0).
-    pub fn in_workspace(workspace: &Path) -> CacheFile {
-        let ms = std::env::var("PERFTRIAGE_DIGEST_SETTLE_MS").ok().and_then(|v| v.parse().ok());
-        let settle = std::time::Duration::from_millis(ms.unwrap_or(2000));
-        CacheFile { path: workspace.join("cache").join("digests.jsonl"), settle }
+    /// A workspace's cache file.
+    pub fn path_in(workspace: &Path) -> PathBuf {
+        workspace.join("cache").join("digests.jsonl")
     }
 }
 
@@ -165,7 +165,7 @@ impl DigestCache {
     fn take_line(&mut self, found: key::Located, number: usize) {
         let key::Located { key, line, digest, contexts } = found;
         if let Some(cached) = Cached::new(number, key.file, line, (digest, contexts)) {
-            self.lines.push(key.path, cached);
+            self.lines.push(&key.path, cached);
         }
     }
 
@@ -244,10 +244,9 @@ impl DigestCache {
         self.lines.get(name).map(Cached::line)
     }
 
-    /// Start the next cache: the lines of the files found, in their order, as the load hands
-    /// them on.
-    pub fn next(&self) -> NextCache<'_> {
-        NextCache::after(self)
+    /// Start the next cache: the lines of `files` (those found), as the load hands them on.
+    pub fn next<'a>(&'a self, files: &'a [FoundFile]) -> NextCache<'a> {
+        NextCache::after(self, files)
     }
 }
 
