@@ -5,6 +5,7 @@
 use crate::ids::Short;
 
 mod bounded;
+mod find;
 mod key;
 mod modal;
 mod parts;
@@ -13,9 +14,10 @@ mod shapes;
 mod stamp;
 mod walk;
 
+pub use find::{Found, FoundFile, find};
 pub use key::{FileKey, nanos};
 pub use stamp::Stamp;
-pub use walk::{Found, FoundFile, find, read_dirs, stream};
+pub use walk::{read_dirs, stream};
 
 use super::{Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};
