@@ -161,6 +161,16 @@ fn spoilings() -> Vec<Spoiling> {
             }),
             Some("a digest cache line that cannot be read"),
         ),
+        (
+            "a key whose lengths overflow",
+            Box::new(move |f: &Path| {
+                let t = text(f);
+                let at = t.find(",\"contexts\":").unwrap() + ",\"contexts\":".len();
+                let end = at + t[at..].find('}').unwrap();
+                std::fs::write(f, format!("{}{}{}", &t[..at], u64::MAX, &t[end..])).unwrap();
+            }),
+            Some("a digest cache line that cannot be read"),
+        ),
     ]
 }
 

@@ -44,8 +44,10 @@ pub fn next_line(
     let bad = || std::io::Error::from(std::io::ErrorKind::InvalidData);
     let key: LineKey =
         buf.strip_suffix(b"\t").and_then(|k| serde_json::from_slice(k).ok()).ok_or_else(bad)?;
-    let digest = *at + read..*at + read + key.digest;
-    let contexts = digest.end + 1..digest.end + 1 + key.contexts;
+    // Lengths from a corrupt line may be anything: summed without overflowing.
+    let sum = |parts: &[u64]| parts.iter().try_fold(0u64, |sum, part| sum.checked_add(*part)).ok_or_else(bad);
+    let digest = sum(&[*at, read])?..sum(&[*at, read, key.digest])?;
+    let contexts = sum(&[digest.end, 1])?..sum(&[digest.end, 1, key.contexts])?;
     reader.seek_relative(i64::try_from(contexts.end - digest.start).map_err(|_| bad())?)?;
     let mut end = [0; 1];
     reader.read_exact(&mut end).map_err(|_| bad())?;
