@@ -159,7 +159,7 @@ pub fn load(
         let problem = cache.problem().map(str::to_string);
         let listing = problem.into_iter().chain(found.warnings.iter().map(ToString::to_string)).collect();
         let mut joining = Joining { making: Some(making), listing, joiner: None, early: Vec::new() };
-        let mut next = cache.next(&found.files);
+        let mut next = cache.next();
         let mut heard = Progress { total: found.files.len(), ..Progress::default() };
         progress(heard);
         let read = |files: &[FoundFile]| Part::of_files(files, &cache, classifier);

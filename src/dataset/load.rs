@@ -84,11 +84,7 @@ impl DatasetTail {
             lines.par_iter().map(|line| row(line.trim_end_matches('\r'))).collect();
         let mut set = Dataset::default();
         for (number, row) in (before + 1..).zip(rows) {
-            match row.map(|row| row.and_then(|commit| unseen(commit, &mut self.seen))) {
-                Some(Ok(commit)) => set.commits.push(commit),
-                Some(Err(why)) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
-                None => {}
-            }
+            take_row(&mut set, row, &mut self.seen, (origin, number));
         }
         set
     }
@@ -104,11 +100,7 @@ impl DatasetTail {
                 memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len() - offset, |n| n + 1);
             let line = text[offset..offset + len].trim_end_matches(['\n', '\r']);
             (offset, number) = (offset + len, number + 1);
-            match row(line).map(|row| row.and_then(|commit| unseen(commit, &mut self.seen))) {
-                Some(Ok(commit)) => set.commits.push(commit),
-                Some(Err(why)) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
-                None => {}
-            }
+            take_row(&mut set, row(line), &mut self.seen, (origin, number));
         }
         self.at = (offset, number);
         set
@@ -122,6 +114,21 @@ fn row(line: &str) -> Option<Result<Commit, RowError>> {
     }
     let checked = serde_json::from_str::<Commit>(line).map_err(RowError::from);
     Some(checked.and_then(|commit| check_row(&commit).map(|()| commit)))
+}
+
+/// A row's commit into `set` unless it repeats one of `seen`; why not, as a warning naming the
+/// line.
+fn take_row(
+    set: &mut Dataset,
+    row: Option<Result<Commit, RowError>>,
+    seen: &mut HashSet<Short>,
+    (origin, number): (&str, usize),
+) {
+    match row.map(|row| row.and_then(|commit| unseen(commit, seen))) {
+        Some(Ok(commit)) => set.commits.push(commit),
+        Some(Err(why)) => set.warnings.push(format!("{origin}:{number}: {why}; row skipped")),
+        None => {}
+    }
 }
 
 /// The commit, if it does not repeat one of `seen`.

@@ -43,17 +43,14 @@ impl Redactor {
     }
 
     /// Redact every string of a JSON value in place, as decoded (a token spelled with `\u`
-    /// escapes in the file is whole here); `true` when one held a secret.
-    pub fn json(&self, value: &mut serde_json::Value) -> bool {
+    /// escapes in the file is whole here).
+    pub fn json(&self, value: &mut serde_json::Value) {
         use serde_json::Value;
         match value {
-            Value::String(text) if self.holds_secret(text.as_bytes()) => {
-                *text = self.text(text);
-                true
-            }
-            Value::Array(items) => items.iter_mut().fold(false, |held, v| self.json(v) | held),
-            Value::Object(map) => map.values_mut().fold(false, |held, v| self.json(v) | held),
-            _ => false,
+            Value::String(text) if self.holds_secret(text.as_bytes()) => *text = self.text(text),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.json(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.json(v)),
+            _ => {}
         }
     }
 

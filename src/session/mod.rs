@@ -199,7 +199,7 @@ impl Context {
             warnings,
             workspace,
             classifier,
-            redactor: crate::logs::Redactor::from_env(),
+            redactor: crate::logs::Redactor::process().clone(),
             verbose: options.verbose,
         };
         Ok((ctx, loaded.commits, tail))

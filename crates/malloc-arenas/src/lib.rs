@@ -1,6 +1,6 @@
 //! Caps glibc's malloc arenas. glibc gives each thread that allocates while the others do an
 //! arena of its own (up to 8 per core), and each arena keeps its freed memory resident: over
-//! 10,000 commits read on five threads, 16 MB of perftriage's 124 MB. This is the one unsafe
+//! 10,000 commits read on several threads, 24 MB of perftriage's 124 MB. This is the one unsafe
 //! call perftriage makes, kept in a crate of its own so the tool itself forbids unsafe code.
 
 /// Allow at most `arenas` malloc arenas from now on (arenas already made stay): call it first in

@@ -68,8 +68,7 @@ impl FileDigest {
 
     /// A file that could not be read: its warning.
     fn unreadable(path: &Path, why: &str) -> FileDigest {
-        let warning = LoadWarning { path: path.to_path_buf(), message: why.to_string() };
-        FileDigest { warnings: vec![warning], ..FileDigest::default() }
+        FileDigest { warnings: vec![LoadWarning::at(path, why)], ..FileDigest::default() }
     }
 }
 
@@ -101,11 +100,12 @@ pub struct DigestCache {
     unread: std::sync::atomic::AtomicUsize,
 }
 
-/// What to write for a file in the next cache: the line it had, a new one, or none.
+/// What to write for a file in the next cache: the line it had, a new one, or none; with where
+/// the old cache had its line, if it had one (looked up once, by the reading thread).
 pub enum Line {
-    Kept,
-    New(String),
-    Uncached,
+    Kept(Range<u64>),
+    New { text: String, old: Option<Range<u64>> },
+    Uncached { old: Option<Range<u64>> },
 }
 
 impl DigestCache {
@@ -185,16 +185,21 @@ impl DigestCache {
     /// with the line the next cache holds for it.
     pub fn digest(&self, file: &FoundFile, classifier: &Classifier) -> (FileDigest, Line) {
         let FoundFile { path, key } = file;
-        let cached = key.as_ref().zip(path.to_str()).and_then(|(key, name)| self.cached(name, key));
-        if let Some(digest) = cached {
-            return (digest, Line::Kept);
+        let old = path.to_str().and_then(|name| self.lines.get(name));
+        let cached = key.as_ref().zip(old).and_then(|(key, old)| self.cached(old, key));
+        let old = old.map(Cached::line);
+        if let (Some(digest), Some(line)) = (cached, old.clone()) {
+            return (digest, Line::Kept(line));
         }
         let (mut digest, line) = match (read(path, classifier), key, path.to_str()) {
             (Ok(mut digest), Some(key), Some(name)) if self.file.is_some() && key.settled(self.settle) => {
-                let line = LineKey::join(name, key, &mut digest).map_or(Line::Uncached, Line::New);
+                let line = match LineKey::join(name, key, &mut digest) {
+                    Some(text) => Line::New { text, old },
+                    None => Line::Uncached { old },
+                };
                 (digest, line)
             }
-            (Ok(digest) | Err(digest), ..) => (digest, Line::Uncached),
+            (Ok(digest) | Err(digest), ..) => (digest, Line::Uncached { old }),
         };
         if !self.contexts {
             digest.take_contexts();
@@ -202,10 +207,12 @@ impl DigestCache {
         (digest, line)
     }
 
-    /// The digest cached for `name`, if its key is `key` and it reads back (its contexts too,
+    /// The digest of a cached line, if its key is `key` and it reads back (its contexts too,
     /// where they are wanted).
-    fn cached(&self, name: &str, key: &FileKey) -> Option<FileDigest> {
-        let cached = self.lines.get(name).filter(|c| c.key == *key)?;
+    fn cached(&self, cached: &Cached, key: &FileKey) -> Option<FileDigest> {
+        if cached.key != *key {
+            return None;
+        }
         let digest = self.read_back(cached);
         if digest.is_none() {
             let unread = &self.unread;
@@ -239,14 +246,10 @@ impl DigestCache {
         Ok(bytes)
     }
 
-    /// The line cached for `name`, where there is one.
-    fn line_of(&self, name: &str) -> Option<Range<u64>> {
-        self.lines.get(name).map(Cached::line)
-    }
-
-    /// Start the next cache: the lines of `files` (those found), as the load hands them on.
-    pub fn next<'a>(&'a self, files: &'a [FoundFile]) -> NextCache<'a> {
-        NextCache::after(self, files)
+    /// Start the next cache: the lines of the files found, in their order, as the load hands
+    /// them on.
+    pub fn next(&self) -> NextCache<'_> {
+        NextCache::after(self)
     }
 }
 
@@ -258,5 +261,5 @@ fn read(path: &Path, classifier: &Classifier) -> Result<FileDigest, FileDigest> 
         Err(why) => Err(FileDigest::unreadable(path, &why.to_string())),
     });
     std::panic::catch_unwind(reading)
-        .unwrap_or_else(|_| Err(FileDigest::unreadable(path, "reading it failed (a bug: please report it)")))
+        .unwrap_or_else(|_| Err(FileDigest::unreadable(path, results::READ_PANICKED)))
 }

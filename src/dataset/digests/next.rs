@@ -4,18 +4,15 @@
 //! new lines are hundreds of MB), which is renamed over the old cache at the end.
 
 use super::{DigestCache, FORMAT, Header, Line};
-use crate::dataset::results::FoundFile;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The most of the old cache copied at a time.
 const COPY_AT_MOST: u64 = 1 << 20;
 
 pub struct NextCache<'a> {
     old: &'a DigestCache,
-    /// The files found, in order: the next chunk's lines are theirs.
-    files: std::slice::Iter<'a, FoundFile>,
     /// Kept lines not yet written: consecutive ones as one range of the old file.
     pending: Vec<Range<u64>>,
     /// The temporary file, once a line differs.
@@ -27,37 +24,31 @@ pub struct NextCache<'a> {
 }
 
 impl<'a> NextCache<'a> {
-    pub fn after(old: &'a DigestCache, files: &'a [FoundFile]) -> NextCache<'a> {
+    pub fn after(old: &'a DigestCache) -> NextCache<'a> {
         let changed = old.problem.is_some();
-        NextCache { old, files: files.iter(), pending: Vec::new(), out: None, failed: None, changed, kept: 0 }
+        NextCache { old, pending: Vec::new(), out: None, failed: None, changed, kept: 0 }
     }
 
     /// The lines of the next chunk of files; how many of them were kept from the old cache.
     pub fn push_chunk(&mut self, lines: Vec<Line>) -> usize {
-        let kept = lines.iter().filter(|l| matches!(l, Line::Kept)).count();
-        for line in lines {
-            if let Some(file) = self.files.next() {
-                self.push(&file.path, line);
-            }
-        }
+        let kept = lines.iter().filter(|l| matches!(l, Line::Kept(_))).count();
+        lines.into_iter().for_each(|line| self.push(line));
         kept
     }
 
-    fn push(&mut self, path: &Path, line: Line) {
-        let old = path.to_str().and_then(|name| self.old.line_of(name));
-        match (line, old) {
-            (Line::Kept, Some(range)) => self.keep(range),
-            (Line::New(text), Some(range))
+    fn push(&mut self, line: Line) {
+        match line {
+            Line::Kept(range) => self.keep(range),
+            Line::New { text, old: Some(range) }
                 if self.old.bytes(range.clone()).is_ok_and(|b| b == text.as_bytes()) =>
             {
                 self.keep(range);
             }
-            (Line::New(text), _) => {
+            Line::New { text, .. } => {
                 self.changed = true;
                 self.write_new(&text);
             }
-            (Line::Uncached, old) => self.changed |= old.is_some(),
-            (Line::Kept, None) => {}
+            Line::Uncached { old } => self.changed |= old.is_some(),
         }
     }
 

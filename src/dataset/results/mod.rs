@@ -158,6 +158,15 @@ pub struct LoadWarning {
     pub message: String,
 }
 
+/// A file whose reading panicked (a bug of ours) is named with this.
+pub const READ_PANICKED: &str = "reading it failed (a bug: please report it)";
+
+impl LoadWarning {
+    pub fn at(path: &Path, message: &str) -> LoadWarning {
+        LoadWarning { path: path.to_path_buf(), message: message.to_string() }
+    }
+}
+
 impl std::fmt::Display for LoadWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.path.display(), self.message)

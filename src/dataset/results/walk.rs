@@ -3,7 +3,7 @@
 
 use super::{FoundFile, LoadWarning, ResultSet, find, read_file};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Files a reading thread takes at a time.
@@ -62,10 +62,7 @@ fn in_order<T>(rx: std::sync::mpsc::Receiver<(usize, T)>, total: usize, on_part:
 /// One chunk's files; a panic while reading them (a bug of ours) is a warning per file.
 fn read_chunk(files: &[FoundFile]) -> ResultSet {
     std::panic::catch_unwind(|| read_files(files)).unwrap_or_else(|_| ResultSet {
-        warnings: files
-            .iter()
-            .map(|f| warning(&f.path, "reading it failed (a bug: please report it)"))
-            .collect(),
+        warnings: files.iter().map(|f| LoadWarning::at(&f.path, super::READ_PANICKED)).collect(),
         files_read: files.len(),
         ..ResultSet::default()
     })
@@ -77,14 +74,10 @@ fn read_files(files: &[FoundFile]) -> ResultSet {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
-            Err(why) => set.warnings.push(warning(path, &why.to_string())),
+            Err(why) => set.warnings.push(LoadWarning::at(path, &why.to_string())),
         }
     }
     set
-}
-
-fn warning(path: &Path, message: &str) -> LoadWarning {
-    LoadWarning { path: path.to_path_buf(), message: message.to_string() }
 }
 
 #[cfg(test)]
