@@ -115,10 +115,10 @@ impl JsonLines {
 
     /// A line per item, in order, each made by `value` and written by `write_json` (on every
     /// core, a chunk of lines each).
-    pub fn lines_of<T: Sync, V: serde::Serialize>(
+    pub fn lines_of<'a, T: Sync, V: serde::Serialize>(
         &mut self,
-        items: &[T],
-        value: impl Fn(&T) -> V + Sync,
+        items: &'a [T],
+        value: impl Fn(&'a T) -> V + Sync,
     ) -> std::io::Result<()> {
         json_lines_in_order(items, value, |lines| self.out.write_all(lines))
     }
@@ -136,9 +136,9 @@ const ROUND_BYTES: usize = 4 << 20;
 
 /// A JSON line per item, made a chunk per core at a time and handed to `write` in order; each
 /// round's chunks are sized by the lines of the round before (the first: a line each).
-fn json_lines_in_order<T: Sync, V: serde::Serialize>(
-    items: &[T],
-    value: impl Fn(&T) -> V + Sync,
+fn json_lines_in_order<'a, T: Sync, V: serde::Serialize>(
+    items: &'a [T],
+    value: impl Fn(&'a T) -> V + Sync,
     mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -166,7 +166,10 @@ fn json_lines_in_order<T: Sync, V: serde::Serialize>(
 }
 
 /// A JSON line per item of `chunk`.
-fn json_lines<T, V: serde::Serialize>(chunk: &[T], value: &impl Fn(&T) -> V) -> std::io::Result<Vec<u8>> {
+fn json_lines<'a, T, V: serde::Serialize>(
+    chunk: &'a [T],
+    value: &impl Fn(&'a T) -> V,
+) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     for item in chunk {
         write_json(&mut out, &value(item))?;
