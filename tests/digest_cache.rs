@@ -14,13 +14,15 @@ use std::process::Command;
 const FIXTURES: &str = "fixtures/results";
 
 /// `status --json --verbose` over `results` in `workspace`, files cached once they are `settle_ms`
-/// old: stdout, stderr, and (files read, files from the cache).
+/// old: stdout, stderr, and (files read, files from the cache). The joined cache a run before
+/// wrote is removed first (these are the digest cache's tests: tests/joined_cache.rs has its own).
 fn status(
     workspace: &Path,
     results: &Path,
     settle_ms: &str,
     extra: &[&str],
 ) -> (String, String, (usize, usize)) {
+    let _ = std::fs::remove_file(workspace.join("cache/joined.jsonl"));
     let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .arg("--workspace")
         .arg(workspace)
@@ -230,4 +232,22 @@ fn a_cache_of_other_gates_is_not_used() {
     assert_eq!(cached, 0, "gates decide what a record is");
     let (_, _, (_, cached)) = status(&ws, &results, "0", &lenient);
     assert_eq!(cached, cached_lines(&ws));
+}
+
+#[test]
+fn a_file_that_is_not_json_is_cached_with_its_warning_and_read_again_once_mended() {
+    let (_dir, results, ws) = copies();
+    let broken = results.join("isobench/claude_code/results/docker/bfdb1ba5_result.json");
+    let (_, stderr, (total, _)) = status(&ws, &results, "0", &[]);
+    assert!(stderr.contains("bfdb1ba5_result.json: invalid JSON"), "{stderr}");
+    assert_eq!(cached_lines(&ws), total, "every file cached, the broken one with its warning");
+    let (_, stderr, (_, cached)) = status(&ws, &results, "0", &[]);
+    assert_eq!(cached, total);
+    assert!(stderr.contains("bfdb1ba5_result.json: invalid JSON"), "said again from the cache: {stderr}");
+    let record = serde_json::json!({"commit_hash": "bfdb1ba5", "status": "error", "error": "mended"});
+    std::fs::write(&broken, record.to_string()).unwrap();
+    let (out, stderr, (_, cached)) = status(&ws, &results, "0", &[]);
+    assert_eq!(cached, total - 1, "the mended file read again");
+    assert!(!stderr.contains("invalid JSON"), "{stderr}");
+    assert_eq!(out, uncached(&results));
 }

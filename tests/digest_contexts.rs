@@ -15,7 +15,7 @@ fn load(dir: &Path, cache: Option<CacheFile>, contexts: bool) -> (Vec<Entry>, Pr
     let classifier = Classifier::embedded().unwrap();
     let commits = dataset::load_embedded().unwrap().commits;
     let mut heard = Progress::default();
-    let sources = Sources { dirs: &[dir.to_path_buf()], cache, contexts };
+    let sources = Sources { dirs: &[dir.to_path_buf()], cache, contexts, found: None };
     let (entries, _) = dataset::load_results(|| commits, sources, &classifier, &mut |p| heard = p);
     (entries, heard)
 }

@@ -141,7 +141,10 @@ fn reading_as_a_stream_joins_what_reading_everything_first_joins() {
 #[test]
 fn the_board_draws_the_dataset_while_the_results_are_read_then_takes_them_keeping_its_own_runs() {
     let mut s = common::state();
-    update(&mut s, Msg::Reading(Progress { read: 12_000, total: 300_000, cached: 0, seconds: 0.5 }));
+    update(
+        &mut s,
+        Msg::Reading(Progress { read: 12_000, total: 300_000, seconds: 0.5, ..Progress::default() }),
+    );
     let screen = common::screen_of(&s, 160, 48);
     assert!(screen.contains("reading results 12000/300000 (24000 files/s)"), "{screen}");
     assert!(screen.contains("015069b0"), "the dataset's rows are drawn meanwhile:\n{screen}");

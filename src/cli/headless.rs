@@ -49,6 +49,15 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
 /// How the result files were read, on stderr.
 fn reading(ctx: &Context) {
     let r = ctx.reading;
+    if r.joined {
+        let cache = crate::dataset::joined::path_in(&ctx.workspace);
+        return super::out::err(&format!(
+            "perftriage: {} result files unchanged since the joined cache ({}) was written; its entries read in {:.3} s",
+            r.total,
+            cache.display(),
+            r.seconds
+        ));
+    }
     let cache = crate::dataset::digests::CacheFile::path_in(&ctx.workspace);
     super::out::err(&format!(
         "perftriage: {} result files read in {:.3} s, {} of them unchanged since the digest cache ({}) saw them",

@@ -113,6 +113,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Whether its metrics and samples are all finite.
+    pub fn finite(&self) -> bool {
+        let samples = self.samples.values().flatten().copied();
+        self.metrics.values().copied().chain(samples).all(f64::is_finite)
+    }
+
     pub fn not_run() -> Outcome {
         Outcome {
             status: RunStatus::NotRun,

@@ -6,14 +6,15 @@ use super::measured::MeasuredSet;
 use super::results::{Digested, ResultRecord, Stamp};
 use super::{Commit, Outcome, RunStatus, Variant};
 use crate::classify::{Classifier, Verdict, Warning};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VariantState {
     pub outcome: Outcome,
     pub verdict: Option<Box<Verdict>>,
     /// The record's own time.
+    #[serde(with = "crate::dataset::results::exact_stamp")]
     pub at: Option<Stamp>,
     /// The agent of the run the record belongs to, where its folder says.
     pub agent: Option<String>,
@@ -25,10 +26,11 @@ pub struct VariantState {
 
 /// A record a newer one replaced, kept so the detail pane can say what was overridden: a small
 /// reference (its file names the rest), never the record.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Overridden {
     pub variant: Variant,
     pub agent: Option<String>,
+    #[serde(with = "crate::dataset::results::exact_stamp")]
     pub at: Option<Stamp>,
     pub status: RunStatus,
     pub source: Option<String>,
@@ -56,7 +58,8 @@ impl CommitStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// Serialized only for the joined cache (`super::joined`), which reads back what it wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     pub commit: Commit,
     pub variants: [VariantState; 3],
@@ -66,6 +69,7 @@ pub struct Entry {
     pub notes: Vec<String>,
     /// The newest agent record of each agent (`None`: records whose folder names none). Boxed:
     /// a map's first node holds room for eleven (4.7 KB inline, 47 MB over 10,000 commits).
+    #[serde(with = "agents_as_pairs")]
     pub agents: BTreeMap<Option<String>, Box<VariantState>>,
     /// Records a newer one replaced, oldest first.
     pub overridden: Vec<Overridden>,
@@ -101,6 +105,12 @@ impl Entry {
         let (notes, agents, overridden, measured) =
             (Vec::new(), BTreeMap::new(), Vec::new(), MeasuredSet::default());
         Entry { commit, variants, hint, notes, agents, overridden, measured }
+    }
+
+    /// Whether every number it holds is finite (JSON spells no other).
+    pub fn finite(&self) -> bool {
+        let states = self.variants.iter().chain(self.agents.values().map(|state| &**state));
+        states.map(|state| &state.outcome).all(Outcome::finite) && self.measured.finite()
     }
 
     pub fn variant(&self, v: Variant) -> &VariantState {
@@ -295,4 +305,21 @@ fn other_kind(commit: &Commit, record: &ResultRecord, notes: &[String]) -> Optio
     );
     let source = record.outcome.source.as_deref().unwrap_or("?");
     notes.iter().all(|n| !n.starts_with(&said)).then(|| format!("{said}: {source}"))
+}
+
+/// An entry's agents as a list of pairs: JSON keys are strings, and the key here may be `None`.
+mod agents_as_pairs {
+    use super::VariantState;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::BTreeMap;
+
+    type Agents = BTreeMap<Option<String>, Box<VariantState>>;
+
+    pub fn serialize<S: Serializer>(agents: &Agents, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(agents.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Agents, D::Error> {
+        Ok(Vec::<(Option<String>, Box<VariantState>)>::deserialize(d)?.into_iter().collect())
+    }
 }

@@ -11,13 +11,16 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// How far a load has got: files read of those found (how many of them unchanged since the
-/// digest cache saw them), and for how long.
+/// digest cache saw them, how many not cached: changed too lately or unreadable), and for how
+/// long; whether the entries came whole from the joined cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Progress {
     pub read: usize,
     pub total: usize,
     pub cached: usize,
+    pub uncached: usize,
     pub seconds: f64,
+    pub joined: bool,
 }
 
 impl Progress {
@@ -130,12 +133,14 @@ pub struct Sources<'a> {
     /// Whether verdicts keep the lines around their evidence (the board shows them; no headless
     /// command prints them: 24 MB over 10,000 failures).
     pub contexts: bool,
+    /// The files below `dirs`, where they were found already.
+    pub found: Option<results::Found>,
 }
 
 impl<'a> Sources<'a> {
     /// The folders alone: no cache, verdicts with their contexts.
     pub fn dirs(dirs: &'a [PathBuf]) -> Sources<'a> {
-        Sources { dirs, cache: None, contexts: true }
+        Sources { dirs, cache: None, contexts: true, found: None }
     }
 }
 
@@ -149,12 +154,12 @@ pub fn load(
     classifier: &Classifier,
     progress: &mut dyn FnMut(Progress),
 ) -> (Vec<Entry>, Vec<String>) {
-    let Sources { dirs, cache, contexts } = sources;
+    let Sources { dirs, cache, contexts, found } = sources;
     let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         let making = scope.spawn(|| Joiner::new(commits(), classifier));
         let opening = scope.spawn(|| DigestCache::open(cache, contexts));
-        let found = results::find(dirs);
+        let found = found.unwrap_or_else(|| results::find(dirs));
         let cache = opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let problem = cache.problem().map(str::to_string);
         let listing = problem.into_iter().chain(found.warnings.iter().map(ToString::to_string)).collect();
@@ -164,7 +169,8 @@ pub fn load(
         progress(heard);
         let read = |files: &[FoundFile]| Part::of_files(files, &cache, classifier);
         results::stream(&found.files, &read, &mut |mut part, read| {
-            heard.cached += next.push_chunk(std::mem::take(&mut part.lines));
+            let (kept, uncached) = next.push_chunk(std::mem::take(&mut part.lines));
+            (heard.cached, heard.uncached) = (heard.cached + kept, heard.uncached + uncached);
             joining.take(part);
             progress(Progress { read, seconds: started.elapsed().as_secs_f64(), ..heard });
         });

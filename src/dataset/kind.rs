@@ -51,6 +51,11 @@ impl BenchKind {
         }
     }
 
+    /// The name of a metric some kind may compare on, as its candidates spell it.
+    pub fn known_metric(name: &str) -> Option<&'static str> {
+        BenchKind::ALL.iter().flat_map(|kind| kind.primary_candidates()).find(|m| **m == name).copied()
+    }
+
     /// Metrics tried in order when picking the commit's primary metric.
     pub fn primary_candidates(self) -> &'static [&'static str] {
         match self {

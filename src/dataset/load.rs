@@ -36,6 +36,8 @@ pub fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
 pub struct DatasetText {
     text: std::borrow::Cow<'static, str>,
     origin: String,
+    /// What the joined cache knows the text by: stat'ed before it was read.
+    key: Option<super::joined::DatasetKey>,
 }
 
 /// The rows after a dataset's head, parsed later (on another thread: the board draws the head).
@@ -50,13 +52,15 @@ pub struct DatasetTail {
 
 impl DatasetText {
     pub fn embedded() -> DatasetText {
-        DatasetText { text: EMBEDDED.into(), origin: "<embedded dataset>".into() }
+        let key = Some(super::joined::DatasetKey::Embedded);
+        DatasetText { text: EMBEDDED.into(), origin: "<embedded dataset>".into(), key }
     }
 
     pub fn read(path: &Path) -> Result<DatasetText, DatasetError> {
+        let key = super::joined::DatasetKey::of(path);
         let text = std::fs::read_to_string(path)
             .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
-        Ok(DatasetText { text: text.into(), origin: path.display().to_string() })
+        Ok(DatasetText { text: text.into(), origin: path.display().to_string(), key })
     }
 
     /// The first `rows` usable commits (with the warnings of the rows read for them), and the
@@ -73,6 +77,11 @@ impl DatasetText {
 }
 
 impl DatasetTail {
+    /// What the joined cache knows the dataset by (`None`: it cannot).
+    pub fn dataset_key(&self) -> Option<&super::joined::DatasetKey> {
+        self.source.key.as_ref()
+    }
+
     /// The rows after the head: their commits and warnings. Rows are read on every core, then
     /// checked for repeats in their order.
     pub fn parse(mut self) -> Dataset {
@@ -185,7 +194,7 @@ mod tests {
 
     /// A dataset file of `rows`.
     fn text(rows: &[&str]) -> DatasetText {
-        DatasetText { text: rows.join("\n").into(), origin: "d.jsonl".into() }
+        DatasetText { text: rows.join("\n").into(), origin: "d.jsonl".into(), key: None }
     }
 
     #[test]

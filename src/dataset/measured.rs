@@ -4,13 +4,15 @@
 
 use super::results::Stamp;
 use super::{Variant, VariantState, Workload};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// A successful record, as much of it as the older-pair search needs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     pub variant: Variant,
+    #[serde(with = "super::results::exact_stamp")]
     pub at: Option<Stamp>,
     pub source: Option<Box<str>>,
     /// The workload, as JSON (one allocation, not a map's nodes): `workload()` reads it back.
@@ -19,7 +21,9 @@ pub struct Measured {
     pub harness: u64,
     /// The record's values of the primary metrics its commit's kind may compare on, and their
     /// repeats' values where it repeated.
+    #[serde(with = "metric_names")]
     values: Box<[(&'static str, f64)]>,
+    #[serde(with = "metric_names")]
     samples: Box<[Repeats]>,
 }
 
@@ -75,7 +79,7 @@ pub fn harness_hash(workload: &Workload) -> u64 {
 }
 
 /// The kept records, in the order each kind was first met.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeasuredSet {
     kept: Vec<Measured>,
     /// Kind hash → index into `kept` (a clash of two kinds keeps both, unindexed).
@@ -83,6 +87,15 @@ pub struct MeasuredSet {
 }
 
 impl MeasuredSet {
+    /// Whether every value and repeat kept is finite.
+    pub fn finite(&self) -> bool {
+        let finite = |m: &Measured| {
+            let repeats = m.samples.iter().flat_map(|(_, s)| s.iter().copied());
+            m.values.iter().map(|(_, v)| *v).chain(repeats).all(f64::is_finite)
+        };
+        self.kept.iter().all(finite)
+    }
+
     /// Keep a successful record if it is the newest of its kind (the first on a tie).
     pub fn remember(&mut self, variant: Variant, state: &VariantState, candidates: &[&'static str]) {
         let new = Measured::new(variant, state, candidates);
@@ -108,5 +121,30 @@ impl MeasuredSet {
 
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty()
+    }
+}
+
+/// Metric names read back as the candidates they were (a name no kind compares on does not read).
+mod metric_names {
+    use serde::de::{DeserializeOwned, Error};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(
+        named: &[(&'static str, T)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        named.serialize(s)
+    }
+
+    /// Values by metric name.
+    type Named<T> = Box<[(&'static str, T)]>;
+
+    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(d: D) -> Result<Named<T>, D::Error> {
+        let named = Vec::<(String, T)>::deserialize(d)?;
+        let known = |name: &str| crate::dataset::BenchKind::known_metric(name);
+        let interned = named.into_iter().map(|(name, value)| Some((known(&name)?, value)));
+        interned
+            .collect::<Option<_>>()
+            .ok_or_else(|| D::Error::custom("a metric no benchmark kind compares on"))
     }
 }

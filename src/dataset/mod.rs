@@ -7,6 +7,7 @@ mod entry;
 mod images;
 mod index;
 mod join;
+pub mod joined;
 mod kind;
 mod load;
 mod measured;

@@ -10,8 +10,10 @@ use std::path::PathBuf;
 
 pub mod board_prefs;
 mod clock;
+mod reader;
 
 pub use clock::{now_compact, now_rfc3339, unix_now};
+pub use reader::ResultsReader;
 
 #[derive(Debug, Default, Clone)]
 pub struct Options {
@@ -54,40 +56,6 @@ pub struct Context {
 /// Commits the board draws before it reads the rest of the dataset: more than a screen holds.
 pub const BOARD_HEAD: usize = 256;
 
-/// The dataset's commits, the folders of result files and the rules: a load of its own.
-pub struct ResultsReader {
-    commits: Vec<dataset::Commit>,
-    /// The dataset's rows after those of `commits`, parsed first.
-    tail: Option<DatasetTail>,
-    dirs: Vec<PathBuf>,
-    /// The workspace's digest cache.
-    cache: dataset::digests::CacheFile,
-    /// Whether verdicts keep the lines around their evidence (the board's detail pane).
-    contexts: bool,
-    classifier: Classifier,
-}
-
-impl ResultsReader {
-    /// Every commit joined with the result files; the warnings of the dataset's rows read here
-    /// come first.
-    pub fn read(self, progress: &mut dyn FnMut(dataset::Progress)) -> (Vec<Entry>, Vec<String>) {
-        let (mut commits, tail, mut warnings) = (self.commits, self.tail, Vec::new());
-        let dataset_warnings = &mut warnings;
-        // Parsed beside the reading of the result files.
-        let dataset = move || {
-            if let Some(rest) = tail.map(DatasetTail::parse) {
-                commits.extend(rest.commits);
-                *dataset_warnings = rest.warnings;
-            }
-            commits
-        };
-        let sources = dataset::Sources { dirs: &self.dirs, cache: Some(self.cache), contexts: self.contexts };
-        let (entries, more) = dataset::load_results(dataset, sources, &self.classifier, progress);
-        warnings.extend(more);
-        (entries, warnings)
-    }
-}
-
 /// The workspace's triage store and book, writable or not.
 pub struct Workspace {
     pub store: TriageStore,
@@ -128,7 +96,8 @@ impl Context {
     pub fn load(options: &Options) -> Result<Context> {
         // The first commit now (a dataset without one is an error here), the rest beside the reading.
         let (ctx, commits, tail) = Context::unjoined(options, 1)?;
-        let reader = ctx.reader(commits, Some(tail), false);
+        let joined = tail.dataset_key().cloned().map(|key| (dataset::joined::path_in(&ctx.workspace), key));
+        let reader = ResultsReader { joined, ..ctx.reader(commits, Some(tail), false) };
         let mut reading = dataset::Progress::default();
         let joined = reader.read(&mut |heard| reading = heard);
         Ok(Context { reading, ..ctx.joined(joined) })
@@ -154,6 +123,7 @@ impl Context {
             tail,
             dirs: self.result_dirs.clone(),
             cache: digest_cache(&self.workspace),
+            joined: None,
             contexts,
             classifier: self.classifier.clone(),
         }

@@ -12,6 +12,7 @@ use super::results::{FileKey, FoundFile};
 use crate::classify::{Classifier, Context};
 use index::{Cached, Index};
 use key::LineKey;
+pub use key::fingerprint;
 pub use next::NextCache;
 use serde::{Deserialize, Serialize};
 use std::io::BufRead;
@@ -254,11 +255,14 @@ impl DigestCache {
 }
 
 /// Read and digest one file; a file that cannot be read (or whose reading panicked: a bug of
-/// ours) is `Err` with its warning, and is not cached, so it is tried again next time.
+/// ours) is `Err` with its warning, and is not cached, so it is tried again next time. A file
+/// read whole that gives no record (not JSON, no commit) says so again while its key is the
+/// same: its warning is its digest.
 fn read(path: &Path, classifier: &Classifier) -> Result<FileDigest, FileDigest> {
     let reading = std::panic::AssertUnwindSafe(|| match results::read_file(path) {
         Ok(set) => Ok(FileDigest::of(set, classifier)),
-        Err(why) => Err(FileDigest::unreadable(path, &why.to_string())),
+        Err(why @ results::ReadError::Unreadable(_)) => Err(FileDigest::unreadable(path, &why.to_string())),
+        Err(why) => Ok(FileDigest::unreadable(path, &why.to_string())),
     });
     std::panic::catch_unwind(reading)
         .unwrap_or_else(|_| Err(FileDigest::unreadable(path, results::READ_PANICKED)))

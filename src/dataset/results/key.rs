@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FileKey {
     len: u64,
     /// Modification and change times, nanoseconds since the epoch.

@@ -16,7 +16,7 @@ mod walk;
 
 pub use find::{Found, FoundFile, find};
 pub use key::{FileKey, nanos};
-pub use stamp::Stamp;
+pub use stamp::{Stamp, exact as exact_stamp};
 pub use walk::{read_dirs, stream};
 
 use super::{Outcome, RunStatus, Variant};
