@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const FIXTURES: &str = "fixtures/results";
 
@@ -23,20 +22,9 @@ fn status(
     extra: &[&str],
 ) -> (String, String, (usize, usize)) {
     let _ = std::fs::remove_file(workspace.join("cache/joined.jsonl"));
-    let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--workspace")
-        .arg(workspace)
-        .arg("--results")
-        .arg(results)
-        .args(extra)
-        .args(["status", "--json", "--verbose"])
-        .env("XDG_CONFIG_HOME", workspace.join("no-config"))
-        .env("PERFTRIAGE_DIGEST_SETTLE_MS", settle_ms)
-        .output()
-        .unwrap();
-    let (stdout, stderr) =
-        (String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned());
-    assert!(out.status.success(), "{stderr}");
+    let mut args = vec!["--results".as_ref(), results.as_os_str()];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let (stdout, stderr) = common::verbose_status(workspace, settle_ms, &args);
     let counts = stderr.lines().find_map(read_counts).unwrap_or_else(|| panic!("no reading line: {stderr}"));
     (stdout, stderr, counts)
 }

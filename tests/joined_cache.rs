@@ -11,7 +11,6 @@ use perftriage::classify::Classifier;
 use perftriage::dataset::joined::{self, DatasetKey, Inputs, Joined};
 use perftriage::dataset::{self, results};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const SHORT: &str = "015069b0";
 const FULL: &str = "015069b01741e9ecb9e604c7fe87fbdfc306ebe5";
@@ -67,21 +66,9 @@ fn entries_read_back_from_the_joined_cache_equal_the_ones_joined() {
 /// `workspace`, files cached once they are `settle_ms` old: stdout, stderr, and whether the
 /// entries came from the joined cache.
 fn run(workspace: &Path, results: &Path, dataset: Option<&Path>, settle_ms: &str) -> (String, String, bool) {
-    let dataset = dataset.map(|d| vec!["--dataset".as_ref(), d.as_os_str()]).unwrap_or_default();
-    let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
-        .arg("--workspace")
-        .arg(workspace)
-        .arg("--results")
-        .arg(results)
-        .args(dataset)
-        .args(["status", "--json", "--verbose"])
-        .env("XDG_CONFIG_HOME", workspace.join("no-config"))
-        .env("PERFTRIAGE_DIGEST_SETTLE_MS", settle_ms)
-        .output()
-        .unwrap();
-    let (stdout, stderr) =
-        (String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned());
-    assert!(out.status.success(), "{stderr}");
+    let mut args = vec!["--results".as_ref(), results.as_os_str()];
+    args.extend(dataset.map(|d| ["--dataset".as_ref(), d.as_os_str()]).into_iter().flatten());
+    let (stdout, stderr) = common::verbose_status(workspace, settle_ms, &args);
     let joined = stderr.contains("unchanged since the joined cache");
     (stdout, stderr, joined)
 }
@@ -119,14 +106,17 @@ impl Setup {
 }
 
 #[test]
-fn a_second_status_takes_its_entries_from_the_joined_cache_and_prints_the_same() {
+fn a_status_after_one_that_found_every_file_as_it_was_takes_its_entries_from_the_joined_cache() {
     let s = setup();
     let (first, _, joined) = s.status();
     assert!(!joined, "nothing was cached yet");
-    let (second, err, joined) = s.status();
+    assert!(!s.cache().exists(), "no file was in the digest cache: files that just changed may change again");
+    let (second, _, joined) = s.status();
+    assert!(!joined && s.cache().exists(), "every file from the digest cache: the joined cache written");
+    let (third, err, joined) = s.status();
     assert!(joined, "{err}");
-    assert_eq!(second, first);
-    assert_eq!(second, from_nothing(&s.results, &s.dataset));
+    assert_eq!((&second, &third), (&first, &first));
+    assert_eq!(third, from_nothing(&s.results, &s.dataset));
 }
 
 /// A change to the inputs, and what it is.
@@ -135,6 +125,7 @@ type Change<'a> = (&'a str, Box<dyn Fn() + 'a>);
 #[test]
 fn a_result_file_changed_added_or_removed_or_the_dataset_changed_makes_a_fresh_load() {
     let s = setup();
+    s.status();
     s.status();
     let changes: [Change; 4] = [
         (
@@ -157,7 +148,8 @@ fn a_result_file_changed_added_or_removed_or_the_dataset_changed_makes_a_fresh_l
         assert!(!joined, "{what}: {err}");
         assert_ne!(after, before, "{what}: the change is seen");
         assert_eq!(after, from_nothing(&s.results, &s.dataset), "{what}");
-        assert!(s.status().2, "{what}: cached again");
+        s.status();
+        assert!(s.status().2, "{what}: cached again once the files stood still for a load");
     }
 }
 
@@ -194,9 +186,9 @@ fn nothing_is_cached_while_a_result_file_or_the_dataset_may_still_change() {
     let an_hour = "3600000";
     run(&s.ws, &s.results, Some(&s.dataset), an_hour);
     assert!(!s.cache().exists(), "every file was written within the hour");
-    // Now every file is in the digest cache, settled when it was cached.
     s.status();
-    std::fs::remove_file(s.cache()).unwrap();
+    assert!(!s.cache().exists(), "every file was read, none came from the digest cache");
+    // Now every file is in the digest cache, settled when it was cached.
     run(&s.ws, &s.results, None, an_hour);
     assert!(s.cache().exists(), "the files from the digest cache, the embedded dataset: settled");
     std::fs::remove_file(s.cache()).unwrap();

@@ -11,14 +11,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// How far a load has got: files read of those found (how many of them unchanged since the
-/// digest cache saw them, how many not cached: changed too lately or unreadable), and for how
-/// long; whether the entries came whole from the joined cache.
+/// digest cache saw them), and for how long; whether the entries came whole from the joined
+/// cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Progress {
     pub read: usize,
     pub total: usize,
     pub cached: usize,
-    pub uncached: usize,
     pub seconds: f64,
     pub joined: bool,
 }
@@ -169,8 +168,7 @@ pub fn load(
         progress(heard);
         let read = |files: &[FoundFile]| Part::of_files(files, &cache, classifier);
         results::stream(&found.files, &read, &mut |mut part, read| {
-            let (kept, uncached) = next.push_chunk(std::mem::take(&mut part.lines));
-            (heard.cached, heard.uncached) = (heard.cached + kept, heard.uncached + uncached);
+            heard.cached += next.push_chunk(std::mem::take(&mut part.lines));
             joining.take(part);
             progress(Progress { read, seconds: started.elapsed().as_secs_f64(), ..heard });
         });

@@ -32,7 +32,8 @@ impl ResultsReader {
     }
 
     /// The entries from the joined cache where it is for these very inputs; else read afresh,
-    /// and cached where every file could be.
+    /// and cached where every file came from the digest cache: files that stood still for one
+    /// load (while they change, as in a campaign, no load pays for writing it).
     fn read_joined(
         self,
         path: &std::path::Path,
@@ -53,8 +54,8 @@ impl ResultsReader {
         let settle = self.cache.settle;
         let ((entries, warnings), heard) = self.fresh(Some(found), progress);
         let joined = Joined { entries, warnings };
-        if let Some(inputs) = inputs.filter(|i| heard.uncached == 0 && joined::cacheable(i, &joined, settle))
-        {
+        let still = heard.cached == heard.total;
+        if let Some(inputs) = inputs.filter(|i| still && joined::cacheable(i, &joined, settle)) {
             joined::write(path, &inputs, &joined);
         }
         (joined.entries, problem.into_iter().chain(joined.warnings).collect())
@@ -98,6 +99,6 @@ fn from_cache(
     progress: &mut dyn FnMut(Progress),
 ) -> (Vec<Entry>, Vec<String>) {
     let seconds = started.elapsed().as_secs_f64();
-    progress(Progress { read: files, total: files, cached: files, uncached: 0, seconds, joined: true });
+    progress(Progress { read: files, total: files, cached: files, seconds, joined: true });
     (hit.entries, hit.warnings)
 }

@@ -94,6 +94,28 @@ pub fn cli(workspace: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `status --json --verbose` with `args` before it, on a workspace (and no user config), result
+/// files cached once they are `settle_ms` old: stdout and stderr; the run must succeed.
+pub fn verbose_status(
+    workspace: &std::path::Path,
+    settle_ms: &str,
+    args: &[&std::ffi::OsStr],
+) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .args(["status", "--json", "--verbose"])
+        .env("XDG_CONFIG_HOME", workspace.join("no-config"))
+        .env("PERFTRIAGE_DIGEST_SETTLE_MS", settle_ms)
+        .output()
+        .unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "{stderr}");
+    (stdout, stderr)
+}
+
 /// A job service's setup as the board makes it, with no hosts, registry or Slurm.
 pub fn job_setup(
     workspace: std::path::PathBuf,

@@ -29,13 +29,11 @@ impl<'a> NextCache<'a> {
         NextCache { old, pending: Vec::new(), out: None, failed: None, changed, kept: 0 }
     }
 
-    /// The lines of the next chunk of files; how many of them were kept from the old cache, and
-    /// how many are not cached.
-    pub fn push_chunk(&mut self, lines: Vec<Line>) -> (usize, usize) {
+    /// The lines of the next chunk of files; how many of them were kept from the old cache.
+    pub fn push_chunk(&mut self, lines: Vec<Line>) -> usize {
         let kept = lines.iter().filter(|l| matches!(l, Line::Kept(_))).count();
-        let uncached = lines.iter().filter(|l| matches!(l, Line::Uncached { .. })).count();
         lines.into_iter().for_each(|line| self.push(line));
-        (kept, uncached)
+        kept
     }
 
     fn push(&mut self, line: Line) {
