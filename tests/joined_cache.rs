@@ -162,22 +162,45 @@ fn edit_dataset(dataset: &Path) {
     std::fs::write(dataset, text.replace(subject, "A subject changed after the cache was written")).unwrap();
 }
 
+/// A spoiling of a good cache's lines, and the words of its warning.
+type Spoiling = (fn(&mut Vec<String>), &'static str);
+
+fn spoilings() -> [Spoiling; 3] {
+    [
+        (
+            |lines| lines[4] = "{\"commit\": not json".into(),
+            "joined.jsonl:5: a joined cache line that cannot be read",
+        ),
+        (|lines| lines.truncate(lines.len() - 3), "a joined cache cut short (93 of its 96 entries)"),
+        (
+            |lines| {
+                let mut contents: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
+                contents["entries"] = serde_json::json!(u64::MAX / 2);
+                lines[1] = contents.to_string();
+            },
+            "a joined cache cut short (96 of its 9223372036854775807 entries)",
+        ),
+    ]
+}
+
 #[test]
-fn a_spoiled_joined_cache_is_said_naming_its_line_rebuilt_and_changes_nothing_printed() {
+fn a_spoiled_joined_cache_is_said_rebuilt_and_changes_nothing_printed() {
     let s = setup();
     let first = s.status().0;
     s.status();
-    let text = std::fs::read_to_string(s.cache()).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines[4] = "{\"commit\": not json";
-    std::fs::write(s.cache(), lines.join("\n")).unwrap();
-    let (out, err, joined) = s.status();
-    assert!(!joined);
-    assert!(err.contains("joined.jsonl:5: a joined cache line that cannot be read"), "{err}");
-    assert_eq!(out, first);
-    let (again, err, joined) = s.status();
-    assert!(joined && !err.contains("cannot be read"), "rebuilt: {err}");
-    assert_eq!(again, first);
+    for (spoil, words) in spoilings() {
+        let mut lines: Vec<String> =
+            std::fs::read_to_string(s.cache()).unwrap().lines().map(String::from).collect();
+        spoil(&mut lines);
+        std::fs::write(s.cache(), lines.join("\n") + "\n").unwrap();
+        let (out, err, joined) = s.status();
+        assert!(!joined);
+        assert!(err.contains(words), "{words}: {err}");
+        assert_eq!(out, first, "{words}");
+        let (again, err, joined) = s.status();
+        assert!(joined && !err.contains("; rebuilt"), "{words}: rebuilt: {err}");
+        assert_eq!(again, first);
+    }
 }
 
 #[test]

@@ -106,14 +106,25 @@ pub enum JoinedError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("{path}:{line}: a joined cache line that cannot be read ({source}); rebuilt")]
     Line { path: PathBuf, line: usize, source: serde_json::Error },
+    #[error("{path}: a joined cache cut short ({found} of its {count} entries); rebuilt")]
+    Short { path: PathBuf, count: usize, found: usize },
 }
 
-/// Lines read at a time, then parsed on every core (never the whole cache in memory).
+/// The fewest bytes an entry's line takes (its field names alone take more): what a corrupt
+/// count may reserve room for.
+const LEAST_ENTRY_BYTES: u64 = 64;
+
+/// Lines read at a time, then parsed on every core (never the whole cache in memory: an entry
+/// of months of re-runs lists hundreds of kilobytes of replaced records): at most this many, and
+/// no more once they hold `READ_ROUND_BYTES`.
 const READ_ROUND: usize = 1024;
+const READ_ROUND_BYTES: usize = 4 << 20;
 
 /// A cache found for the inputs of a load, its header read.
 pub struct Opened {
     path: PathBuf,
+    /// The file's length in bytes.
+    len: u64,
     reader: BufReader<std::fs::File>,
     /// The number of the last line read.
     number: usize,
@@ -126,8 +137,9 @@ pub fn open(path: &Path, inputs: &Inputs) -> Result<Option<Opened>, JoinedError>
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(JoinedError::Read { path: path.to_path_buf(), source }),
     };
-    let mut opened =
-        Opened { path: path.to_path_buf(), reader: BufReader::with_capacity(1 << 20, file), number: 0 };
+    let len = file.metadata().map_err(|source| JoinedError::Read { path: path.to_path_buf(), source })?.len();
+    let reader = BufReader::with_capacity(1 << 20, file);
+    let mut opened = Opened { path: path.to_path_buf(), len, reader, number: 0 };
     let header: Inputs = opened.line()?;
     Ok((header == *inputs).then_some(opened))
 }
@@ -136,17 +148,23 @@ impl Opened {
     /// Its warnings and entries.
     pub fn read(mut self) -> Result<Joined, JoinedError> {
         let Contents { entries: count, warnings } = self.line()?;
-        // Room for them all at once: an entry is over a kilobyte before its strings.
-        let mut entries = Vec::with_capacity(count);
+        // Room for them all at once (an entry is over a kilobyte before its strings), but no more
+        // than the file could hold.
+        let room = usize::try_from(self.len / LEAST_ENTRY_BYTES).unwrap_or(usize::MAX);
+        let mut entries = Vec::with_capacity(count.min(room));
         let mut lines = Vec::new();
         loop {
             let first = self.number + 1;
             let more = self.lines(&mut lines)?;
             entries.extend(parse(&lines, first).map_err(|(line, source)| self.bad(line, source))?);
             if !more {
-                return Ok(Joined { entries, warnings });
+                break;
             }
         }
+        if entries.len() != count {
+            return Err(JoinedError::Short { path: self.path, count, found: entries.len() });
+        }
+        Ok(Joined { entries, warnings })
     }
 
     /// The next line as a `T`.
@@ -156,14 +174,16 @@ impl Opened {
         serde_json::from_slice(&line).map_err(|e| self.bad(self.number, e))
     }
 
-    /// Up to `READ_ROUND` lines into `lines`; whether there may be more.
+    /// The next round of lines into `lines`; whether there may be more.
     fn lines(&mut self, lines: &mut Vec<Vec<u8>>) -> Result<bool, JoinedError> {
         lines.clear();
-        while lines.len() < READ_ROUND {
+        let mut bytes = 0;
+        while lines.len() < READ_ROUND && bytes < READ_ROUND_BYTES {
             let mut line = Vec::new();
             if !self.read_line(&mut line)? {
                 return Ok(false);
             }
+            bytes += line.len();
             lines.push(line);
         }
         Ok(true)
