@@ -13,6 +13,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub enum DatasetError {
     #[error("cannot read dataset {path}: {source}")]
     Read { path: String, source: std::io::Error },
+    #[error("{path}: the dataset changed while it was read (its first lines are not what they were)")]
+    Changed { path: String },
     #[error("{path}: no usable commit in the dataset{}", first.as_ref().map(|w| format!(" (first problem: {w})")).unwrap_or_default())]
     Empty { path: String, first: Option<String> },
 }
@@ -38,7 +40,14 @@ pub struct DatasetText {
     origin: String,
     /// What the joined cache knows the text by: stat'ed before it was read.
     key: Option<super::joined::DatasetKey>,
+    /// The file `text` is the first whole lines of, where it holds more: read when they are
+    /// wanted (a board's first frame wants a screenful; a headless command whose entries come
+    /// from the joined cache, none).
+    rest: Option<std::path::PathBuf>,
 }
+
+/// How much of a dataset file is read at first: rows for far more than a screen.
+const HEAD_BYTES: usize = 1 << 20;
 
 /// The rows after a dataset's head, parsed later (on another thread: the board draws the head).
 pub struct DatasetTail {
@@ -53,21 +62,58 @@ pub struct DatasetTail {
 impl DatasetText {
     pub fn embedded() -> DatasetText {
         let key = Some(super::joined::DatasetKey::Embedded);
-        DatasetText { text: EMBEDDED.into(), origin: "<embedded dataset>".into(), key }
+        DatasetText { text: EMBEDDED.into(), origin: "<embedded dataset>".into(), key, rest: None }
     }
 
+    /// A dataset file's first whole lines (all of it, if it is short); the rest is read when wanted.
     pub fn read(path: &Path) -> Result<DatasetText, DatasetError> {
+        use std::io::Read;
         let key = super::joined::DatasetKey::of(path);
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| DatasetError::Read { path: path.display().to_string(), source })?;
-        Ok(DatasetText { text: text.into(), origin: path.display().to_string(), key })
+        let failed = |source| DatasetError::Read { path: path.display().to_string(), source };
+        let mut start = Vec::with_capacity(HEAD_BYTES);
+        let file = std::fs::File::open(path).map_err(failed)?;
+        file.take(HEAD_BYTES as u64).read_to_end(&mut start).map_err(failed)?;
+        let whole = start.len() < HEAD_BYTES;
+        let cut = if whole { Some(start.len()) } else { memchr::memrchr(b'\n', &start).map(|n| n + 1) };
+        let mut text = DatasetText { text: "".into(), origin: path.display().to_string(), key, rest: None };
+        match cut {
+            Some(cut) => {
+                start.truncate(cut);
+                let invalid =
+                    |e: std::string::FromUtf8Error| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+                text.text = String::from_utf8(start).map_err(|e| failed(invalid(e)))?.into();
+                text.rest = (!whole).then(|| path.to_path_buf());
+            }
+            // No line ends in the first megabyte: the whole file, now.
+            None => text.rest = Some(path.to_path_buf()),
+        }
+        Ok(text)
+    }
+
+    /// Read the rest of the file, if there is one: it must still start with the lines read.
+    fn complete(&mut self) -> Result<(), DatasetError> {
+        let Some(path) = self.rest.take() else { return Ok(()) };
+        let origin = || self.origin.clone();
+        let whole =
+            std::fs::read_to_string(&path).map_err(|source| DatasetError::Read { path: origin(), source })?;
+        if !whole.starts_with(&*self.text) {
+            return Err(DatasetError::Changed { path: origin() });
+        }
+        self.text = whole.into();
+        Ok(())
     }
 
     /// The first `rows` usable commits (with the warnings of the rows read for them), and the
     /// rest to parse later; an error where the whole text gives no usable commit.
     pub fn head(self, rows: usize) -> Result<(Dataset, DatasetTail), DatasetError> {
         let mut tail = DatasetTail { source: self, at: (0, 0), seen: HashSet::new() };
-        let head = tail.parse_rows(rows);
+        let mut head = tail.parse_rows(rows);
+        if head.commits.len() < rows && tail.source.rest.is_some() {
+            tail.source.complete()?;
+            let more = tail.parse_rows(rows - head.commits.len());
+            head.commits.extend(more.commits);
+            head.warnings.extend(more.warnings);
+        }
         if head.commits.is_empty() {
             let (path, first) = (tail.source.origin, head.warnings.first().cloned());
             return Err(DatasetError::Empty { path, first });
@@ -86,8 +132,12 @@ impl DatasetTail {
     /// checked for repeats in their order.
     pub fn parse(mut self) -> Dataset {
         use rayon::prelude::*;
-        let (text, origin) = (&self.source.text, &self.source.origin);
         let (offset, before) = self.at;
+        if let Err(why) = self.source.complete() {
+            let warnings = vec![format!("{why}; the rows after line {before} were not read")];
+            return Dataset { commits: Vec::new(), warnings };
+        }
+        let (text, origin) = (&self.source.text, &self.source.origin);
         let lines: Vec<&str> = text[offset..].split_terminator('\n').collect();
         let rows: Vec<Option<Result<Commit, RowError>>> =
             lines.par_iter().map(|line| row(line.trim_end_matches('\r'))).collect();
@@ -194,7 +244,7 @@ mod tests {
 
     /// A dataset file of `rows`.
     fn text(rows: &[&str]) -> DatasetText {
-        DatasetText { text: rows.join("\n").into(), origin: "d.jsonl".into(), key: None }
+        DatasetText { text: rows.join("\n").into(), origin: "d.jsonl".into(), key: None, rest: None }
     }
 
     #[test]
@@ -219,5 +269,64 @@ mod tests {
             let Err(error) = text(&["", "{\"short\": 1}", "not json"]).head(rows) else { panic!("no error") };
             assert!(error.to_string().contains("(first problem: d.jsonl:2: "), "{error}");
         }
+    }
+
+    /// A dataset file of `n` distinct commits (about 1.5 KB a row, the embedded first row's
+    /// fields), line `bad` not JSON.
+    fn big_file(dir: &Path, n: usize, bad: usize) -> std::path::PathBuf {
+        let first = EMBEDDED.lines().next().unwrap_or_default();
+        let mut row: serde_json::Value = serde_json::from_str(first).unwrap_or_default();
+        let lines: Vec<String> = (1..=n)
+            .map(|line| {
+                let full = format!("{line:08x}{}", "0".repeat(32));
+                (row["short"], row["full"]) = (full[..8].into(), full.as_str().into());
+                if line == bad { "{not json".into() } else { row.to_string() }
+            })
+            .collect();
+        let path = dir.join("big.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_default();
+        path
+    }
+
+    #[test]
+    fn a_file_over_the_head_size_is_read_in_two_parts_as_it_reads_whole() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = big_file(dir.path(), 1000, 900);
+        let text = DatasetText::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(text.rest.is_some() && text.text.len() <= HEAD_BYTES, "only the head read at first");
+        let (head, tail) = text.head(1).unwrap_or_else(|e| panic!("{e}"));
+        let rest = tail.parse();
+        assert_eq!(head.commits.len() + rest.commits.len(), 999);
+        assert!(
+            rest.warnings.len() == 1 && rest.warnings[0].contains("big.jsonl:900: "),
+            "{:?}",
+            rest.warnings
+        );
+    }
+
+    #[test]
+    fn a_file_changed_between_its_head_and_its_rest_is_said_and_not_mixed() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = big_file(dir.path(), 1000, 0);
+        let (_, tail) = DatasetText::read(&path).and_then(|t| t.head(1)).unwrap_or_else(|e| panic!("{e}"));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        std::fs::write(&path, text.replacen("00000001", "0000000f", 1)).unwrap_or_default();
+        let rest = tail.parse();
+        assert!(rest.commits.is_empty());
+        assert!(rest.warnings[0].contains("changed while it was read"), "{:?}", rest.warnings);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf_8_after_the_head_are_a_warning() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = big_file(dir.path(), 1000, 0);
+        let mut bytes = std::fs::read(&path).unwrap_or_default();
+        bytes.extend_from_slice(b"\xff\xfe\n");
+        std::fs::write(&path, bytes).unwrap_or_default();
+        let (head, tail) = DatasetText::read(&path).and_then(|t| t.head(1)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(head.commits.len(), 1);
+        let rest = tail.parse();
+        let said = &rest.warnings[0];
+        assert!(said.contains("valid UTF-8") && said.contains("after line 1 were not read"), "{said}");
     }
 }
