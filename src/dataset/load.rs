@@ -84,7 +84,7 @@ impl DatasetText {
                 text.text = String::from_utf8(start).map_err(|e| failed(invalid(e)))?.into();
                 text.rest = (!whole).then(|| path.to_path_buf());
             }
-            // No line ends in the first megabyte: the whole file, now.
+            // No line ends in the first megabyte: all of it is read as the head is parsed.
             None => text.rest = Some(path.to_path_buf()),
         }
         Ok(text)
