@@ -124,7 +124,7 @@ impl Walk {
     }
 
     fn warn(&mut self, path: &Path, message: String) {
-        self.warnings.push(LoadWarning { path: path.to_path_buf(), message });
+        self.warnings.push(LoadWarning::at(path, message));
     }
 }
 

@@ -162,8 +162,8 @@ pub struct LoadWarning {
 pub const READ_PANICKED: &str = "reading it failed (a bug: please report it)";
 
 impl LoadWarning {
-    pub fn at(path: &Path, message: &str) -> LoadWarning {
-        LoadWarning { path: path.to_path_buf(), message: message.to_string() }
+    pub fn at(path: &Path, message: impl Into<String>) -> LoadWarning {
+        LoadWarning { path: path.to_path_buf(), message: message.into() }
     }
 }
 
@@ -219,11 +219,11 @@ pub fn read_file(path: &Path) -> Result<ResultSet, ReadError> {
     for lost in cut {
         let message =
             format!("a text field's middle ({lost} bytes) was not read: the file is over the bound");
-        set.warnings.push(LoadWarning { path: path.to_path_buf(), message });
+        set.warnings.push(LoadWarning::at(path, message));
     }
     if trailing {
-        let message = "trailing data after the first JSON value was ignored".to_string();
-        set.warnings.push(LoadWarning { path: path.to_path_buf(), message });
+        let message = "trailing data after the first JSON value was ignored";
+        set.warnings.push(LoadWarning::at(path, message));
     }
     Ok(set)
 }

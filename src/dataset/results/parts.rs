@@ -55,7 +55,7 @@ impl Origin<'_> {
     }
 
     pub fn warn(&self, message: &str) -> LoadWarning {
-        LoadWarning { path: self.path.to_path_buf(), message: message.to_string() }
+        LoadWarning::at(self.path, message)
     }
 }
 

@@ -74,7 +74,7 @@ fn read_files(files: &[FoundFile]) -> ResultSet {
         set.files_read += 1;
         match read_file(path) {
             Ok(parsed) => set.absorb(parsed),
-            Err(why) => set.warnings.push(LoadWarning::at(path, &why.to_string())),
+            Err(why) => set.warnings.push(LoadWarning::at(path, why.to_string())),
         }
     }
     set
