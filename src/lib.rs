@@ -3,7 +3,7 @@
 //! Layers, lowest first; a module imports only from its own layer or below, never in a cycle
 //! (`tests/layers.rs` checks both):
 //! 1. domain — `ids logs classify metrics dataset triage report fixes runs builds campaigns telemetry config files
-//!    synthetic`
+//!    synthetic startup`
 //! 2. adapters — `docker` (bollard), `gpu` (NVML, nvidia-smi, replay)
 //! 3. `app` — model + update, pure; 4. `ui` — view, read-only
 //! 5. `session` — loads config, dataset, results, workspace
@@ -31,6 +31,7 @@ pub mod report;
 pub mod runs;
 pub mod runtime;
 pub mod session;
+pub mod startup;
 pub mod synthetic;
 pub mod telemetry;
 pub mod triage;

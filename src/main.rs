@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    perftriage::startup::mark("main");
     // An arena per core, before any thread starts: glibc's eight per core each keep their freed
     // memory resident (24 MB of 124 at `status` over 10,000 commits).
     malloc_arenas::cap(std::thread::available_parallelism().map_or(2, |n| n.get()));

@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "config",
         "files",
         "synthetic",
+        "startup",
     ],
     &["docker", "gpu"],
     &["app"],

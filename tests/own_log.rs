@@ -42,3 +42,30 @@ fn records_reach_the_debug_pane_and_the_workspace_file() {
     let file = std::fs::read_to_string(ws.path().join("perftriage.log")).unwrap();
     assert!(file.contains("Docker connected: engine test"), "{file}");
 }
+
+/// The workspace log once it holds `what`.
+fn log_holding(ws: &std::path::Path, what: &str) -> String {
+    common::wait::until(what, std::time::Duration::from_secs(30), || {
+        let log = std::fs::read_to_string(ws.join("perftriage.log")).unwrap_or_default();
+        if log.contains(what) { Ok(log) } else { Err(log) }
+    })
+}
+
+#[test]
+#[cfg_attr(not(has_tmux), ignore = "needs tmux")]
+fn the_board_logs_where_its_start_went_and_reads_once_the_terminal_showed_the_first_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let board = common::tmux_board::Board::start(&config, dir.path(), "startlog", 160);
+    board.until("the first screen", 30, |s| s.contains("All 96"));
+    let log = log_holding(dir.path(), "reading the results");
+    let phases = log.lines().find(|l| l.contains("first frame: ")).unwrap_or_else(|| panic!("{log}"));
+    for phase in ["config ", "classifier ", "head joined ", "workspace ", "terminal ", "drawn "] {
+        assert!(phases.contains(phase), "{phase}in {phases}");
+    }
+    assert!(phases.contains(" ms from main"), "{phases}");
+    let answered = log.find("the terminal showed the first frame ").unwrap_or_else(|| panic!("{log}"));
+    let reading = log.find("reading the results once the terminal showed the first frame").expect("after it");
+    assert!(answered < reading, "the reading waited for the terminal's answer:\n{log}");
+}

@@ -58,11 +58,11 @@ impl Searcher {
 }
 
 impl Prefilter {
-    /// The filter for `patterns` (already known to be valid regexes).
-    pub fn new(patterns: &[String]) -> Prefilter {
+    /// The filter for patterns already parsed.
+    pub fn of(patterns: &[Hir]) -> Prefilter {
         let mut literals = Vec::new();
         for pattern in patterns {
-            match regex_syntax::parse(pattern).ok().as_ref().and_then(required) {
+            match required(pattern) {
                 Some(found) => literals.extend(found),
                 None => return Prefilter { groups: None },
             }
@@ -138,6 +138,13 @@ fn shortest(set: &[Vec<u8>]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Prefilter {
+        fn new(patterns: &[String]) -> Prefilter {
+            let trees: Vec<Hir> = patterns.iter().map(|p| regex_syntax::parse(p).unwrap()).collect();
+            Prefilter::of(&trees)
+        }
+    }
 
     fn literals(pattern: &str) -> Option<Vec<String>> {
         let found = required(&regex_syntax::parse(pattern).unwrap())?;

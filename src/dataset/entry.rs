@@ -81,9 +81,9 @@ pub struct Entry {
 
 impl Entry {
     /// The commit's recorded outcomes move into the entry's variants: its commit keeps none.
-    pub fn new(mut commit: Commit, classifier: &Classifier) -> Entry {
-        let hint_text = commit.upstream.notes.join("\n");
-        let hint = classifier.classify(&hint_text).map(Box::new);
+    /// `classify` gives the verdict of each of `classified_texts`.
+    pub fn new(mut commit: Commit, classify: &dyn Fn(&str) -> Option<Verdict>) -> Entry {
+        let hint = classify(&hint_text(&commit)).map(Box::new);
         let workload = commit.recorded_workload();
         let mut recorded = std::mem::take(&mut commit.outcomes);
         let state = |v: Variant| {
@@ -98,13 +98,20 @@ impl Entry {
                 outcome,
                 warnings: Vec::new(),
             };
-            state.verdict = state.failed().then(|| classifier.classify(&text)).flatten().map(Box::new);
+            state.verdict = state.failed().then(|| classify(&text)).flatten().map(Box::new);
             state
         };
         let variants = Variant::ALL.map(state);
         let (notes, agents, overridden, measured) =
             (Vec::new(), BTreeMap::new(), Vec::new(), MeasuredSet::default());
         Entry { commit, variants, hint, notes, agents, overridden, measured }
+    }
+
+    /// The texts `new` classifies for `commit`: its upstream notes, each variant's recorded error.
+    pub fn classified_texts(commit: &Commit) -> impl Iterator<Item = String> {
+        let errors =
+            Variant::ALL.map(|v| commit.outcomes.get(&v).and_then(|o| o.error.clone()).unwrap_or_default());
+        std::iter::once(hint_text(commit)).chain(errors)
     }
 
     /// Whether every number it holds is finite (JSON spells no other).
@@ -281,6 +288,11 @@ impl VariantState {
     fn failed(&self) -> bool {
         self.outcome.status != RunStatus::Success
     }
+}
+
+/// What a commit-level verdict is read from: the upstream notes.
+fn hint_text(commit: &Commit) -> String {
+    commit.upstream.notes.join("\n")
 }
 
 /// Every agent with a result for some commit, by name.

@@ -4,8 +4,18 @@ use crate::app::{Key, KeyCode, Msg};
 use crossterm::event::{self, Event, KeyEventKind, KeyModifiers, MouseEventKind};
 use tokio::sync::mpsc::UnboundedSender;
 
-pub fn spawn(tx: UnboundedSender<Msg>) {
+/// Read input until the board closes; first ask the terminal where its cursor is and tell
+/// `shown` once it answers: a terminal answers after it has drawn everything written before.
+pub fn spawn(tx: UnboundedSender<Msg>, shown: std::sync::mpsc::Sender<()>) {
     std::thread::spawn(move || {
+        // Keys typed meanwhile wait in crossterm's queue; a terminal that never answers holds
+        // them 2 s (crossterm's patience).
+        let asked = std::time::Instant::now();
+        match crossterm::cursor::position() {
+            Ok(_) => log::info!("the terminal showed the first frame {:.1} ms after it was drawn", ms(asked)),
+            Err(e) => log::warn!("the terminal did not say where its cursor is ({e}) in {:.0} ms", ms(asked)),
+        }
+        let _ = shown.send(());
         while let Ok(ev) = event::read() {
             if let Some(msg) = translate(&ev)
                 && tx.send(msg).is_err()
@@ -14,6 +24,10 @@ pub fn spawn(tx: UnboundedSender<Msg>) {
             }
         }
     });
+}
+
+fn ms(since: std::time::Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
 }
 
 fn translate(ev: &Event) -> Option<Msg> {

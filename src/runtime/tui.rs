@@ -7,6 +7,7 @@ use crate::app::{AppState, GpuMsg, Level, Msg, RecipeInfo, update};
 use crate::dataset::CommitIndex;
 use crate::jobs::service::{JobService, JobSetup};
 use crate::session::{Context, Workspace};
+use crate::startup;
 use crate::ui::{self, Theme};
 use anyhow::Result;
 use std::sync::Arc;
@@ -66,12 +67,47 @@ pub fn run_tui(
     gpu_replay: Option<std::path::PathBuf>,
 ) -> Result<Option<u8>> {
     let workspace = ctx.open_workspace(true)?;
+    startup::mark("workspace");
     let recipes = ctx.recipes()?;
+    startup::mark("recipes");
+    let mut state = starting_state(&mut ctx, &workspace, &recipes);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    // Listening before the terminal is taken: a signal from then on ends the loop and restores
+    // it (before, a SIGTERM during start-up killed the board with the terminal still taken).
+    let stop = runtime.block_on(async { stop_signals() });
+    startup::mark("runtime");
+    let mut term = terminal::enter()?;
+    let size = term.size()?;
+    state.session.size = (size.width, size.height);
+    // The first frame before the reading threads start: on two cores they put it off by ~40 ms.
+    first_frame(&mut term, &state, theme)?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let commits = CommitIndex::of(&state.board.entries);
+    let (shown, heard_shown) = std::sync::mpsc::channel();
+    events::spawn(tx.clone(), shown);
+    spawn_results(reader, commits.clone(), (tx.clone(), heard_shown));
+    let saver = Saver::spawn(workspace.store, tx.clone());
+    let gpu_interval = Arc::new(AtomicU64::new(1000));
+    spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
+    let (result, io) = runtime.block_on(async {
+        let mut io = executor(&ctx, &state, (recipes, commits), saver, gpu_interval, tx);
+        io.jobs.connect_forever();
+        (event_loop(&mut term, &mut state, theme, &mut io, (rx, stop)).await, io)
+    });
+    terminal::leave();
+    close(&runtime, io, &state, &ctx);
+    result
+}
+
+/// The board's state before its first frame: the workspace's book and messages, the own log
+/// started, the sort, view and filter it was left with.
+fn starting_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixes::RecipeBook) -> AppState {
     let log_file = super::own_log::start(&ctx.workspace);
+    startup::mark("own log");
     for m in &workspace.report.messages {
         log::warn!("{m}");
     }
-    let mut state = initial_state(&mut ctx, &workspace, &recipes);
+    let mut state = initial_state(ctx, workspace, recipes);
     state.board.loading = Some(crate::dataset::Progress::default());
     if let Err(why) = log_file {
         state.session.warnings.push(why.to_string());
@@ -81,28 +117,23 @@ pub fn run_tui(
         Ok(None) => {}
         Err(why) => state.session.notify(Level::Warn, why.to_string()),
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    // Listening before the terminal is taken: a signal from then on ends the loop and restores
-    // it (before, a SIGTERM during start-up killed the board with the terminal still taken).
-    let stop = runtime.block_on(async { stop_signals() });
-    let mut term = terminal::enter()?;
-    let size = term.size()?;
-    state.session.size = (size.width, size.height);
-    // The first frame before the reading threads start: on two cores they put it off by ~40 ms.
-    term.draw(|f| ui::view(f, &state, theme))?;
-    let (tx, rx) = mpsc::unbounded_channel();
-    let commits = CommitIndex::of(&state.board.entries);
-    spawn_results(reader, commits.clone(), tx.clone());
-    let saver = Saver::spawn(workspace.store, tx.clone());
-    events::spawn(tx.clone());
-    let gpu_interval = Arc::new(AtomicU64::new(1000));
-    spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
-    let (result, mut io) = runtime.block_on(async {
-        let mut io = executor(&ctx, &state, (recipes, commits), saver, gpu_interval, tx);
-        io.jobs.connect_forever();
-        (event_loop(&mut term, &mut state, theme, &mut io, (rx, stop)).await, io)
-    });
-    terminal::leave();
+    startup::mark("state");
+    state
+}
+
+/// Draw the first frame, and log where the start went.
+fn first_frame(term: &mut terminal::Term, state: &AppState, theme: &Theme) -> Result<()> {
+    startup::mark("terminal");
+    term.draw(|f| ui::view(f, state, theme))?;
+    startup::mark("drawn");
+    if let Some(phases) = startup::summary() {
+        log::info!("first frame: {phases}");
+    }
+    Ok(())
+}
+
+/// After the loop: the runs that ended recorded, pending saves written, the board's prefs kept.
+fn close(runtime: &tokio::runtime::Runtime, mut io: Io, state: &AppState, ctx: &Context) {
     let ledger = &state.gpu.ledger;
     if !runtime.block_on(io.jobs.record_ended(|run_id| ledger.get(run_id).cloned(), RECORD_PATIENCE)) {
         let waited = RECORD_PATIENCE.as_secs();
@@ -114,18 +145,26 @@ pub fn run_tui(
     if let Err(e) = crate::session::board_prefs::save(&ctx.workspace, &state.board.prefs()) {
         eprintln!("perftriage: the board's sort, view and filter were not kept: {e}");
     }
-    result
 }
 
-/// Read the rest of the dataset and the result files on threads of their own: the board draws the
-/// dataset's head meanwhile, hears how far the reading has got a few times a second, and takes
-/// the joined commits at the end (the job service's `commits` hold them first).
+/// How long the reading waits for the terminal to say it has shown the first frame.
+const SHOWN_PATIENCE: Duration = Duration::from_millis(100);
+
+/// Read the rest of the dataset and the result files on threads of their own, once the terminal
+/// has shown the first frame (`shown`): the board draws the dataset's head meanwhile, hears how
+/// far the reading has got a few times a second, and takes the joined commits at the end (the
+/// job service's `commits` hold them first).
 fn spawn_results(
     reader: crate::session::ResultsReader,
     commits: CommitIndex,
-    tx: mpsc::UnboundedSender<Msg>,
+    (tx, shown): (mpsc::UnboundedSender<Msg>, std::sync::mpsc::Receiver<()>),
 ) {
     std::thread::spawn(move || {
+        // Until then the terminal (tmux, sshd, an emulator on two cores) needs the CPU more.
+        match shown.recv_timeout(SHOWN_PATIENCE) {
+            Ok(()) => log::debug!("reading the results once the terminal showed the first frame"),
+            Err(_) => log::debug!("reading the results: the terminal had not said it showed the first frame"),
+        }
         let mut said = std::time::Instant::now();
         let (entries, warnings) = reader.read(&mut |progress| {
             if said.elapsed() >= std::time::Duration::from_millis(200) {

@@ -120,6 +120,7 @@ impl Context {
         let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD)?;
         let reader = ctx.reader(commits.clone(), Some(tail), true);
         let joined = dataset::join(commits, Default::default(), &ctx.classifier);
+        crate::startup::mark("head joined");
         Ok((ctx.joined(joined), reader))
     }
 
@@ -154,12 +155,15 @@ impl Context {
         let (config, path) = Config::load(options.config.as_deref())?;
         crate::metrics::gates::configure(config.gates);
         let keymap = keymap(&config, path.as_deref())?;
+        crate::startup::mark("config");
         let dataset = options.dataset.as_ref().or(config.dataset.as_ref());
         // The rules are compiled while the dataset is read (on two cores, 10 ms of a first frame).
         let (classifier, head) = std::thread::scope(|scope| {
             let compiling = scope.spawn(Classifier::embedded);
             let head = dataset_head(dataset, head);
+            crate::startup::mark("dataset head read");
             let classifier = compiling.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            crate::startup::mark("classifier");
             (classifier, head)
         });
         let classifier = classifier.context("built-in classifier rules")?;
