@@ -242,3 +242,25 @@ impl Joining<'_> {
         self.joiner.unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_distinct_text_of_the_dataset_is_classified_once_as_it_would_be_alone() {
+        let commits = crate::dataset::load_embedded().unwrap().commits;
+        let classifier = Classifier::embedded().unwrap();
+        let verdicts = Verdicts::of(&commits, &classifier);
+        let texts: Vec<String> = commits.iter().flat_map(Entry::classified_texts).collect();
+        assert!(
+            verdicts.0.len() < texts.len() / 2,
+            "96 commits' texts repeat: {} distinct",
+            verdicts.0.len()
+        );
+        for text in &texts {
+            assert_eq!(verdicts.get(text), Some(classifier.classify(text)), "{text}");
+        }
+        assert!(texts.iter().any(|t| verdicts.get(t).flatten().is_some()), "some of them name a failure");
+    }
+}
