@@ -27,7 +27,8 @@ pub fn summary() -> Option<String> {
     Some(format!("{}; {:.1} ms from {}", phases.join(", "), ms(last - first), marks[0].0))
 }
 
-fn ms(elapsed: std::time::Duration) -> f64 {
+/// A duration in milliseconds, as the start's log lines give them.
+pub fn ms(elapsed: std::time::Duration) -> f64 {
     elapsed.as_secs_f64() * 1000.0
 }
 

@@ -1,6 +1,7 @@
 //! Terminal input on its own thread, translated into `Msg`s (keys, wheel, resize).
 
 use crate::app::{Key, KeyCode, Msg};
+use crate::startup::ms;
 use crossterm::event::{self, Event, KeyEventKind, KeyModifiers, MouseEventKind};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -12,8 +13,14 @@ pub fn spawn(tx: UnboundedSender<Msg>, shown: std::sync::mpsc::Sender<()>) {
         // them 2 s (crossterm's patience).
         let asked = std::time::Instant::now();
         match crossterm::cursor::position() {
-            Ok(_) => log::info!("the terminal showed the first frame {:.1} ms after it was drawn", ms(asked)),
-            Err(e) => log::warn!("the terminal did not say where its cursor is ({e}) in {:.0} ms", ms(asked)),
+            Ok(_) => log::info!(
+                "the terminal showed the first frame {:.1} ms after it was drawn",
+                ms(asked.elapsed())
+            ),
+            Err(e) => log::warn!(
+                "the terminal did not say where its cursor is ({e}) in {:.0} ms",
+                ms(asked.elapsed())
+            ),
         }
         let _ = shown.send(());
         while let Ok(ev) = event::read() {
@@ -24,10 +31,6 @@ pub fn spawn(tx: UnboundedSender<Msg>, shown: std::sync::mpsc::Sender<()>) {
             }
         }
     });
-}
-
-fn ms(since: std::time::Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1000.0
 }
 
 fn translate(ev: &Event) -> Option<Msg> {
