@@ -1,6 +1,7 @@
-//! Where the board's start went: each phase marks when it ended, and once the first frame is
-//! drawn the marks are logged as one line (the debug pane and the workspace log), so a slow
-//! start says which phase was slow. A mark is a lock and a push: a few hundred nanoseconds.
+//! Where the board's start (or a headless command) went: each phase marks when it ended, and once
+//! the first frame is drawn the marks are logged as one line (the debug pane and the workspace
+//! log; `status --verbose` prints them on stderr), so a slow start says which phase was slow. A
+//! mark is a lock and a push: a few hundred nanoseconds.
 
 use std::sync::Mutex;
 use std::time::Instant;

@@ -105,6 +105,27 @@ impl Setup {
     }
 }
 
+/// The phases `status --verbose` names after "where the time went:", in order.
+fn phases(stderr: &str) -> Vec<&str> {
+    let line =
+        stderr.lines().find_map(|l| l.strip_prefix("perftriage: where the time went: ")).expect(stderr);
+    let (phases, total) = line.split_once("; ").expect(line);
+    assert!(total.ends_with(" ms from main"), "{line}");
+    phases.split(", ").map(|p| p.rsplit_once(' ').expect(p).0).collect()
+}
+
+#[test]
+fn status_verbose_says_where_its_time_went_whether_the_entries_were_joined_or_read_back() {
+    let s = setup();
+    let (_, fresh, _) = s.status();
+    let (_, _, _) = s.status();
+    let (_, cached, joined) = s.status();
+    assert!(joined, "{cached}");
+    let common = ["config", "dataset head read", "classifier", "result files found"];
+    assert_eq!(phases(&fresh), [&common[..], &["results read and joined", "written"]].concat(), "{fresh}");
+    assert_eq!(phases(&cached), [&common[..], &["joined cache read", "written"]].concat(), "{cached}");
+}
+
 #[test]
 fn a_status_after_one_that_found_every_file_as_it_was_takes_its_entries_from_the_joined_cache() {
     let s = setup();

@@ -39,11 +39,20 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
     } else {
         status_table(&entries, &book)?
     }
+    crate::startup::mark("written");
     if ctx.verbose {
         reading(ctx);
+        phases();
     }
     super::warnings::print(&ctx.warnings, ctx.verbose);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the command's time went, phase by phase, on stderr.
+fn phases() {
+    if let Some(phases) = crate::startup::summary() {
+        super::out::err(&format!("perftriage: where the time went: {phases}"));
+    }
 }
 
 /// How the result files were read, on stderr.

@@ -42,10 +42,12 @@ impl ResultsReader {
     ) -> (Vec<Entry>, Vec<String>) {
         let started = std::time::Instant::now();
         let found = dataset::results::find(&self.dirs);
+        crate::startup::mark("result files found");
         let inputs = Inputs::of(dataset, &found);
         let opened = inputs.as_ref().map(|inputs| joined::open(path, inputs));
         let problem = match opened.map(|opened| opened.and_then(|hit| hit.map(Opened::read).transpose())) {
             Some(Ok(Some(hit))) => {
+                crate::startup::mark("joined cache read");
                 return from_cache(hit, inputs.map_or(0, |i| i.files()), started, progress);
             }
             Some(Err(e)) => Some(e.to_string()),
@@ -53,6 +55,7 @@ impl ResultsReader {
         };
         let settle = self.cache.settle;
         let ((entries, warnings), heard) = self.fresh(Some(found), progress);
+        crate::startup::mark("results read and joined");
         let joined = Joined { entries, warnings };
         let still = heard.cached == heard.total;
         if let Some(inputs) = inputs.filter(|i| still && joined::cacheable(i, &joined, settle)) {

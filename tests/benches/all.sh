@@ -15,7 +15,8 @@
 #   classify                              every rule, beside `grep -cE` with the rules' union
 #   metrics                               max RSS and time, beside `grep -c`
 #   campaign                              a 96 x 3 campaign on the mock vLLM: perftriage's overhead per
-#                                        run beside `docker run --rm` of the mock image (needs Docker)
+#                                        run beside `docker run --rm` of the mock image (needs Docker),
+#                                        and the board's frame while it ran beside a 60 Hz frame
 #
 # Needs tmux, lnav and ripgrep (Debian: tmux lnav ripgrep). Writes under $WORK (default
 # /tmp/perftriage-bench). HISTORY_SIZES="30000 300000" sets the re-run sets (300,000 files take a
@@ -181,11 +182,19 @@ cargo bench --locked --quiet --bench campaign 2>/dev/null >"$WORK/campaign.txt"
 # "median p99 max runs" of the overhead line.
 overhead=$(sed -n 's/^perftriage.s overhead per run.*: \([0-9]*\) samples, median \([0-9.]*\) ms, p99 \([0-9.]*\) ms, max \([0-9.]*\) ms$/\2 \3 \4 \1/p' "$WORK/campaign.txt")
 [ -n "$overhead" ] || { echo "no overhead line from the campaign bench:" >&2; cat "$WORK/campaign.txt" >&2; exit 1; }
+# "median p99 max frames" of the board's frame while the campaign ran.
+frames=$(sed -n 's/^board frame.*: \([0-9]*\) samples, median \([0-9.]*\) ms, p99 \([0-9.]*\) ms, max \([0-9.]*\) ms$/\2 \3 \4 \1/p' "$WORK/campaign.txt")
+[ -n "$frames" ] || { echo "no frame line from the campaign bench:" >&2; cat "$WORK/campaign.txt" >&2; exit 1; }
+took=$(sed -n 's/^campaign .*: \([0-9]*\) s, .*/\1/p' "$WORK/campaign.txt")
 bare=$(measure docker run --rm perftriage-test/vllm:ok true)
 row "campaign 96 x 3 (mock vLLM, 4 at once, --auto-fix): perftriage's overhead per run" \
   "$(awk '{printf "%.0f ms median (p99 %.0f, max %.0f; %d runs)", $1, $2, $3, $4}' <<<"$overhead")" \
   "docker run --rm of the mock image $(ms <<<"$bare")" \
   "$(ratio "$(cut -d' ' -f1 <<<"$overhead")" "$(awk '{print $1 * 1000}' <<<"$bare")") of docker run"
+# The board beside it: a frame at 60 Hz takes 16.7 ms.
+row "campaign 96 x 3, the board's frame (update + draw, 160x48) while it ran ($took s)" \
+  "$(awk '{printf "%.1f ms median (p99 %.1f, max %.1f; %d frames)", $1, $2, $3, $4}' <<<"$frames")" \
+  "a frame at 60 Hz: 16.7 ms" "p99 $(ratio "$(cut -d' ' -f2 <<<"$frames")" 16.7) of a 60 Hz frame"
 fi
 
 echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"

@@ -152,7 +152,7 @@ fn quantiles(what: &str, mut values: Vec<f64>, unit: &str) {
     let at = |q: f64| values[((values.len() as f64 - 1.0) * q) as usize];
     let (p50, p99, max) = (at(0.5), at(0.99), at(1.0));
     println!(
-        "{what}: {} samples, median {p50:.0} {unit}, p99 {p99:.1} {unit}, max {max:.1} {unit}",
+        "{what}: {} samples, median {p50:.1} {unit}, p99 {p99:.1} {unit}, max {max:.1} {unit}",
         values.len()
     );
 }
