@@ -29,7 +29,8 @@ pub(crate) struct Cli {
     /// Recorded GPU samples (JSON lines) to use instead of NVML, for demos and tests.
     #[arg(long, global = true)]
     pub(crate) gpu_replay: Option<PathBuf>,
-    /// Print every load warning, not one line per kind.
+    /// Print every load warning, not one line per kind; `status` also says how it read the result
+    /// files and where its time went.
     #[arg(long, global = true)]
     pub(crate) verbose: bool,
     /// Theme: default, light, monochrome, or a path to a theme TOML file.

@@ -129,7 +129,7 @@ pub(super) fn line_text(line: &[u8], out: &mut Vec<u8>) {
 pub(super) fn changed_or_invalid(raw: &[u8]) -> Vec<usize> {
     let mut starts = changed_lines(raw);
     let mut at = 0;
-    while let Err(e) = std::str::from_utf8(&raw[at..]) {
+    while let Err(e) = simdutf8::compat::from_utf8(&raw[at..]) {
         let bad = at + e.valid_up_to();
         starts.push(line_start(raw, bad));
         at = match memchr::memchr(b'\n', &raw[bad..]) {

@@ -135,10 +135,11 @@ fn char_start(bytes: &[u8], at: usize) -> usize {
     i
 }
 
-/// UTF-8 text as it is (checked, not copied), else with replacement characters (checked first:
-/// `from_utf8_lossy` walks valid text several times slower).
+/// UTF-8 text as it is (checked with SIMD, not copied), else with replacement characters (checked
+/// first: `from_utf8_lossy` walks valid text several times slower).
 pub fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
+    simdutf8::basic::from_utf8(bytes)
+        .map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ impl Scanner<'_> {
     /// bytes bar the lines the decoder changes; else the decoder and redactor, as a stream
     /// decoder at a line start would take it.
     pub(super) fn scan(&self, raw: &[u8]) -> Scanned {
-        if let Ok(text) = std::str::from_utf8(raw) {
+        if let Ok(text) = simdutf8::basic::from_utf8(raw) {
             let decoded = decoded_block(text, self.stream);
             // Unchanged lines' text is their raw bytes: the changed ones are scanned again.
             let secret = |t: &String| self.redactor.holds_secret(t.as_bytes());
