@@ -8,9 +8,11 @@ use super::anchors::{self, Anchor, GRAM};
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex_syntax::hir::{Hir, HirKind};
 
-/// Anchors per automaton: up to 64 an automaton searches with a SIMD prefilter (Teddy); more
-/// fall back to walking it byte by byte, several times slower.
-const GROUP: usize = 64;
+/// Anchors per automaton. Up to 64 an automaton searches with a SIMD prefilter (Teddy), more
+/// fall back to walking it byte by byte, several times slower; past 32 or so Teddy goes "fat"
+/// (16 buckets, half the bytes a step): the embedded rules' 47 anchors in two slim passes
+/// classify the 202 MB benchmark log in 0.107 s, in one fat pass in 0.121 s (medians of 21).
+const GROUP: usize = 24;
 
 #[derive(Debug, Clone)]
 pub struct Prefilter {
