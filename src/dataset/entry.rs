@@ -89,7 +89,7 @@ impl Entry {
         let state = |v: Variant| {
             let mut outcome = recorded.remove(&v).unwrap_or_else(Outcome::not_run);
             outcome.workload = workload.clone();
-            let text = outcome.error.clone().unwrap_or_default();
+            let text = verdict_text(&outcome);
             let mut state = VariantState {
                 verdict: None,
                 at: None,
@@ -98,7 +98,7 @@ impl Entry {
                 outcome,
                 warnings: Vec::new(),
             };
-            state.verdict = state.failed().then(|| classify(&text)).flatten().map(Box::new);
+            state.verdict = text.and_then(|text| classify(&text)).map(Box::new);
             state
         };
         let variants = Variant::ALL.map(state);
@@ -107,11 +107,11 @@ impl Entry {
         Entry { commit, variants, hint, notes, agents, overridden, measured }
     }
 
-    /// The texts `new` classifies for `commit`: its upstream notes, each variant's recorded error.
+    /// The texts `new` classifies for `commit`: its upstream notes, and the recorded error of each
+    /// variant that did not succeed (one not recorded did not run: an empty text).
     pub fn classified_texts(commit: &Commit) -> impl Iterator<Item = String> {
-        let errors =
-            Variant::ALL.map(|v| commit.outcomes.get(&v).and_then(|o| o.error.clone()).unwrap_or_default());
-        std::iter::once(hint_text(commit)).chain(errors)
+        let errors = Variant::ALL.map(|v| commit.outcomes.get(&v).map_or(Some(String::new()), verdict_text));
+        std::iter::once(hint_text(commit)).chain(errors.into_iter().flatten())
     }
 
     /// Whether every number it holds is finite (JSON spells no other).
@@ -288,6 +288,12 @@ impl VariantState {
     fn failed(&self) -> bool {
         self.outcome.status != RunStatus::Success
     }
+}
+
+/// What a variant's verdict is read from: its recorded error, where it did not succeed (a run
+/// that succeeded gets no verdict).
+fn verdict_text(outcome: &Outcome) -> Option<String> {
+    (outcome.status != RunStatus::Success).then(|| outcome.error.clone().unwrap_or_default())
 }
 
 /// What a commit-level verdict is read from: the upstream notes.
