@@ -102,77 +102,36 @@ fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchma
     eprintln!("real vLLM: the agents done after {:.0} s", started.elapsed().as_secs_f64());
 }
 
-/// An agent patch that sleeps 300 ms before every engine step: its time per output token is many
-/// times the baseline's, clear even against a baseline recorded on busy cores (a CI run with the
-/// other tiers beside it recorded one whose 3 runs gave a 95 % interval of -64 % to +121 %
-/// against the human's, and 20 ms a step was unresolved against it; another, -144 % to +265 %,
-/// and 100 ms a step, 111 ms a token in six runs, was unresolved against that).
+/// An agent patch that sleeps a second before every engine step: its time per output token is
+/// some 40 times the baseline's on an idle machine (about 25 ms here), so clear even against a
+/// baseline recorded on busy cores (a CI run with the other tiers beside it recorded one whose 3
+/// runs gave a 95 % interval of -144 % to +265 % against the human's; 100 ms a step, 111 ms a
+/// token, was unresolved against it).
 const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,7 @@\n\
      \x20    def _process_engine_step(self) -> bool:\n\
      \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
      \x20        # Step the engine core.\n\
-     +        time.sleep(0.3)  # an agent's slowdown: 300 ms a step\n\
+     +        time.sleep(1.0)  # an agent's slowdown: a second a step\n\
      \x20        outputs, model_executed = self.step_fn()\n\
      \x20        # Put EngineCoreOutputs into the output queue.\n\
      \x20        for output in outputs.items() if outputs else ():\n";
 
-/// An agent patch that sleeps 100 ms before every engine step of every other benchmark run (a
-/// run begins after 6 s without steps: each is a new `vllm bench serve`, whose imports alone take
-/// 9 s here; a 3 s gap once split a run): alternate runs tie with the baseline and are many times
-/// slower, a noisy tie no number of runs settles.
-const EVERY_OTHER_RUN: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,7 +1603,12 @@\n\
-     \x20    def _process_engine_step(self) -> bool:\n\
-     \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
-     \x20        # Step the engine core.\n\
-     +        if time.monotonic() - getattr(self, \"_agent_last\", 0.0) > 6.0:\n\
-     +            self._agent_runs = getattr(self, \"_agent_runs\", 0) + 1\n\
-     +        if self._agent_runs % 2 == 0:\n\
-     +            time.sleep(0.1)\n\
-     \x20        outputs, model_executed = self.step_fn()\n\
-     +        self._agent_last = time.monotonic()\n\
-     \x20        # Put EngineCoreOutputs into the output queue.\n\
-     \x20        for output in outputs.items() if outputs else ():\n\
-     \x20            self.output_queue.put_nowait(output)\n";
-
-/// `--repeat auto` on the real engine, against the baseline's three recorded runs, two agents at
-/// once (each its workspace and patch folder): the slowed one, allowed six, is clear before its
-/// sixth run — at three on an idle machine; a loaded one's noisy first runs (305 ms against 107 ms
-/// once in CI) can ask for a fourth or fifth — (after a warm-up that is not counted); the one slowed
-/// every other run, allowed four (each run is a `vllm bench serve` of its own, ten seconds or more
-/// here), is unresolved after four.
+/// `--repeat auto:6` on the real engine against the baseline's three recorded runs: the slowed
+/// agent is clear before its sixth run — at three on an idle machine; a loaded one's noisy first
+/// runs can ask for a fourth or fifth — after a warm-up that is not counted. What no number of
+/// runs settles ("unresolved") is shown on the mock, whose samples are given, not timed
+/// (tests/repeats.rs): real timings on shared cores cannot promise a tie stays one.
 fn auto_repeats_decide_how_many_runs(s: &Setup) {
-    let tie = s.root.join("tie");
-    for (dir, patch) in [(s.root.join("patches"), SLOW_STEPS), (tie.join("patches"), EVERY_OTHER_RUN)] {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{}.diff", s.short)), patch).unwrap();
-    }
-    let config = std::fs::read_to_string(&s.config).unwrap();
-    let patches = s.root.join("patches").display().to_string();
-    let tie_config = tie.join("config.toml");
-    std::fs::write(&tie_config, config.replace(&patches, &tie.join("patches").display().to_string()))
-        .unwrap();
+    std::fs::write(s.root.join("patches").join(format!("{}.diff", s.short)), SLOW_STEPS).unwrap();
     let results = s.root.join("ws/results");
-    let outs = std::thread::scope(|scope| {
-        let runs = [(&s.config, s.root.join("ws"), "auto:6"), (&tie_config, tie.join("ws"), "auto:4")];
-        let runs = runs.map(|(config, ws, repeat)| {
-            let results = &results;
-            scope.spawn(move || auto_run(s, config, &ws, results, repeat))
-        });
-        runs.map(|r| r.join().unwrap())
-    });
-    for out in &outs {
-        assert_eq!(out.status.code(), Some(0), "{}", text(out));
-        assert!(text(out).contains("AGENT_PATCH_APPLIED"), "{}", text(out));
-    }
+    let out = auto_run(s, &s.config, &s.root.join("ws"), &results, "auto:6");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("AGENT_PATCH_APPLIED"), "{}", text(&out));
     let baseline = mean(&samples(&result(s, "baseline"), "tpot_mean"));
     let clear = (3..=5).map(|n| (format!("clear at {n} runs"), n));
     let slowed = agent_repeats(&s.root.join("ws"), s, &clear.collect::<Vec<_>>());
-    assert!(mean(&slowed) > baseline * 2.0, "300 ms a step: {slowed:?} ms against {baseline} ms");
-    let tied = agent_repeats(&tie.join("ws"), s, &[("unresolved after 4 runs".into(), 4)]);
-    let (low, high) =
-        (tied.iter().copied().fold(f64::MAX, f64::min), tied.iter().copied().fold(0.0, f64::max));
-    assert!(high > low * 2.0, "every other run slowed: {tied:?}");
-    eprintln!("real vLLM auto: baseline {baseline:.1} ms; slowed {slowed:?}; every other run {tied:?}");
+    assert!(mean(&slowed) > baseline * 2.0, "a second a step: {slowed:?} ms against {baseline} ms");
+    eprintln!("real vLLM auto: baseline {baseline:.1} ms; slowed {slowed:?}");
 }
 
 /// `perftriage run SHORT --variant agent --repeat REPEAT` with `config` on `ws`, reading the

@@ -80,9 +80,8 @@ fn a_run_that_generated_no_tokens_is_an_invalid_measurement_not_a_success() {
     assert!(human["evidence"].as_str().unwrap().starts_with("Total generated tokens:"), "{human:#}");
 }
 
-/// The agent's patch sets how the mock serves, one knob a line: `mock_token_us` between tokens,
-/// `mock_noise_pct` of noise on each request, every other block of `mock_alternate_block`
-/// requests `mock_alternate_x` times slower (see tests/mockvllm/src/server.rs).
+/// The agent's patch sets how the mock serves, one knob a line: `mock_tpot_ms`, the mean TPOT
+/// its runs print in turn, given rather than timed (see tests/mockvllm/src/bench.rs).
 fn agent_patch(knobs: &str) -> String {
     let added: String = knobs.lines().map(|k| format!("+{k}\n")).collect();
     format!(
@@ -92,51 +91,48 @@ fn agent_patch(knobs: &str) -> String {
     )
 }
 
-/// Every other run (a block of the benchmark's 5 requests) 19 times slower than the one before,
-/// from a tenth of the baseline's 1 ms a token: 0.1 and 1.9 ms, mean 1 ms.
-const TIE: &str = "mock_token_us = 100\nmock_alternate_block = 5\nmock_alternate_x = 19";
+/// The baseline's three runs print these mean TPOTs (ms), whatever the machine's load.
+const GIVEN: &str = " --mock-tpot-ms 1.00,1.02,0.98";
+
+/// Three times the baseline's TPOT, a little apart.
+const SLOWER: &str = "mock_tpot_ms = 3.0, 3.06, 2.94";
+
+/// Runs that alternate between half and one and a half times the baseline's TPOT: their mean is
+/// the baseline's and their spread twice it, a tie by construction that no number of runs settles.
+const TIE: &str = "mock_tpot_ms = 0.5, 1.5";
 
 fn repeats_of(s: &common::engine::Setup, variant: &str) -> Value {
     result(s, variant)["perftriage"]["repeats"].clone()
 }
 
-/// `--repeat auto:6` against the baseline's three recorded runs: an agent three times slower
-/// per token is clear at 3 runs; one whose runs alternate between a tenth and 1.9 times the
-/// baseline's pause a token is still unresolved at 6 and says so (a tie by construction: the
-/// mean of its runs is the baseline's, their spread twice it). Load adds to every pause, so the
-/// tie straddles the baseline rather than sitting on one side of it: runs alternating between
-/// 1x and 3x came out "clear at 5 runs" once, a loaded machine making a 1x run as slow as 2x.
-/// A warm-up run comes first and is not counted.
+/// `--repeat auto:6` against the baseline's three recorded runs, every TPOT given (the mock
+/// prints it: no load can move it): an agent three times slower is clear at 3 runs; one whose
+/// runs alternate about the baseline's is still unresolved at 6 and says so. A warm-up run comes
+/// first and is not counted. (Timed samples made this test's outcome depend on the machine's
+/// load: a loaded run once came out "clear at 5" for the tie.)
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn repeat_auto_stops_at_three_on_a_clear_difference_and_says_unresolved_on_a_noisy_tie() {
     let Some(_engine) = ready() else { return };
-    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let s = setup("perftriage-test/vllm:ok", &format!("{SERVING}{GIVEN}"), "");
     let out = perftriage(&s, &["run", &s.short, "--variant", "baseline", "--repeat", "3"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(repeats_of(&s, "baseline")["samples"]["tpot_mean"], serde_json::json!([1.0, 1.02, 0.98]));
     let patch = s.root.join("patches").join(format!("{}.patch", s.short));
-    // Clear at 3 runs on an idle machine; a loaded one's noisy timings may ask for one or two more
-    // (the samples are real wall-clock times of the mock's tokens).
-    let clear: Vec<(String, usize)> = (3..=5).map(|n| (format!("clear at {n} runs"), n)).collect();
-    let unresolved = vec![("unresolved after 6 runs".to_string(), 6)];
-    for (knobs, stops) in [("mock_token_us = 3000", clear), (TIE, unresolved)] {
+    for (knobs, stopped, n, counted) in [
+        (SLOWER, "clear at 3 runs", 3, serde_json::json!([3.06, 2.94, 3.0])),
+        (TIE, "unresolved after 6 runs", 6, serde_json::json!([1.5, 0.5, 1.5, 0.5, 1.5, 0.5])),
+    ] {
         std::fs::write(&patch, agent_patch(knobs)).unwrap();
         let out = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:6"]);
         let said = text(&out);
         assert_eq!(out.status.code(), Some(0), "{said}");
         assert!(said.contains("warm-up run 1 of 1 (not counted)"), "{said}");
         let repeats = repeats_of(&s, "agent");
-        let stopped = repeats["auto"]["stopped"].as_str().unwrap_or_default().to_string();
-        let Some((_, n)) = stops.iter().find(|(s, _)| *s == stopped).cloned() else {
-            panic!("{knobs}: stopped as none of {stops:?}: {repeats:#}")
-        };
+        assert_eq!(repeats["auto"]["stopped"], stopped, "{knobs}: {repeats:#}");
         assert!(said.contains(&format!("repeat auto: {stopped}")), "{knobs}: {said}");
-        assert_eq!(
-            (repeats["n"].as_u64(), repeats["warmup"].as_u64()),
-            (Some(n as u64), Some(1)),
-            "{repeats:#}"
-        );
-        assert_eq!(repeats["samples"]["tpot_mean"].as_array().unwrap().len(), n, "the warm-up not counted");
+        assert_eq!((repeats["n"].as_u64(), repeats["warmup"].as_u64()), (Some(n), Some(1)), "{repeats:#}");
+        assert_eq!(repeats["samples"]["tpot_mean"], counted, "the warm-up (the list's first) not counted");
     }
     let bad = perftriage(&s, &["run", &s.short, "--variant", "agent", "--repeat", "auto:2"]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));

@@ -72,3 +72,16 @@ pub fn flag<'a>(args: &[&'a str], name: &str) -> Option<&'a str> {
 pub fn log(level: &str, file: &str, message: &str) {
     println!("{level} 07-24 13:15:43 [{file}] {message}");
 }
+
+/// The text after `<name> =` in the image's `vllm/__init__.py` (so an agent's patch can change
+/// how the mock performs).
+pub fn knob_text(name: &str) -> Option<String> {
+    let init = std::fs::read_to_string(format!("{VLLM_DIR}/__init__.py")).ok()?;
+    let value = init.lines().find_map(|l| l.strip_prefix(name)?.trim_start().strip_prefix('='));
+    value.map(|v| v.trim().to_string())
+}
+
+/// A knob that is one number.
+pub fn knob(name: &str) -> Option<f64> {
+    knob_text(name)?.parse().ok()
+}

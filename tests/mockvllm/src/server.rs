@@ -135,35 +135,9 @@ fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &str) -> std:
     )
 }
 
-/// A number set in the image's `vllm/__init__.py` as `<name> = <number>` (so an agent's patch
-/// can change how the mock performs).
-fn knob(name: &str) -> Option<f64> {
-    let init = std::fs::read_to_string(format!("{VLLM_DIR}/__init__.py")).ok()?;
-    let value = init.lines().find_map(|l| l.strip_prefix(name)?.trim_start().strip_prefix('='));
-    value?.trim().parse().ok()
-}
-
-/// Completions served since the server started.
-static SERVED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// `mock_alternate_x` for every other block of `mock_alternate_block` requests (one benchmark
-/// run's worth: every other run that much slower, a tie no number of runs settles), else 1.
-fn alternation() -> f64 {
-    let served = SERVED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let Some(block) = knob("mock_alternate_block").filter(|b| *b >= 1.0) else { return 1.0 };
-    let odd = (served / block as usize) % 2 == 1;
-    if odd { knob("mock_alternate_x").unwrap_or(1.0) } else { 1.0 }
-}
-
-/// The pause between tokens: `mock_token_us` (default 1 ms) times `alternation`, each request off
-/// by up to ± `mock_noise_pct` percent (from the clock's nanoseconds: no seed to manage).
+/// The pause between tokens: `mock_token_us` (default 1 ms) from the image's knobs.
 fn token_pause() -> Duration {
-    let micros = knob("mock_token_us").unwrap_or(1000.0) * alternation();
-    let noise = knob("mock_noise_pct").unwrap_or(0.0);
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let spread = f64::from(nanos % 2001) / 1000.0 - 1.0;
-    Duration::from_secs_f64((micros * (1.0 + spread * noise / 100.0)).max(0.0) / 1e6)
+    Duration::from_secs_f64(crate::knob("mock_token_us").unwrap_or(1000.0).max(0.0) / 1e6)
 }
 
 /// Server-sent events, a token every `token_pause`, then `[DONE]`; the connection closes the body.
