@@ -44,6 +44,8 @@ pub struct CampaignPlan {
     pub images: Vec<(Short, Variant, Result<ImageRef, JobError>)>,
     pub run_s: Vec<f64>,
     pub concurrency: u32,
+    /// `perftriage` with the board's own flags: the commands the confirm prints paste as printed.
+    pub perftriage: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]

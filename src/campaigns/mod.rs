@@ -2,12 +2,14 @@
 //! journal of events, the state the journal folds to, and the policy that says what each
 //! (commit, variant) needs next. Pure: running and writing the journal are the caller's.
 
+mod driver;
 mod journal;
 mod outcome;
 mod policy;
 mod snapshot;
 pub(crate) mod state;
 
+pub use driver::{Driver, Liveness, stopped_line};
 pub use journal::{Event, JournalError, Parsed, parse, to_line};
 pub use outcome::{Outcome, outcome};
 pub use policy::{BOARD_RETRIES, CANCELLED, LOST, Next, Policy, next};

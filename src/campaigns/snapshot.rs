@@ -14,6 +14,8 @@ pub struct Snapshot {
     pub runs: Vec<RunLine>,
     /// The fixed images its fixes committed, and when.
     pub fixes: Vec<FixLine>,
+    /// Whether its driving process is alive (`Unknown` until the reader says).
+    pub liveness: super::Liveness,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,13 +68,34 @@ impl CampaignState {
                 Some(FixLine { short: short.clone(), variant: *variant, recipe, image, at })
             })
         });
-        Snapshot { headline: self.headline(), cells: cells.collect(), runs, fixes: fixes.collect() }
+        let liveness = super::Liveness::Unknown;
+        Snapshot { headline: self.headline(), cells: cells.collect(), runs, fixes: fixes.collect(), liveness }
     }
 }
 
+impl Snapshot {
+    /// With its driver's liveness: a campaign not ended, paused or cancelled whose process is gone
+    /// says so in its headline, with `resume` (the command that goes on), and its in-flight cells
+    /// say nothing runs them.
+    pub fn with_liveness(mut self, liveness: super::Liveness, resume: &str) -> Snapshot {
+        let h = &mut self.headline;
+        let unfinished = h.state.is_empty() && h.progress.ended < h.progress.total;
+        if unfinished && matches!(liveness, super::Liveness::Gone(_)) {
+            h.stopped = Some(super::stopped_line(resume));
+            for cell in self.cells.iter_mut().filter(|c| c.standing == RUNNING) {
+                cell.standing = "◌ stopped mid-run: its process is gone".into();
+            }
+        }
+        self.liveness = liveness;
+        self
+    }
+}
+
+const RUNNING: &str = "◷ running";
+
 fn standing(cell: &Cell) -> String {
     if cell.in_flight().is_some() {
-        return "◷ running".into();
+        return RUNNING.into();
     }
     let Some(finish) = cell.last_finish() else { return "· queued".into() };
     let category = finish.category.as_deref().unwrap_or(crate::classify::UNCLASSIFIED);

@@ -54,16 +54,19 @@ pub struct Headline {
     pub left_s: Option<u64>,
     /// `paused`, `cancelled`, or empty.
     pub state: &'static str,
+    /// Said when its driving process is gone before the campaign ended (`driver::stopped_line`).
+    pub stopped: Option<String>,
 }
 
 impl std::fmt::Display for Headline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let p = &self.progress;
         write!(f, "campaign {} {}/{} ✓{} ✗{} ↻{}", self.name, p.ended, p.total, p.ok, p.failed, p.again)?;
-        match (self.state, self.left_s) {
-            ("", Some(s)) => write!(f, " · {}h{:02} left", s / 3600, s % 3600 / 60),
-            ("", None) => Ok(()),
-            (state, _) => write!(f, " · {state}"),
+        match (self.state, self.left_s, &self.stopped) {
+            ("", _, Some(stopped)) => write!(f, " · {stopped}"),
+            ("", Some(s), None) => write!(f, " · {}h{:02} left", s / 3600, s % 3600 / 60),
+            ("", None, None) => Ok(()),
+            (state, _, _) => write!(f, " · {state}"),
         }
     }
 }
@@ -206,7 +209,7 @@ impl CampaignState {
         } else {
             ""
         };
-        Headline { name: self.spec.name.to_string(), progress, left_s, state }
+        Headline { name: self.spec.name.to_string(), progress, left_s, state, stopped: None }
     }
 
     pub fn progress(&self) -> Progress {

@@ -28,9 +28,17 @@ pub fn newest(workspace: &Path) -> Option<CampaignName> {
     journals.max().map(|(_, name)| CampaignName::from(name))
 }
 
-/// How the newest campaign of `workspace` stands; `None` without one, or when it cannot be read.
-pub fn newest_snapshot(workspace: &Path) -> Option<crate::campaigns::Snapshot> {
-    Some(Journal::of(workspace, &newest(workspace)?).state().ok()?.snapshot())
+/// How `name` stands as the board shows it, its driver's liveness with it (`perftriage` is
+/// this process's command, flags and all, that a resume is printed with).
+pub fn snapshot(
+    workspace: &Path,
+    name: &CampaignName,
+    events: &[Event],
+    perftriage: &str,
+) -> Option<crate::campaigns::Snapshot> {
+    let snapshot = crate::campaigns::CampaignState::fold(events)?.snapshot();
+    let liveness = super::driver::liveness(workspace, name);
+    Some(snapshot.with_liveness(liveness, &format!("{perftriage} campaign resume {name}")))
 }
 
 /// Where a campaign's journal is, and appending to it.
@@ -62,10 +70,7 @@ impl Journal {
     /// Append one event, synced to disk before this returns.
     pub fn append(&self, event: &Event) -> Result<(), CampaignFileError> {
         let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).map_err(io)?;
+        let mut file = crate::files::append(&self.path).map_err(io)?;
         file.write_all(to_line(event).as_bytes()).map_err(io)?;
         file.sync_data().map_err(io)
     }

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod build_job;
 pub mod documents;
+pub mod driver;
 pub mod fix;
 pub mod fleet;
 pub mod git;

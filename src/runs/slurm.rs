@@ -72,6 +72,13 @@ impl ViewFlags {
         self.flags().map(|(flag, path)| format!(" {flag} {}", quoted(&path.to_string_lossy()))).collect()
     }
 
+    /// `perftriage` with these flags and `--workspace`, each path shell-quoted: a command that
+    /// reaches the same view and workspace when pasted.
+    pub fn perftriage(&self, workspace: &Path) -> String {
+        let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        format!("perftriage{} --workspace {}", self.words(), quoted(&workspace.to_string_lossy()))
+    }
+
     /// The same flags as a process's arguments.
     pub fn argv(&self) -> Vec<std::ffi::OsString> {
         self.flags().flat_map(|(flag, path)| [flag.into(), path.as_os_str().to_owned()]).collect()

@@ -38,6 +38,9 @@ pub struct SessionState {
     pub unsaved: bool,
     /// The workspace's newest campaign, as its journal said at the last read.
     pub campaign: Option<crate::campaigns::Snapshot>,
+    /// A campaign this board started whose journal it has not read yet, and the tick it was
+    /// started at: no second `C` meanwhile.
+    pub campaign_starting: Option<(crate::ids::CampaignName, u64)>,
     /// The board takes the mouse (wheel, clicks); off, the terminal selects text.
     pub mouse_capture: bool,
     pub warnings: Vec<String>,
@@ -70,6 +73,7 @@ impl SessionState {
             messages: Vec::new(),
             read_only: false,
             campaign: None,
+            campaign_starting: None,
             unsaved: false,
             mouse_capture: true,
             warnings: Vec::new(),

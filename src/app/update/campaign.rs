@@ -29,6 +29,10 @@ pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {
         // Dated when the campaign made it: its re-run's result comes after it, not before.
         effects.extend(state.record_at(&fix.short, change, fix.at.clone()));
     }
+    let starting = state.session.campaign_starting.as_ref().map(|(name, _)| name.to_string());
+    if snapshot.as_ref().is_some_and(|s| Some(&s.headline.name) == starting.as_ref()) {
+        state.session.campaign_starting = None;
+    }
     state.session.campaign = snapshot;
     effects
 }
@@ -63,8 +67,18 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
-/// `C`: plan a campaign over the picked commits, else every commit shown.
+/// `C`: plan a campaign over the picked commits, else every commit shown — unless one runs in
+/// this workspace (or this board is starting one): that one is shown instead.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {
+    if let Some(running) = running(state) {
+        let view =
+            state.session.keymap.key_name(crate::app::KeyMode::Board, crate::app::Action::CampaignView);
+        state.notify(
+            Level::Info,
+            format!("{running}: one campaign at a time in a workspace; {view} watches it"),
+        );
+        return Vec::new();
+    }
     let shorts = state.board.picked_or_shown();
     if shorts.is_empty() {
         state.notify(Level::Info, "no commit shown: clear the filter or pick commits for a campaign");
@@ -72,6 +86,22 @@ pub fn ask(state: &mut AppState) -> Vec<Effect> {
     }
     state.notify(Level::Info, format!("planning a campaign over {} commit(s)…", shorts.len()));
     vec![Effect::PlanCampaign(shorts)]
+}
+
+/// What runs in this workspace, said; `None` when no campaign does.
+fn running(state: &AppState) -> Option<String> {
+    if let Some((name, _)) = &state.session.campaign_starting {
+        return Some(format!("campaign {name} is starting"));
+    }
+    let campaign = state.session.campaign.as_ref()?;
+    let crate::campaigns::Liveness::Driving(driver) = &campaign.liveness else { return None };
+    Some(format!("campaign {} is running ({driver})", campaign.headline.name))
+}
+
+/// The confirm said yes: the campaign's process is started, and no other until its journal is read.
+pub fn start(state: &mut AppState, shorts: Vec<crate::ids::Short>, name: CampaignName) -> Vec<Effect> {
+    state.session.campaign_starting = Some((name.clone(), state.session.ticks));
+    vec![Effect::StartCampaign { shorts, name }]
 }
 
 /// The plan came back: its confirm (unless another dialog opened meanwhile).
@@ -105,7 +135,7 @@ fn preview(state: &AppState, plan: &CampaignPlan, name: &CampaignName) -> Vec<St
         "        of infrastructure failures (Docker or host lost, a refused pull), with a growing wait"
             .into(),
         "it runs in a process of its own: quitting the board leaves it running;".into(),
-        format!("`perftriage campaign pause {name}` stops it, `… resume {name}` goes on"),
+        format!("`{} campaign pause {name}` stops it, `… resume {name}` goes on", plan.perftriage),
     ];
     lines.extend(images(state, plan));
     lines
@@ -144,6 +174,23 @@ fn images(state: &AppState, plan: &CampaignPlan) -> Vec<String> {
     lines
 }
 
+/// Ticks a started campaign has to write its journal before the board says it did not.
+const START_TICKS: u64 = 30;
+
+/// A tick: a campaign this board started that wrote no journal in `START_TICKS` is said, and `C`
+/// works again.
+pub fn check_start(state: &mut AppState) {
+    let Some((name, at)) = state.session.campaign_starting.clone() else { return };
+    if state.session.ticks.saturating_sub(at) > START_TICKS {
+        state.session.campaign_starting = None;
+        let log = format!("campaigns/{name}/process.log");
+        state.notify(
+            Level::Error,
+            format!("campaign {name} wrote no journal in {START_TICKS} s: see {log} in the workspace"),
+        );
+    }
+}
+
 /// The campaign's process started (or not): said, and the journal read at once.
 pub fn started(state: &mut AppState, started: Result<CampaignName, JobError>) -> Vec<Effect> {
     match started {
@@ -157,6 +204,7 @@ pub fn started(state: &mut AppState, started: Result<CampaignName, JobError>) ->
             vec![Effect::ReadCampaign]
         }
         Err(why) => {
+            state.session.campaign_starting = None;
             state.notify(Level::Error, format!("campaign not started: {why}"));
             Vec::new()
         }

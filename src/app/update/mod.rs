@@ -107,14 +107,15 @@ fn results_read(
     Vec::new()
 }
 
-/// Ticks between two reads of the campaign journal.
-const CAMPAIGN_TICKS: u64 = 5;
+/// Ticks between two reads of the campaign journal (a driver that died is said within this).
+const CAMPAIGN_TICKS: u64 = 2;
 
 fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     state.session.now = now;
     state.session.ticks += 1;
     state.session.expire_message();
     state.refresh_live_cells();
+    campaign::check_start(state);
     let mut effects = documents::ask_patch_line(state);
     // A campaign runs in a process of its own: its journal is read every few seconds.
     if state.session.ticks % CAMPAIGN_TICKS == 1 {
@@ -249,7 +250,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::RemoveOrphans { ids } => vec![Effect::RemoveContainers(ids)],
         ConfirmAction::RemoveImage { tag } => vec![Effect::RemoveImage(tag)],
         ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
-        ConfirmAction::StartCampaign { shorts, name } => vec![Effect::StartCampaign { shorts, name }],
+        ConfirmAction::StartCampaign { shorts, name } => campaign::start(state, shorts, name),
     }
 }
 

@@ -6,6 +6,7 @@
 use super::steps::{Crew, Given, Key, say};
 use crate::campaigns::{CampaignState, Event, Next, next};
 use crate::cli::run::Stopped;
+use crate::jobs::driver::DriverLock;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
 use anyhow::Result;
@@ -22,7 +23,8 @@ use tokio::sync::watch;
 /// `cancel` from another process, a signal).
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
-pub fn drive(ctx: &Context, journal: &Journal) -> Result<ExitCode> {
+/// Drive the campaign while holding its lock (`_lock` lives as long as the loop).
+pub fn drive(ctx: &Context, journal: &Journal, _lock: DriverLock) -> Result<ExitCode> {
     crate::cli::runtime()?.block_on(async {
         let (cancel_tx, cancel) = watch::channel(false);
         let stopped = crate::cli::run::on_signal(&cancel_tx);
@@ -46,6 +48,7 @@ async fn go(crew: &Crew<'_>, stopped: &Stopped, cancel: &watch::Sender<bool>) ->
     let mut busy = BTreeSet::new();
     let mut failed = None;
     loop {
+        answer_requests(crew)?;
         let state = crew.journal.state()?;
         let halt = failed.take().map(Halt::Failed).or_else(|| halted(stopped, &state));
         if halt.is_none() {
@@ -71,6 +74,16 @@ async fn go(crew: &Crew<'_>, stopped: &Stopped, cancel: &watch::Sender<bool>) ->
             () = tokio::time::sleep(LOOK_AGAIN) => {}
         }
     }
+}
+
+/// A `pause` or `cancel` another process asked for, journalled by this driver (the journal's one
+/// writer) before the loop decides anything.
+fn answer_requests(crew: &Crew) -> Result<()> {
+    let Some(request) = crate::jobs::driver::take_request(&crew.ctx.workspace, &crew.journal.name) else {
+        return Ok(());
+    };
+    crew.journal.append(&super::stop::event(request))?;
+    Ok(())
 }
 
 fn halted(stopped: &Stopped, state: &CampaignState) -> Option<Halt> {

@@ -9,10 +9,12 @@ mod restart;
 mod slurm;
 mod status;
 mod steps;
+mod stop;
 
 use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, parse_variants};
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, Short};
+use crate::jobs::driver::{Claiming, DriverError, DriverLock, Request};
 use crate::jobs::journal::Journal;
 use crate::runs::Repeat;
 use crate::session::Context;
@@ -45,9 +47,12 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    let claiming = Claiming::take(&ctx.workspace)?;
+    let Some(lock) = claim(ctx, &spec)? else { return Ok(ExitCode::from(2)) };
     let usable = Some(spec.commits.iter().filter(|s| usable(ctx, s)).count());
     let started = Event::Started { spec: spec.clone(), usable, at: crate::session::now_rfc3339() };
     let journal = Journal::create(&ctx.workspace, &started, &spec.name)?;
+    drop(claiming);
     super::out::err(&format!(
         "perftriage: campaign {}: {} runs ({} commits × {}), journal {}",
         spec.name,
@@ -56,7 +61,41 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
         spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
         journal.path.display()
     ));
-    drive::drive(ctx, &journal)
+    drive::drive(ctx, &journal, lock)
+}
+
+/// `spec`'s driver lock, taken while no other live campaign of the workspace runs one of its
+/// cells (their result files are the same); `None` (said) when one does or `spec`'s own is held.
+/// The caller holds `Claiming`, so two claims at once see each other.
+fn claim(ctx: &Context, spec: &CampaignSpec) -> Result<Option<DriverLock>> {
+    if let Some(why) = overlapping(ctx, spec) {
+        super::out::err(&format!("perftriage: campaign {} not driven: {why}", spec.name));
+        return Ok(None);
+    }
+    match DriverLock::take(&ctx.workspace, &spec.name) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e @ DriverError::Held { .. }) => {
+            super::out::err(&format!("perftriage: {e}"));
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Another campaign of the workspace whose driver is alive and which shares a cell with `spec`.
+fn overlapping(ctx: &Context, spec: &CampaignSpec) -> Option<String> {
+    let ours: std::collections::BTreeSet<_> = spec.cells().collect();
+    let dirs = std::fs::read_dir(ctx.workspace.join("campaigns")).ok()?;
+    dirs.flatten().find_map(|d| {
+        let name = CampaignName::from(d.file_name().to_string_lossy().into_owned());
+        let live = crate::jobs::driver::liveness(&ctx.workspace, &name);
+        let crate::campaigns::Liveness::Driving(driver) = live.clone() else { return None };
+        let other = Journal::of(&ctx.workspace, &name).state().ok()?;
+        let shared = other.spec.cells().filter(|c| ours.contains(c)).count();
+        (name != spec.name && shared > 0).then(|| {
+            format!("campaign {name} ({driver}) runs {shared} of its cells; one driver a cell: watch it with `campaign status {name}`")
+        })
+    })
 }
 
 /// `short` is usable 3-way by the results this process read.
@@ -67,6 +106,10 @@ pub(crate) fn usable(ctx: &Context, short: &Short) -> bool {
 /// Go on with a campaign where its journal says it stopped.
 pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
+    let claiming = Claiming::take(&ctx.workspace)?;
+    let spec = journal.state()?.spec;
+    let Some(lock) = claim(ctx, &spec)? else { return Ok(ExitCode::from(2)) };
+    drop(claiming);
     if journal.repaired()?.torn_tail {
         super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
     }
@@ -78,15 +121,28 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     if state.paused {
         journal.append(&Event::Resumed { at: crate::session::now_rfc3339() })?;
     }
-    drive::drive(ctx, &journal)
+    drive::drive(ctx, &journal, lock)
 }
 
-/// `pause` or `cancel`: said in the journal; the process running it stops before its next step.
+/// `pause` or `cancel`. A campaign whose driver is alive is asked (the driver journals it and
+/// stops before its next step; this waits until the journal says so); one whose driver is gone
+/// is stopped here, under its lock, the journal repaired first.
 pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
     let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
+    let request = if cancel { Request::Cancel } else { Request::Pause };
+    let lock = match DriverLock::take(&ctx.workspace, &journal.name) {
+        Ok(lock) => lock,
+        Err(DriverError::Held { driver, .. }) => {
+            return stop::ask_driver(&journal, &ctx.workspace, request, driver);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if journal.repaired()?.torn_tail {
+        super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
+    }
     journal.state()?;
-    let at = crate::session::now_rfc3339();
-    journal.append(&if cancel { Event::Cancelled { at } } else { Event::Paused { at } })?;
+    journal.append(&stop::event(request))?;
+    drop(lock);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,7 @@
 //! `campaign status [NAME] [--json]`: how a campaign stands, from its journal alone (the newest
 //! campaign of the workspace when no name is given).
 
-use crate::campaigns::{CampaignState, Cell, Next, next};
+use crate::campaigns::{CampaignState, Cell, Headline, Liveness, Next, next};
 use crate::ids::CampaignName;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
@@ -17,6 +17,9 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         return Ok(ExitCode::from(2));
     };
     let state = Journal::of(&ctx.workspace, &name).state()?;
+    let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
+    let resume = format!("{} campaign resume {name}", ctx.view.perftriage(&ctx.workspace));
+    let headline = state.snapshot().with_liveness(liveness.clone(), &resume).headline;
     let recipes = ctx.recipes()?;
     let cells: Vec<serde_json::Value> = state
         .cells
@@ -34,9 +37,11 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         true => {
             let mut summary = summary(&state, &cells);
             summary["outcome"] = serde_json::to_value(&outcome)?;
+            summary["driver"] = driver_json(&liveness);
+            summary["stopped"] = headline.stopped.clone().into();
             writeln!(out, "{}", crate::cli::out::json(&summary)?)?
         }
-        false => print_text(&mut out, &state, &cells, &outcome)?,
+        false => print_text(&mut out, &headline, &liveness, &cells, &outcome)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -63,21 +68,30 @@ fn summary(state: &CampaignState, cells: &[serde_json::Value]) -> serde_json::Va
     })
 }
 
+/// `{state: running|stopped|unknown, pid, host, since}`.
+fn driver_json(liveness: &Liveness) -> serde_json::Value {
+    let mut out = json!({ "state": liveness.word() });
+    if let Some(d) = liveness.driver() {
+        (out["pid"], out["host"], out["since"]) =
+            (d.pid.into(), d.host.clone().into(), d.since.clone().into());
+    }
+    out
+}
+
 fn print_text(
     out: &mut impl Write,
-    state: &CampaignState,
+    headline: &Headline,
+    liveness: &Liveness,
     cells: &[serde_json::Value],
     outcome: &crate::campaigns::Outcome,
 ) -> std::io::Result<()> {
-    let p = state.progress();
-    let mode = if state.cancelled {
-        " (cancelled)"
-    } else if state.paused {
-        " (paused)"
-    } else {
-        ""
+    let mode = match (headline.state, &headline.stopped, liveness) {
+        ("", Some(stopped), _) => format!(" ({stopped})"),
+        ("", None, Liveness::Driving(driver)) => format!(" (running: {driver})"),
+        ("", None, _) => String::new(),
+        (state, _, _) => format!(" ({state})"),
     };
-    writeln!(out, "campaign {}{mode}: {}", state.spec.name, p.tally())?;
+    writeln!(out, "campaign {}{mode}: {}", headline.name, headline.progress.tally())?;
     for line in outcome.lines() {
         writeln!(out, "  {line}")?;
     }

@@ -4,7 +4,7 @@
 
 use super::JobService;
 use crate::app::{CampaignPlan, JobError, Msg};
-use crate::campaigns::{CampaignState, Event};
+use crate::campaigns::Event;
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, RunId, Short};
 use crate::jobs::journal::Journal;
@@ -29,12 +29,14 @@ impl JobService {
     pub fn read_campaign(&self) {
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
         let (classifier, seen) = (self.setup.classifier.clone(), self.campaign_results.clone());
+        let perftriage = self.setup.view.perftriage(&workspace);
         tokio::task::spawn_blocking(move || {
             let Some(name) = crate::jobs::journal::newest(&workspace) else {
                 return drop(tx.send(Msg::Campaign(None)));
             };
             let events = Journal::of(&workspace, &name).read().map(|p| p.events).unwrap_or_default();
-            let _ = tx.send(Msg::Campaign(CampaignState::fold(&events).map(|s| s.snapshot())));
+            let snapshot = crate::jobs::journal::snapshot(&workspace, &name, &events, &perftriage);
+            let _ = tx.send(Msg::Campaign(snapshot));
             for path in new_results(events, &seen) {
                 let Ok(set) = crate::dataset::results::read_file(Path::new(&path)) else { continue };
                 for record in set.records {
@@ -56,9 +58,11 @@ impl JobService {
             .collect();
         let concurrency = crate::config::total_slots(&self.setup.hosts);
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
+        let perftriage = self.setup.view.perftriage(&workspace);
         tokio::task::spawn_blocking(move || {
             let run_s = run_durations(&workspace);
-            let _ = tx.send(Msg::CampaignPlanned(CampaignPlan { shorts, images, run_s, concurrency }));
+            let plan = CampaignPlan { shorts, images, run_s, concurrency, perftriage };
+            let _ = tx.send(Msg::CampaignPlanned(plan));
         });
     }
 

@@ -1,0 +1,173 @@
+//! One driver per campaign, on the real engine with the mock vLLM: a second `resume` (or a
+//! `start` and a `resume` at once) is refused with the driver's pid and host, no run is launched
+//! or ended twice; a SIGKILLed driver is said stopped by `campaign status` and the board's header,
+//! with the resume command as it pastes; `pause` asks a live driver, which journals it itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::campaign::campaign_setup;
+use common::engine::{Setup, perftriage, ready, text, watched_perftriage};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+const START: &[&str] = &["campaign", "start", "--name", "nightly", "--variants", "b,h,a", "--commits"];
+const RESUME: &[&str] = &["campaign", "resume", "nightly"];
+
+fn start(s: &Setup, shorts: &[String]) -> common::wait::Watched {
+    let list = shorts.join(",");
+    watched_perftriage(s, &[START, &[list.as_str()]].concat())
+}
+
+fn events(s: &Setup) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(s.root.join("ws/campaigns/nightly/journal.jsonl")).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+fn launched(s: &Setup) -> usize {
+    events(s).iter().filter(|e| e["event"] == "launched").count()
+}
+
+fn status(s: &Setup) -> serde_json::Value {
+    let out = perftriage(s, &["campaign", "status", "nightly", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// No run id launched twice, none ended twice.
+fn each_run_once(s: &Setup) {
+    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for e in events(s).iter().filter(|e| e["event"] == "launched" || e["event"] == "finished") {
+        *counts.entry((e["event"].to_string(), e["run_id"].to_string())).or_default() += 1;
+    }
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "runs journalled twice: {twice:?}\n{:#?}", events(s));
+}
+
+/// The exit code of a watched perftriage, and what it said.
+fn finish(w: common::wait::Watched) -> (Option<i32>, String) {
+    let (status, _, stderr) = w.finish();
+    (status.code(), stderr)
+}
+
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_second_driver_of_a_running_campaign_is_refused_with_the_drivers_pid_and_host() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok", "ok"]);
+    let driver = start(&s, &shorts);
+    common::wait::holds("a run launched", 120, || launched(&s) > 0, || driver.stderr());
+    let refused = perftriage(&s, RESUME);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let holder = format!("driven by another perftriage (pid {} on {}", driver.id(), host.trim());
+    assert!(text(&refused).contains(&holder), "{}", text(&refused));
+    let said = status(&s);
+    assert_eq!(said["driver"]["state"], "running", "{said:#}");
+    assert_eq!(said["driver"]["pid"], driver.id(), "{said:#}");
+    let (code, stderr) = finish(driver);
+    assert_eq!(code, Some(3), "the last agent patch does not apply: {stderr}");
+    each_run_once(&s);
+}
+
+/// SIGKILLed mid-run, then two `resume`s at once: exactly one drives (and ends the campaign),
+/// the other is refused; nothing is launched or ended twice.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn two_resumes_at_once_one_drives_and_one_is_refused() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok", "ok"]);
+    let first = start(&s, &shorts);
+    common::wait::holds("a run launched", 120, || launched(&s) > 0, || first.stderr());
+    drop(first); // SIGKILL, reaped
+    let both = [watched_perftriage(&s, RESUME), watched_perftriage(&s, RESUME)].map(finish);
+    let codes: Vec<Option<i32>> = both.iter().map(|(code, _)| *code).collect();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    assert_eq!(sorted, [Some(2), Some(3)], "one refused, one drove to the end: {both:#?}");
+    let refused = &both.iter().find(|(code, _)| *code == Some(2)).unwrap().1;
+    assert!(refused.contains("driven by another perftriage (pid "), "{refused}");
+    each_run_once(&s);
+}
+
+/// `start` and `resume` of one name at once: the resume finds no campaign yet or is refused by
+/// the driver; either way one process drives, nothing runs twice.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_start_and_a_resume_at_once_leave_one_driver() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok"]);
+    let driver = start(&s, &shorts);
+    let resume = watched_perftriage(&s, RESUME);
+    let (resumed, said) = finish(resume);
+    let (started, stderr) = finish(driver);
+    let drove = [resumed, started].iter().filter(|c| **c == Some(3)).count();
+    assert_eq!(drove, 1, "start {started:?}: {stderr}\nresume {resumed:?}: {said}");
+    assert!([resumed, started].contains(&Some(2)), "the other refused: {said}\n{stderr}");
+    each_run_once(&s);
+}
+
+/// A SIGKILLed driver: `campaign status` says the campaign stopped, with the resume command as it
+/// pastes (this process's --config and --workspace in it), and the running cell says nothing runs
+/// it; `pause` then stops it under its lock; the resume goes on to the end.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_killed_driver_is_said_stopped_with_the_resume_command_and_pause_and_resume_go_on() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok"]);
+    let driver = start(&s, &shorts);
+    common::wait::holds("a run launched", 120, || launched(&s) > 0, || driver.stderr());
+    drop(driver); // SIGKILL, reaped: the kernel has let go of its lock
+    let said = status(&s);
+    assert_eq!(said["driver"]["state"], "stopped", "{said:#}");
+    let stopped = said["stopped"].as_str().unwrap_or_default();
+    let config = s.config.display().to_string();
+    let resume = format!("--config {config} --workspace {}", s.root.join("ws").display());
+    assert!(stopped.starts_with("stopped: its process is gone — perftriage "), "{said:#}");
+    assert!(stopped.contains(&resume) && stopped.ends_with("campaign resume nightly"), "{said:#}");
+    let out = perftriage(&s, &["campaign", "status", "nightly"]);
+    assert!(text(&out).contains("(stopped: its process is gone — perftriage"), "{}", text(&out));
+    let paused = perftriage(&s, &["campaign", "pause", "nightly"]);
+    assert_eq!(paused.status.code(), Some(0), "{}", text(&paused));
+    assert_eq!(status(&s)["paused"], true);
+    let out = perftriage(&s, RESUME);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    each_run_once(&s);
+}
+
+/// `pause` while the driver runs asks it; the driver journals the pause itself and stops.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn pause_asks_the_live_driver_which_journals_it_and_stops() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok", "ok"]);
+    let driver = start(&s, &shorts);
+    common::wait::holds("a run launched", 120, || launched(&s) > 0, || driver.stderr());
+    let pid = driver.id();
+    let paused = perftriage(&s, &["campaign", "pause", "nightly"]);
+    assert_eq!(paused.status.code(), Some(0), "{}", text(&paused));
+    assert!(text(&paused).contains(&format!("paused by its driver (pid {pid} on ")), "{}", text(&paused));
+    let (code, stderr) = finish(driver);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("nightly paused"), "{stderr}");
+    assert_eq!(status(&s)["paused"], true);
+}
+
+/// The board watching a campaign headless: SIGKILL its driver and the header says it stopped,
+/// with the resume command (read every other second; the test allows far more than that, and
+/// prints what it took).
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn the_boards_header_says_a_killed_driver_stopped() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = campaign_setup(&["ok", "ok", "ok"]);
+    let driver = start(&s, &shorts);
+    common::wait::holds("a run launched", 120, || launched(&s) > 0, || driver.stderr());
+    let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "owner", 250);
+    board.until("the campaign in the header", 60, |t| t.contains("campaign nightly"));
+    let killed = Instant::now();
+    drop(driver);
+    let screen = board.until("stopped in the header", 60, |t| t.contains("stopped: its process is gone"));
+    eprintln!("the header said stopped {:.1} s after the kill", killed.elapsed().as_secs_f64());
+    assert!(screen.lines().next().unwrap().contains("campaign nightly"), "{screen}");
+}
