@@ -171,3 +171,48 @@ fn the_boards_header_says_a_killed_driver_stopped() {
     eprintln!("the header said stopped {:.1} s after the kill", killed.elapsed().as_secs_f64());
     assert!(screen.lines().next().unwrap().contains("campaign nightly"), "{screen}");
 }
+
+/// A server that fails four seconds into its start (the image lacks `fa_utils.py`).
+const FAILS_LATE: &str = "server = \"env MOCK_FAIL_AFTER_MS=4000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"\n";
+
+/// The driver SIGKILLed after its run's server started, the server then failing on its own: the
+/// resume reads the exited container (its log classified `fa_utils`, its result written) instead
+/// of removing it as a stray and running the cell again.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_resume_reads_a_container_that_exited_after_the_kill_and_runs_nothing_again() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["fa_utils", "ok"], FAILS_LATE);
+    let args = ["campaign", "start", "--name", "nightly", "--variants", "b", "--commits", &shorts[0]];
+    let driver = watched_perftriage(&s, &args);
+    let label = format!("label=perftriage.workspace={}", s.root.join("ws").display());
+    let container = || common::engine::docker(&["ps", "-aq", "--filter", &label]);
+    let logs = |id: &str| text(&std::process::Command::new("docker").args(["logs", id]).output().unwrap());
+    common::wait::holds(
+        "the server started",
+        120,
+        || {
+            let id = container();
+            !id.is_empty() && logs(&id).contains("vLLM API server version")
+        },
+        || driver.stderr(),
+    );
+    drop(driver); // SIGKILL, reaped, while the server still starts
+    let id = container();
+    let exited = || common::engine::docker(&["inspect", "-f", "{{.State.Status}}", &id]) == "exited";
+    common::wait::holds("the container exited on its own", 60, exited, || logs(&id));
+    let out = perftriage(&s, RESUME);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let runs: Vec<serde_json::Value> = events(&s).into_iter().filter(|e| e["event"] == "launched").collect();
+    assert_eq!(runs.len(), 1, "run once, not again: {:#?}", events(&s));
+    let finished = events(&s).into_iter().find(|e| e["event"] == "finished").unwrap();
+    assert_eq!(
+        (&finished["run_id"], &finished["category"]),
+        (&runs[0]["run_id"], &"fa_utils".into()),
+        "{finished:#}"
+    );
+    let result = common::engine::result_of(&s, &shorts[0], "baseline");
+    assert_eq!(result["perftriage"]["run_id"], runs[0]["run_id"], "{result:#}");
+    assert!(container().is_empty(), "the container is removed once read");
+    each_run_once(&s);
+}

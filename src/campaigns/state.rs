@@ -186,6 +186,11 @@ impl CampaignState {
         }
     }
 
+    /// Every cell's run launched and not seen to end.
+    pub fn runs_in_flight(&self) -> std::collections::BTreeSet<RunId> {
+        self.cells.values().filter_map(Cell::in_flight).cloned().collect()
+    }
+
     fn cell_mut(&mut self, short: &Short, variant: Variant) -> &mut Cell {
         self.cells.entry((short.clone(), variant)).or_default()
     }

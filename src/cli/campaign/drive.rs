@@ -28,7 +28,7 @@ pub fn drive(ctx: &Context, journal: &Journal, _lock: DriverLock) -> Result<Exit
     crate::cli::runtime()?.block_on(async {
         let (cancel_tx, cancel) = watch::channel(false);
         let stopped = crate::cli::run::on_signal(&cancel_tx);
-        super::restart::swept(ctx).await;
+        super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
         let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
         go(&crew, &stopped, &cancel_tx).await
     })

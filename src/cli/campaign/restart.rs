@@ -31,7 +31,7 @@ impl Crew<'_> {
             Ok(engine) => engine,
             Err(why) => return self.unrun(run_id, FailureKind::DockerUnreachable.name(), &why.to_string()),
         };
-        let Some((container, created_unix)) = running(ctx, &engine, run_id).await else {
+        let Some((container, created_unix)) = container_of(ctx, &engine, run_id).await else {
             return self.unrun(run_id, LOST, "its container was gone after the stop");
         };
         say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
@@ -64,12 +64,12 @@ pub(super) fn finished_as_recorded(
     Event::Finished { run_id: run_id.clone(), status, category, disposition, result, at }
 }
 
-/// The running container of `run_id` on `engine`: its id and creation time.
-async fn running(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(String, i64)> {
+/// The container of `run_id` on `engine`, running or exited (an exited one holds the run's
+/// evidence: the pick-up classifies its log): its id and creation time.
+async fn container_of(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(String, i64)> {
     let ours = engine.ours(&ctx.workspace.display().to_string()).await.ok()?;
-    let mine = |c: &crate::docker::Ours| {
-        c.running && c.labels.get(crate::runs::LABEL_RUN).is_some_and(|r| r == run_id.as_str())
-    };
+    let mine =
+        |c: &crate::docker::Ours| c.labels.get(crate::runs::LABEL_RUN).is_some_and(|r| r == run_id.as_str());
     ours.into_iter().find(mine).map(|c| (c.id, c.created))
 }
 
@@ -77,17 +77,21 @@ async fn running(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<(Stri
 /// record) cannot be picked up: it is removed wherever it runs (its cell runs again).
 async fn removed(ctx: &Context, run_id: &RunId) {
     for engine in engines(ctx).await {
-        if let Some((container, _)) = running(ctx, &engine, run_id).await {
+        if let Some((container, _)) = container_of(ctx, &engine, run_id).await {
             let _ = engine.remove(&container).await;
         }
     }
 }
 
 /// Containers a stopped perftriage left that cannot go on (a fix's, a stopped run's) are removed
-/// from every engine before the campaign goes on; running runs are picked up by their cells.
-pub async fn swept(ctx: &Context) {
+/// from every engine before the campaign goes on; the containers of the campaign's runs in flight
+/// (`in_flight`), running or exited, are left for their cells to pick up.
+pub async fn swept(ctx: &Context, in_flight: &std::collections::BTreeSet<RunId>) {
     for engine in engines(ctx).await {
         for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
+            if in_flight.contains(&orphan.run_id) {
+                continue;
+            }
             say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
             let _ = engine.remove(&orphan.id).await;
         }

@@ -11,11 +11,11 @@ use std::time::Duration;
 pub fn run(args: &[&str]) -> ExitCode {
     let model = flag(args, "--model").unwrap_or("facebook/opt-125m").to_string();
     let port: u16 = flag(args, "--port").and_then(|p| p.parse().ok()).unwrap_or(8000);
-    let pause = Duration::from_millis(
-        std::env::var("MOCK_STARTUP_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(300),
-    );
+    let pause = Duration::from_millis(env_ms("MOCK_STARTUP_MS").unwrap_or(300));
     log("INFO", "api_server.py:1018", "vLLM API server version 0.9.2.dev0+mock");
     log("INFO", "api_server.py:1019", &format!("args: Namespace(model='{model}', port={port})"));
+    // pacing: MOCK_FAIL_AFTER_MS delays the image's failure, as a real engine fails some way into its start
+    std::thread::sleep(Duration::from_millis(env_ms("MOCK_FAIL_AFTER_MS").unwrap_or(0)));
     if let Some(code) = failure() {
         return code;
     }
@@ -61,6 +61,11 @@ pub fn run(args: &[&str]) -> ExitCode {
 }
 
 /// The crash the image's files call for, printed the way vLLM prints it.
+/// Milliseconds from the environment variable `name`.
+fn env_ms(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 fn failure() -> Option<ExitCode> {
     let ovis = format!("{VLLM_DIR}/transformers_utils/configs/ovis.py");
     if let Ok(text) = std::fs::read_to_string(&ovis)
