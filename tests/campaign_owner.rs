@@ -151,6 +151,11 @@ fn pause_asks_the_live_driver_which_journals_it_and_stops() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("nightly paused"), "{stderr}");
     assert_eq!(status(&s)["paused"], true);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let dir = s.root.join("ws/campaigns/nightly");
+    let files = ["journal.jsonl", "driver.lock"].map(|f| mode(&dir.join(f)));
+    assert_eq!((files, mode(&dir)), ([0o600, 0o600], 0o700), "private, as results are");
 }
 
 /// The board watching a campaign headless: SIGKILL its driver and the header says it stopped,
@@ -215,4 +220,49 @@ fn a_resume_reads_a_container_that_exited_after_the_kill_and_runs_nothing_again(
     assert_eq!(result["perftriage"]["run_id"], runs[0]["run_id"], "{result:#}");
     assert!(container().is_empty(), "the container is removed once read");
     each_run_once(&s);
+}
+
+/// A journal of one campaign over the setup's commit, its `started` event written as the binary
+/// writes it, then `more` bytes.
+fn journal_of(s: &Setup, more: &[u8]) -> std::path::PathBuf {
+    use perftriage::campaigns::{CampaignSpec, Event, Policy, SCHEMA, to_line};
+    let spec = CampaignSpec {
+        name: "nightly".into(),
+        commits: vec![s.short.as_str().into()],
+        variants: vec![perftriage::dataset::Variant::Baseline],
+        repeat: perftriage::runs::Repeat::Times(1),
+        policy: Policy { auto_fix: false, retries: 0, retry_wait_s: 1 },
+        concurrency: 1,
+        slurm: false,
+    };
+    let started = Event::Started { schema: SCHEMA, spec, usable: None, at: "2026-11-28T01:00:00Z".into() };
+    let path = s.root.join("ws/campaigns/nightly/journal.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, [to_line(&started).as_bytes(), more].concat()).unwrap();
+    path
+}
+
+/// A last line cut inside a character (a crash mid-write of a path with `é`) is said by
+/// `status` and left out; `pause` (no driver alive) repairs it before it appends, so the journal
+/// stays readable; an event kind a newer perftriage wrote is skipped and said, never a stop.
+#[test]
+fn a_torn_or_newer_journal_is_read_said_and_repaired_by_every_verb() {
+    let s = common::engine::setup("perftriage-test/vllm:ok", "python3 benchmarks/benchmark_serving.py", "");
+    let mut torn = "{\"event\":\"paused\",\"at\":\"/ws/caf\u{e9}".as_bytes().to_vec();
+    torn.pop();
+    let path = journal_of(&s, &[b"{\"event\":\"migrated\",\"to\":3}\n".as_slice(), &torn].concat());
+    let out = perftriage(&s, &["campaign", "status", "nightly"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("last line was cut short by a crash; it is left out"), "{}", text(&out));
+    assert!(
+        text(&out).contains("journal line 2: unknown event (a newer perftriage's?): skipped"),
+        "{}",
+        text(&out)
+    );
+    let out = perftriage(&s, &["campaign", "pause", "nightly"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("it is dropped"), "{}", text(&out));
+    let journal = std::fs::read(&path).unwrap();
+    assert!(journal.ends_with(b"\n") && std::str::from_utf8(&journal).is_ok(), "{journal:?}");
+    assert_eq!(status(&s)["paused"], true);
 }

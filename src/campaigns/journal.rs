@@ -1,6 +1,7 @@
 //! A campaign's journal: one JSON event a line, only ever appended. A line cut short by a crash
-//! (the last one, without its newline) is dropped and said; any other bad line is an error naming
-//! its number — a journal is never guessed at.
+//! (the last one, without its newline) is dropped and said; an event of a kind a newer perftriage
+//! wrote is skipped and said; any other bad line is an error naming its number — a journal is
+//! never guessed at.
 
 use super::CampaignSpec;
 use crate::classify::Disposition;
@@ -12,6 +13,9 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     Started {
+        /// The journal's format (`SCHEMA`); absent in journals written before it was recorded.
+        #[serde(default = "first_schema")]
+        schema: u32,
         spec: CampaignSpec,
         /// The campaign's commits usable 3-way when it started.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +73,15 @@ pub enum Event {
     Cancelled {
         at: String,
     },
+    /// A process took the campaign's lock and drives it from now on (its pid, host and start).
+    Driven {
+        driver: super::Driver,
+        at: String,
+    },
+}
+
+fn first_schema() -> u32 {
+    1
 }
 
 /// One line of the journal, newline included.
@@ -79,36 +92,77 @@ pub fn to_line(event: &Event) -> String {
     line
 }
 
-/// The events of a journal, and whether its last line was cut short (and dropped).
-#[derive(Debug, Clone, PartialEq)]
+/// The journal's format: `started` carries it; one written before it was recorded is 1.
+pub const SCHEMA: u32 = 2;
+
+/// Every event this binary knows, by its tag (a test checks it against `Event`).
+const KNOWN: [&str; 10] = [
+    "started",
+    "launched",
+    "submitted",
+    "finished",
+    "fixed",
+    "decided",
+    "paused",
+    "resumed",
+    "cancelled",
+    "driven",
+];
+
+/// The events of a journal; whether its last line was cut short (dropped: `torn_tail`) or whole
+/// but without its newline (`unterminated`); events of kinds a newer perftriage wrote, skipped.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Parsed {
     pub events: Vec<Event>,
     pub torn_tail: bool,
+    pub unterminated: bool,
+    /// `line N: unknown event `x``, for the reader to say.
+    pub skipped: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    #[error("journal line {line} is not an event ({source}); the journal is left as it is")]
-    BadLine { line: usize, source: serde_json::Error },
+    #[error("journal line {line} is not an event ({why}); the journal is left as it is")]
+    BadLine { line: usize, why: String },
     #[error("the journal does not start with the campaign's `started` event")]
     NoStart,
 }
 
-pub fn parse(text: &str) -> Result<Parsed, JournalError> {
-    let complete = text.ends_with('\n') || text.is_empty();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut events = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        match serde_json::from_str(line) {
-            Ok(event) => events.push(event),
-            Err(_) if i + 1 == lines.len() && !complete => return Ok(Parsed { events, torn_tail: true }),
-            Err(source) => return Err(JournalError::BadLine { line: i + 1, source }),
+/// A journal's bytes, read: every line but the last must be a whole event (or one of a kind this
+/// binary does not know, skipped); the last, without its newline, may be cut anywhere, in a
+/// character too.
+pub fn parse(bytes: &[u8]) -> Result<Parsed, JournalError> {
+    let mut parsed = Parsed::default();
+    let mut lines = bytes.split(|b| *b == b'\n').enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let last = lines.peek().is_none();
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
+        match (event(line), last) {
+            (Ok(Some(event)), _) => parsed.events.push(event),
+            (Ok(None), _) => {
+                parsed.skipped.push(format!("line {}: unknown event (a newer perftriage's?)", i + 1))
+            }
+            (Err(_), true) => parsed.torn_tail = true,
+            (Err(why), false) => return Err(JournalError::BadLine { line: i + 1, why }),
+        }
+        parsed.unterminated = last && !parsed.torn_tail;
     }
-    if !matches!(events.first(), None | Some(Event::Started { .. })) {
+    if !matches!(parsed.events.first(), None | Some(Event::Started { .. })) {
         return Err(JournalError::NoStart);
     }
-    Ok(Parsed { events, torn_tail: false })
+    Ok(parsed)
+}
+
+/// One line's event; `None` for an object whose `event` this binary does not know.
+fn event(line: &[u8]) -> Result<Option<Event>, String> {
+    let text = std::str::from_utf8(line).map_err(|e| format!("not UTF-8: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match value["event"].as_str() {
+        Some(tag) if !KNOWN.contains(&tag) => Ok(None),
+        _ => serde_json::from_value(value).map(Some).map_err(|e| e.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -124,16 +178,89 @@ mod tests {
         let start = crate::campaigns::state::tests::started(&["aaaa0001"]);
         let text = format!("{}{}", to_line(&start), to_line(&paused("t1")));
         assert_eq!(
-            parse(&text).unwrap(),
-            Parsed { events: vec![start.clone(), paused("t1")], torn_tail: false }
+            parse(text.as_bytes()).unwrap(),
+            Parsed { events: vec![start.clone(), paused("t1")], ..Parsed::default() }
         );
         let torn = format!("{text}{{\"event\":\"resu");
-        assert_eq!(
-            parse(&torn).unwrap(),
-            Parsed { events: vec![start.clone(), paused("t1")], torn_tail: true }
-        );
+        let events = vec![start.clone(), paused("t1")];
+        assert_eq!(parse(torn.as_bytes()).unwrap(), Parsed { events, torn_tail: true, ..Parsed::default() });
         let middle = format!("{}not json\n{}", to_line(&start), to_line(&paused("t1")));
-        assert!(matches!(parse(&middle), Err(JournalError::BadLine { line: 2, .. })), "{:?}", parse(&middle));
-        assert!(matches!(parse(&to_line(&paused("t0"))), Err(JournalError::NoStart)));
+        let bad = parse(middle.as_bytes());
+        assert!(matches!(bad, Err(JournalError::BadLine { line: 2, .. })), "{bad:?}");
+        assert!(matches!(parse(to_line(&paused("t0")).as_bytes()), Err(JournalError::NoStart)));
+    }
+
+    /// A crash can cut the last line inside a character (a path with `é`): still only that line
+    /// is dropped. A whole last line without its newline is kept, and said to need one.
+    #[test]
+    fn a_last_line_cut_inside_a_character_is_dropped_and_a_whole_one_without_newline_kept() {
+        let start = crate::campaigns::state::tests::started(&["aaaa0001"]);
+        let mut bytes = to_line(&start).into_bytes();
+        bytes.extend_from_slice("{\"event\":\"paused\",\"at\":\"caf\u{e9}".as_bytes());
+        bytes.pop(); // half of the é
+        let parsed = parse(&bytes).unwrap();
+        assert_eq!((parsed.events.len(), parsed.torn_tail, parsed.unterminated), (1, true, false));
+        let whole = format!("{}{}", to_line(&start), to_line(&paused("t1")).trim_end());
+        let parsed = parse(whole.as_bytes()).unwrap();
+        assert_eq!((parsed.events.len(), parsed.torn_tail, parsed.unterminated), (2, false, true));
+        let mut middle = to_line(&start).into_bytes();
+        middle.extend_from_slice(b"{\"event\":\"paused\",\"at\":\"\xff\"}\n");
+        middle.extend_from_slice(to_line(&paused("t2")).as_bytes());
+        assert!(matches!(parse(&middle), Err(JournalError::BadLine { line: 2, .. })));
+    }
+
+    /// A newer perftriage's event kind is skipped and said, never a stop; a known kind with bad
+    /// fields is still an error naming its line.
+    #[test]
+    fn an_unknown_event_is_skipped_and_said_a_known_one_with_bad_fields_is_an_error() {
+        let start = crate::campaigns::state::tests::started(&["aaaa0001"]);
+        let text =
+            format!("{}{{\"event\":\"migrated\",\"to\":\"x\"}}\n{}", to_line(&start), to_line(&paused("t1")));
+        let parsed = parse(text.as_bytes()).unwrap();
+        assert_eq!(parsed.events, vec![start.clone(), paused("t1")]);
+        assert_eq!(parsed.skipped, ["line 2: unknown event (a newer perftriage's?)"]);
+        let bad = format!("{}{{\"event\":\"paused\"}}\n", to_line(&start));
+        assert!(matches!(parse(bad.as_bytes()), Err(JournalError::BadLine { line: 2, .. })));
+    }
+
+    #[test]
+    fn every_event_kind_is_known_by_its_tag() {
+        let start = crate::campaigns::state::tests::started(&["aaaa0001"]);
+        let (short, variant, run_id, at) =
+            ("aaaa0001".into(), Variant::Baseline, RunId::from("r"), String::new());
+        let events = [
+            start,
+            Event::Launched { short, variant, run_id: run_id.clone(), at: at.clone() },
+            Event::Submitted { run_id: run_id.clone(), job_id: 1, dir: at.clone(), at: at.clone() },
+            Event::Finished {
+                run_id,
+                status: RunStatus::Success,
+                category: None,
+                disposition: None,
+                result: None,
+                at: at.clone(),
+            },
+            Event::Fixed {
+                short: "a".into(),
+                variant,
+                recipe: at.clone(),
+                image: None,
+                host: None,
+                at: at.clone(),
+            },
+            Event::Decided { short: "a".into(), variant, what: at.clone(), at: at.clone() },
+            paused(""),
+            Event::Resumed { at: at.clone() },
+            Event::Cancelled { at: at.clone() },
+            Event::Driven {
+                driver: crate::campaigns::Driver { pid: 1, host: at.clone(), since: at.clone() },
+                at,
+            },
+        ];
+        let tags: Vec<String> = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap()["event"].as_str().unwrap().into())
+            .collect();
+        assert_eq!(tags, KNOWN);
     }
 }

@@ -10,7 +10,7 @@ mod snapshot;
 pub(crate) mod state;
 
 pub use driver::{Driver, Liveness, stopped_line};
-pub use journal::{Event, JournalError, Parsed, parse, to_line};
+pub use journal::{Event, JournalError, Parsed, SCHEMA, parse, to_line};
 pub use outcome::{Outcome, outcome};
 pub use policy::{BOARD_RETRIES, CANCELLED, LOST, Next, Policy, next};
 pub use snapshot::{CellLine, FixLine, RunLine, Snapshot};

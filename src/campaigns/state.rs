@@ -141,7 +141,7 @@ impl Progress {
 impl CampaignState {
     /// The journal's events folded; `None` without its `started` event.
     pub fn fold(events: &[Event]) -> Option<CampaignState> {
-        let Some(Event::Started { spec, usable, at }) = events.first() else { return None };
+        let Some(Event::Started { spec, usable, at, .. }) = events.first() else { return None };
         let cells = spec.cells().map(|key| (key, Cell::default())).collect();
         let (spec, started_at, usable_before) = (spec.clone(), at.clone(), *usable);
         let mut state =
@@ -152,7 +152,7 @@ impl CampaignState {
 
     fn apply(&mut self, event: &Event) {
         match event {
-            Event::Started { .. } => {}
+            Event::Started { .. } | Event::Driven { .. } => {}
             Event::Launched { short, variant, run_id, at } => {
                 let attempt =
                     Attempt { run_id: run_id.clone(), launched: at.clone(), job: None, finish: None };
@@ -248,7 +248,7 @@ pub(crate) mod tests {
             concurrency: 1,
             slurm: false,
         };
-        Event::Started { spec, usable: None, at: "t0".into() }
+        Event::Started { schema: super::super::SCHEMA, spec, usable: None, at: "t0".into() }
     }
 
     pub(crate) fn launched(short: &str, variant: Variant, run: &str) -> Event {

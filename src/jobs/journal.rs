@@ -76,26 +76,30 @@ impl Journal {
     }
 
     pub fn read(&self) -> Result<Parsed, CampaignFileError> {
-        let text = std::fs::read_to_string(&self.path).map_err(|source| match source.kind() {
+        let bytes = std::fs::read(&self.path).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => {
                 CampaignFileError::Missing { name: self.name.clone(), path: self.path.clone() }
             }
             _ => CampaignFileError::Io { path: self.path.clone(), source },
         })?;
-        parse(&text).map_err(|source| CampaignFileError::Journal { path: self.path.clone(), source })
+        parse(&bytes).map_err(|source| CampaignFileError::Journal { path: self.path.clone(), source })
     }
 
-    /// Read it for going on: a last line a crash cut short is cut off the file (said by
-    /// `torn_tail`), so the next event starts a line of its own.
+    /// Read it for going on (its driver alone calls this): a last line a crash cut short is cut
+    /// off the file (said by `torn_tail`), a whole one without its newline given one, so the next
+    /// event starts a line of its own.
     pub fn repaired(&self) -> Result<Parsed, CampaignFileError> {
         let parsed = self.read()?;
+        let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
         if parsed.torn_tail {
-            let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
             let text = std::fs::read(&self.path).map_err(io)?;
             let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             let file = std::fs::OpenOptions::new().write(true).open(&self.path).map_err(io)?;
             file.set_len(keep as u64).map_err(io)?;
             file.sync_data().map_err(io)?;
+        } else if parsed.unterminated {
+            let mut file = crate::files::append(&self.path).map_err(io)?;
+            file.write_all(b"\n").and_then(|()| file.sync_data()).map_err(io)?;
         }
         Ok(parsed)
     }

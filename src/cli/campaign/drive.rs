@@ -23,15 +23,20 @@ use tokio::sync::watch;
 /// `cancel` from another process, a signal).
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
-/// Drive the campaign while holding its lock (`_lock` lives as long as the loop).
-pub fn drive(ctx: &Context, journal: &Journal, _lock: DriverLock) -> Result<ExitCode> {
-    crate::cli::runtime()?.block_on(async {
-        let (cancel_tx, cancel) = watch::channel(false);
-        let stopped = crate::cli::run::on_signal(&cancel_tx);
-        super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
-        let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
-        go(&crew, &stopped, &cancel_tx).await
-    })
+/// Drive the campaign while holding its lock (`lock`, a parameter, lives until this returns),
+/// the driver journalled first.
+pub fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitCode> {
+    let at = crate::session::now_rfc3339();
+    journal.append(&Event::Driven { driver: lock.driver.clone(), at })?;
+    crate::cli::runtime()?
+        .block_on(async {
+            let (cancel_tx, cancel) = watch::channel(false);
+            let stopped = crate::cli::run::on_signal(&cancel_tx);
+            super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
+            let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
+            go(&crew, &stopped, &cancel_tx).await
+        })
+        .inspect(|_| drop(lock))
 }
 
 /// Why the loop starts nothing more: a signal, the journal's pause or cancel, a step's error.

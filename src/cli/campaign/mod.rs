@@ -11,7 +11,7 @@ mod status;
 mod steps;
 mod stop;
 
-use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, parse_variants};
+use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, SCHEMA, parse_variants};
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, Short};
 use crate::jobs::driver::{Claiming, DriverError, DriverLock, Request};
@@ -50,7 +50,8 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
     let claiming = Claiming::take(&ctx.workspace)?;
     let Some(lock) = claim(ctx, &spec)? else { return Ok(ExitCode::from(2)) };
     let usable = Some(spec.commits.iter().filter(|s| usable(ctx, s)).count());
-    let started = Event::Started { spec: spec.clone(), usable, at: crate::session::now_rfc3339() };
+    let started =
+        Event::Started { schema: SCHEMA, spec: spec.clone(), usable, at: crate::session::now_rfc3339() };
     let journal = Journal::create(&ctx.workspace, &started, &spec.name)?;
     drop(claiming);
     super::out::err(&format!(
@@ -110,9 +111,7 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     let spec = journal.state()?.spec;
     let Some(lock) = claim(ctx, &spec)? else { return Ok(ExitCode::from(2)) };
     drop(claiming);
-    if journal.repaired()?.torn_tail {
-        super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
-    }
+    said(&journal.repaired()?, "it is dropped");
     let state = journal.state()?;
     if state.cancelled {
         super::out::err(&format!("perftriage: campaign {name} was cancelled; nothing to resume"));
@@ -137,13 +136,22 @@ pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    if journal.repaired()?.torn_tail {
-        super::out::err("perftriage: the journal's last line was cut short by a crash; it is dropped");
-    }
+    said(&journal.repaired()?, "it is dropped");
     journal.state()?;
     journal.append(&stop::event(request))?;
     drop(lock);
     Ok(ExitCode::SUCCESS)
+}
+
+/// What reading the journal found beside its events: a torn last line (`torn`: what becomes of
+/// it), events of kinds a newer perftriage wrote.
+pub(crate) fn said(parsed: &crate::campaigns::Parsed, torn: &str) {
+    if parsed.torn_tail {
+        super::out::err(&format!("perftriage: the journal's last line was cut short by a crash; {torn}"));
+    }
+    for skipped in &parsed.skipped {
+        super::out::err(&format!("perftriage: journal {skipped}: skipped"));
+    }
 }
 
 /// The journal of the campaign `name`, or `None` (said) when there is no such campaign here.

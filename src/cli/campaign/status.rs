@@ -16,7 +16,9 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         crate::cli::out::err("perftriage: no campaign in this workspace");
         return Ok(ExitCode::from(2));
     };
-    let state = Journal::of(&ctx.workspace, &name).state()?;
+    let journal = Journal::of(&ctx.workspace, &name);
+    super::said(&journal.read()?, "it is left out (the driver drops it when it goes on)");
+    let state = journal.state()?;
     let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
     let resume = format!("{} campaign resume {name}", ctx.view.perftriage(&ctx.workspace));
     let headline = state.snapshot().with_liveness(liveness.clone(), &resume).headline;

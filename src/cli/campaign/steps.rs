@@ -320,9 +320,9 @@ mod tests {
             host: None,
             at: "t".into(),
         };
-        let Event::Started { mut spec, usable, at } = started(&["aaaa0001"]) else { unreachable!() };
+        let Event::Started { schema, mut spec, usable, at } = started(&["aaaa0001"]) else { unreachable!() };
         spec.variants = Variant::ALL.to_vec();
-        let state = CampaignState::fold(&[Event::Started { spec, usable, at }, fixed]).unwrap();
+        let state = CampaignState::fold(&[Event::Started { schema, spec, usable, at }, fixed]).unwrap();
         let given = |v| Given::of(&state, &("aaaa0001".into(), v));
         let image = given(Variant::Agent).sibling_fixed("aimv2_exist_ok").map(|i| i.to_string());
         assert_eq!(image.as_deref(), Some("perftriage-fixed:baseline-x"));
