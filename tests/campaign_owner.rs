@@ -175,6 +175,15 @@ fn the_boards_header_says_a_killed_driver_stopped() {
     let screen = board.until("stopped in the header", 60, |t| t.contains("stopped: its process is gone"));
     eprintln!("the header said stopped {:.1} s after the kill", killed.elapsed().as_secs_f64());
     assert!(screen.lines().next().unwrap().contains("campaign nightly"), "{screen}");
+    // Resumed from the board: `O`, `r`, yes; a new driver goes on to the end (the last agent
+    // patch does not apply).
+    board.keys("O");
+    board.until("the campaign view", 30, |t| t.contains("runs ("));
+    board.keys("r");
+    board.until("the resume's confirm", 30, |t| t.contains("Resume campaign nightly?"));
+    board.keys("y");
+    board.until("the campaign ended", 300, |t| t.contains("campaign nightly 9/9 ✓8 ✗1"));
+    each_run_once(&s);
 }
 
 /// A server that fails four seconds into its start (the image lacks `fa_utils.py`).

@@ -309,7 +309,8 @@ fn nightly_snapshot() -> perftriage::campaigns::Snapshot {
     let headline =
         Headline { name: "nightly".into(), progress, left_s: Some(11_400), state: "", stopped: None };
     let liveness = Liveness::Unknown;
-    Snapshot { headline, cells: Vec::new(), runs: Vec::new(), fixes: Vec::new(), liveness }
+    let perftriage = "perftriage".into();
+    Snapshot { headline, cells: Vec::new(), runs: Vec::new(), fixes: Vec::new(), liveness, perftriage }
 }
 
 /// A campaign runs in a process of its own: the board reads its journal every other tick (a
@@ -335,8 +336,7 @@ fn the_header_says_a_campaign_whose_process_is_gone_stopped_and_how_to_resume_it
     use perftriage::campaigns::{Driver, Liveness};
     let mut s = state();
     let driver = Driver { pid: 4242, host: "gpu-1".into(), since: "2026-11-28T01:00:00Z".into() };
-    let resume = "perftriage --workspace /ws campaign resume nightly";
-    let snapshot = nightly_snapshot().with_liveness(Liveness::Gone(driver), resume);
+    let snapshot = nightly_snapshot().with_liveness(Liveness::Gone(driver), "perftriage --workspace /ws");
     update(&mut s, Msg::Campaign(Some(snapshot)));
     let screen = common::screen_of(&s, 200, 48);
     let header = screen.lines().next().unwrap();
@@ -454,6 +454,7 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
             at: "2026-11-27T00:00:00Z".into(),
         }],
         liveness: perftriage::campaigns::Liveness::Unknown,
+        perftriage: "perftriage".into(),
     };
     let effects = update(&mut s, Msg::Campaign(Some(snapshot.clone())));
     assert!(effects.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "{effects:?}");
@@ -474,4 +475,38 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
     let runs = common::screen_of(&s, 160, 48);
     let first = runs.lines().position(|l| l.contains("run r2")).unwrap();
     assert!(runs.lines().nth(first + 1).unwrap().contains("run r1"), "newest first: {runs}");
+}
+
+/// `O` then `p`, `r` or `X`: a confirm that says what happens and the command it is the same as
+/// (with the board's flags), then the verb as an effect; a resume of a campaign whose driver is
+/// alive is refused.
+#[test]
+fn the_campaign_view_pauses_resumes_and_cancels_after_a_confirm() {
+    use perftriage::app::Mode;
+    use perftriage::campaigns::{Driver, Liveness, Verb};
+    let mut s = state();
+    let driver = Driver { pid: 4242, host: "gpu-1".into(), since: "2026-11-28T01:00:00Z".into() };
+    let flags = "perftriage --config /etc/p.toml --workspace /ws";
+    let running = nightly_snapshot().with_liveness(Liveness::Driving(driver.clone()), flags);
+    update(&mut s, Msg::Campaign(Some(running)));
+    press(&mut s, Key::ch('O'));
+    assert!(press(&mut s, Key::ch('r')).is_empty());
+    assert!(s.session.message.clone().unwrap().1.contains("is running: nothing to resume"));
+    press(&mut s, Key::ch('p'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let text = confirm.preview.join("\n");
+    assert!(text.contains("its driver (pid 4242 on gpu-1"), "{text}");
+    assert!(text.contains(&format!("the same as `{flags} campaign pause nightly`")), "{text}");
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::Campaign { name: "nightly".into(), verb: Verb::Pause }]);
+    let gone = nightly_snapshot().with_liveness(Liveness::Gone(driver), flags);
+    update(&mut s, Msg::Campaign(Some(gone)));
+    press(&mut s, Key::ch('O'));
+    press(&mut s, Key::ch('r'));
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::Campaign { name: "nightly".into(), verb: Verb::Resume }]);
+    press(&mut s, Key::ch('O'));
+    press(&mut s, Key::ch('X'));
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::Campaign { name: "nightly".into(), verb: Verb::Cancel }]);
 }

@@ -107,6 +107,12 @@ pub enum Effect {
         shorts: Vec<Short>,
         name: crate::ids::CampaignName,
     },
+    /// `perftriage campaign pause|resume|cancel NAME` in a process of its own (answered by
+    /// `Msg::CampaignStarted`; the journal's next read says what it did).
+    Campaign {
+        name: crate::ids::CampaignName,
+        verb: crate::campaigns::Verb,
+    },
     /// Remove a fixed image's tag.
     RemoveImage(String),
     /// Push a fixed image to the configured registry (`Msg::Pushed` answers).

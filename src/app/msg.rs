@@ -68,6 +68,8 @@ pub enum Msg {
     CampaignResult(Box<crate::dataset::results::Digested>),
     /// A campaign's process was started, or why not.
     CampaignStarted(Result<crate::ids::CampaignName, JobError>),
+    /// `campaign pause|resume|cancel` started in a process of its own (or not).
+    CampaignAsked(Result<(crate::ids::CampaignName, crate::campaigns::Verb), JobError>),
     /// A fixed image was removed from the engine.
     ImageRemoved(String),
     /// A fixed image was pushed: its reference by digest.

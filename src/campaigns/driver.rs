@@ -52,6 +52,25 @@ impl Liveness {
     }
 }
 
+/// What the board (or a script) asks of a campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Pause,
+    Resume,
+    Cancel,
+}
+
+impl Verb {
+    /// Its word on the command line: `campaign pause NAME`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verb::Pause => "pause",
+            Verb::Resume => "resume",
+            Verb::Cancel => "cancel",
+        }
+    }
+}
+
 /// What a campaign whose driver is gone says: `stopped: its process is gone — <resume>`.
 pub fn stopped_line(resume: &str) -> String {
     format!("stopped: its process is gone — {resume}")

@@ -9,7 +9,7 @@ mod policy;
 mod snapshot;
 pub(crate) mod state;
 
-pub use driver::{Driver, Liveness, stopped_line};
+pub use driver::{Driver, Liveness, Verb, stopped_line};
 pub use journal::{Event, JournalError, Parsed, SCHEMA, parse, to_line};
 pub use outcome::{Outcome, outcome};
 pub use policy::{BOARD_RETRIES, CANCELLED, LOST, Next, Policy, next};

@@ -16,6 +16,8 @@ pub struct Snapshot {
     pub fixes: Vec<FixLine>,
     /// Whether its driving process is alive (`Unknown` until the reader says).
     pub liveness: super::Liveness,
+    /// `perftriage` with the reader's flags: its commands paste as printed.
+    pub perftriage: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,26 +70,42 @@ impl CampaignState {
                 Some(FixLine { short: short.clone(), variant: *variant, recipe, image, at })
             })
         });
-        let liveness = super::Liveness::Unknown;
-        Snapshot { headline: self.headline(), cells: cells.collect(), runs, fixes: fixes.collect(), liveness }
+        let (liveness, perftriage) = (super::Liveness::Unknown, "perftriage".into());
+        Snapshot {
+            headline: self.headline(),
+            cells: cells.collect(),
+            runs,
+            fixes: fixes.collect(),
+            liveness,
+            perftriage,
+        }
     }
 }
 
 impl Snapshot {
     /// With its driver's liveness: a campaign not ended, paused or cancelled whose process is gone
-    /// says so in its headline, with `resume` (the command that goes on), and its in-flight cells
-    /// say nothing runs them.
-    pub fn with_liveness(mut self, liveness: super::Liveness, resume: &str) -> Snapshot {
+    /// says so in its headline, with the command that goes on (`perftriage`, the reader's command
+    /// and flags, in it), and its in-flight cells say nothing runs them.
+    pub fn with_liveness(mut self, liveness: super::Liveness, perftriage: &str) -> Snapshot {
+        self.perftriage = perftriage.to_string();
+        let resume = self.command(super::Verb::Resume);
         let h = &mut self.headline;
         let unfinished = h.state.is_empty() && h.progress.ended < h.progress.total;
         if unfinished && matches!(liveness, super::Liveness::Gone(_)) {
-            h.stopped = Some(super::stopped_line(resume));
+            h.stopped = Some(super::stopped_line(&resume));
             for cell in self.cells.iter_mut().filter(|c| c.standing == RUNNING) {
                 cell.standing = "◌ stopped mid-run: its process is gone".into();
             }
         }
         self.liveness = liveness;
         self
+    }
+}
+
+impl Snapshot {
+    /// `perftriage … campaign <verb> <name>`, as it pastes.
+    pub fn command(&self, verb: super::Verb) -> String {
+        format!("{} campaign {} {}", self.perftriage, verb.word(), self.headline.name)
     }
 }
 

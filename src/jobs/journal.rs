@@ -37,8 +37,7 @@ pub fn snapshot(
     perftriage: &str,
 ) -> Option<crate::campaigns::Snapshot> {
     let snapshot = crate::campaigns::CampaignState::fold(events)?.snapshot();
-    let liveness = super::driver::liveness(workspace, name);
-    Some(snapshot.with_liveness(liveness, &format!("{perftriage} campaign resume {name}")))
+    Some(snapshot.with_liveness(super::driver::liveness(workspace, name), perftriage))
 }
 
 /// Where a campaign's journal is, and appending to it.

@@ -60,6 +60,7 @@ impl Io {
             Effect::ReadCampaign => self.jobs.read_campaign(),
             Effect::PlanCampaign(shorts) => self.jobs.plan_campaign(shorts),
             Effect::StartCampaign { shorts, name } => self.jobs.start_campaign(&shorts, &name),
+            Effect::Campaign { name, verb } => self.jobs.campaign_verb(&name, verb),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),

@@ -16,6 +16,7 @@ pub(super) fn of(mode: KeyMode) -> Vec<(&'static str, Action)> {
         KeyMode::Runs => (RUNS, true),
         KeyMode::Images => (IMAGES, true),
         KeyMode::ActionMenu => (BULK_PICKER, true),
+        KeyMode::Campaign => (CAMPAIGN, true),
     };
     let shared = if menu { MENU } else { &[] };
     // Help is all menu: its own keys (pages, `?`) come after the shared ones.
@@ -185,6 +186,14 @@ const PROMPT: &[(&str, Action)] = &[
     ("ctrl-u", Action::ClearLine),
     ("tab", Action::Complete),
     ("up", Action::Recall),
+];
+
+const CAMPAIGN: &[(&str, Action)] = &[
+    ("pagedown", Action::PageDown),
+    ("pageup", Action::PageUp),
+    ("p", Action::CampaignPause),
+    ("r", Action::CampaignResume),
+    ("X", Action::CampaignCancel),
 ];
 
 const HELP: &[(&str, Action)] =

@@ -25,10 +25,11 @@ pub enum KeyMode {
     Runs,
     Images,
     ActionMenu,
+    Campaign,
 }
 
 impl KeyMode {
-    pub const ALL: [KeyMode; 11] = [
+    pub const ALL: [KeyMode; 12] = [
         KeyMode::Board,
         KeyMode::Log,
         KeyMode::Chooser,
@@ -40,6 +41,7 @@ impl KeyMode {
         KeyMode::Runs,
         KeyMode::Images,
         KeyMode::ActionMenu,
+        KeyMode::Campaign,
     ];
 
     pub fn title(self) -> &'static str {
@@ -55,6 +57,7 @@ impl KeyMode {
             KeyMode::Runs => "Runs view",
             KeyMode::Images => "Images view",
             KeyMode::ActionMenu => "Action menu",
+            KeyMode::Campaign => "Campaign view",
         }
     }
 

@@ -72,7 +72,8 @@ impl AppState {
             Mode::Runs(_) => KeyMode::Runs,
             Mode::Images(_) => KeyMode::Images,
             Mode::Actions(_) => KeyMode::ActionMenu,
-            Mode::Help | Mode::Messages | Mode::Campaign => KeyMode::Help,
+            Mode::Help | Mode::Messages => KeyMode::Help,
+            Mode::Campaign => KeyMode::Campaign,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,
         }

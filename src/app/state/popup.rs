@@ -50,6 +50,11 @@ pub enum ConfirmAction {
     CancelRun {
         run_id: RunId,
     },
+    /// Pause, resume or cancel the workspace's campaign.
+    Campaign {
+        name: crate::ids::CampaignName,
+        verb: crate::campaigns::Verb,
+    },
     ApplyFix {
         short: Short,
         variant: Variant,

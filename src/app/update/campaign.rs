@@ -67,6 +67,69 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
+/// A key in the `O` view: scrolling, or pause, resume or cancel after a confirm.
+pub fn act(state: &mut AppState, action: crate::app::Action) -> Vec<Effect> {
+    use crate::app::Action;
+    use crate::campaigns::Verb;
+    let verb = match action {
+        Action::CampaignPause => Verb::Pause,
+        Action::CampaignResume => Verb::Resume,
+        Action::CampaignCancel => Verb::Cancel,
+        other => return super::help::act(state, other),
+    };
+    let Some(campaign) = &state.session.campaign else { return Vec::new() };
+    if let Some(why) = refused(campaign, verb) {
+        state.notify(Level::Info, why);
+        return Vec::new();
+    }
+    let name = CampaignName::from(campaign.headline.name.clone());
+    let title = format!("{} campaign {name}?", capitalised(verb.word()));
+    let preview = verb_preview(campaign, verb);
+    state.mode = Mode::Confirm(Confirm::new(title, preview, ConfirmAction::Campaign { name, verb }));
+    Vec::new()
+}
+
+/// Why `verb` makes no sense now: a resume of a campaign whose driver is alive, anything of an
+/// ended or cancelled one.
+fn refused(campaign: &Snapshot, verb: crate::campaigns::Verb) -> Option<String> {
+    let h = &campaign.headline;
+    let name = &h.name;
+    if h.state == "cancelled" || h.progress.ended == h.progress.total {
+        return Some(format!("campaign {name} has ended; nothing to {}", verb.word()));
+    }
+    let driving = campaign.liveness.is_driving();
+    match verb {
+        crate::campaigns::Verb::Resume if driving => {
+            Some(format!("campaign {name} is running: nothing to resume"))
+        }
+        crate::campaigns::Verb::Pause if h.state == "paused" => {
+            Some(format!("campaign {name} is paused already"))
+        }
+        _ => None,
+    }
+}
+
+fn verb_preview(campaign: &Snapshot, verb: crate::campaigns::Verb) -> Vec<String> {
+    use crate::campaigns::Verb;
+    let who = campaign.liveness.driver().map_or_else(|| "its driver".into(), |d| format!("its driver ({d})"));
+    let what = match (verb, campaign.liveness.is_driving()) {
+        (Verb::Resume, _) => {
+            "a new driver, in a process of its own, goes on where the journal stopped".into()
+        }
+        (Verb::Pause, true) => {
+            format!("{who} is asked to pause: it starts nothing more; runs under way go on")
+        }
+        (Verb::Cancel, true) => format!("{who} is asked to cancel: it starts nothing more"),
+        (_, false) => "no driver is alive: the journal says so, and a resume goes on from there".into(),
+    };
+    vec![what, format!("the same as `{}`", campaign.command(verb))]
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 /// `C`: plan a campaign over the picked commits, else every commit shown — unless one runs in
 /// this workspace (or this board is starting one): that one is shown instead.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {
@@ -172,6 +235,27 @@ fn images(state: &AppState, plan: &CampaignPlan) -> Vec<String> {
     lines.extend(counts.iter().map(|(image, n)| format!("  {image} × {n}")));
     lines.extend(missing);
     lines
+}
+
+/// `campaign pause|resume|cancel` runs in a process of its own: said, and the journal read.
+pub fn asked(
+    state: &mut AppState,
+    asked: Result<(CampaignName, crate::campaigns::Verb), JobError>,
+) -> Vec<Effect> {
+    match asked {
+        Ok((name, verb)) => {
+            let log = format!("campaigns/{name}/process.log");
+            state.notify(
+                Level::Info,
+                format!("campaign {} {name}: under way (its word in {log})", verb.word()),
+            );
+            vec![Effect::ReadCampaign]
+        }
+        Err(why) => {
+            state.notify(Level::Error, format!("campaign not asked: {why}"));
+            Vec::new()
+        }
+    }
 }
 
 /// Ticks a started campaign has to write its journal before the board says it did not.

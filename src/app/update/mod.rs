@@ -48,6 +48,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Campaign(snapshot) => campaign::read(state, snapshot),
         Msg::CampaignPlanned(plan) => campaign::planned(state, plan),
         Msg::CampaignStarted(started) => campaign::started(state, started),
+        Msg::CampaignAsked(asked) => campaign::asked(state, asked),
         Msg::CampaignResult(digested) => campaign::result(state, *digested),
         Msg::ImageRemoved(tag) => images::removed(state, &tag),
         Msg::Pushed { tag, reference } => images::pushed(state, &tag, &reference),
@@ -163,6 +164,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
             edited(state, edit)
         }
         (KeyMode::Help, Some(action)) => help::act(state, action),
+        (KeyMode::Campaign, Some(action)) => campaign::act(state, action),
     }
 }
 
@@ -251,6 +253,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::RemoveImage { tag } => vec![Effect::RemoveImage(tag)],
         ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
         ConfirmAction::StartCampaign { shorts, name } => campaign::start(state, shorts, name),
+        ConfirmAction::Campaign { name, verb } => vec![Effect::Campaign { name, verb }],
     }
 }
 

@@ -20,8 +20,8 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
     super::said(&journal.read()?, "it is left out (the driver drops it when it goes on)");
     let state = journal.state()?;
     let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
-    let resume = format!("{} campaign resume {name}", ctx.view.perftriage(&ctx.workspace));
-    let headline = state.snapshot().with_liveness(liveness.clone(), &resume).headline;
+    let perftriage = ctx.view.perftriage(&ctx.workspace);
+    let headline = state.snapshot().with_liveness(liveness.clone(), &perftriage).headline;
     let recipes = ctx.recipes()?;
     let cells: Vec<serde_json::Value> = state
         .cells

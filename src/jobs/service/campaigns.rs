@@ -18,7 +18,7 @@ pub enum CampaignStartError {
     Exe(std::io::Error),
     #[error("cannot write {}: {source}", path.display())]
     Log { path: std::path::PathBuf, source: std::io::Error },
-    #[error("cannot start `perftriage campaign start`: {0}")]
+    #[error("cannot start `perftriage campaign …`: {0}")]
     Spawn(std::io::Error),
 }
 
@@ -74,25 +74,35 @@ impl JobService {
         let _ = self.tx.send(Msg::CampaignStarted(started));
     }
 
+    /// `perftriage campaign pause|resume|cancel NAME` as a process of its own, as a start is
+    /// (a resume drives the campaign from then on); answered as a start is.
+    pub fn campaign_verb(&self, name: &CampaignName, verb: crate::campaigns::Verb) {
+        let args = ["campaign", verb.word(), name.as_str()].map(String::from);
+        let spawned =
+            self.spawn_perftriage(name, &args).map(|()| (name.clone(), verb)).map_err(JobError::from);
+        let _ = self.tx.send(Msg::CampaignAsked(spawned));
+    }
+
     fn spawn_campaign(&self, shorts: &[Short], name: &CampaignName) -> Result<(), CampaignStartError> {
-        use std::os::unix::process::CommandExt;
-        let dir = self.setup.workspace.join("campaigns").join(name.as_str());
-        let path = dir.join("process.log");
-        let log = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::File::create(&path))
-            .map_err(|source| CampaignStartError::Log { path, source })?;
         let commits: Vec<&str> = shorts.iter().map(Short::as_str).collect();
+        let (retries, commits) = (crate::campaigns::BOARD_RETRIES.to_string(), commits.join(","));
+        let args = ["campaign", "start", "--name", name.as_str(), "--variants", "b,h,a", "--auto-fix"];
+        let args = args.into_iter().chain(["--retries", &retries, "--commits", &commits]);
+        self.spawn_perftriage(name, &args.map(String::from).collect::<Vec<_>>())
+    }
+
+    /// `perftriage` with the board's flags and `args`, in a process group of its own (the
+    /// board's terminal closing does not stop it); its stderr is appended to
+    /// `campaigns/<name>/process.log`.
+    fn spawn_perftriage(&self, name: &CampaignName, args: &[String]) -> Result<(), CampaignStartError> {
+        use std::os::unix::process::CommandExt;
+        let path = crate::jobs::driver::folder(&self.setup.workspace, name).join("process.log");
+        let log = crate::files::append(&path).map_err(|source| CampaignStartError::Log { path, source })?;
         std::process::Command::new(std::env::current_exe().map_err(CampaignStartError::Exe)?)
             .args(self.setup.view.argv())
             .arg("--workspace")
             .arg(&self.setup.workspace)
-            .args(["campaign", "start", "--name", name.as_str(), "--variants", "b,h,a", "--auto-fix"])
-            .args([
-                "--retries",
-                &crate::campaigns::BOARD_RETRIES.to_string(),
-                "--commits",
-                &commits.join(","),
-            ])
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(log)

@@ -19,9 +19,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let height = area.height.saturating_sub(2);
     let last_top = super::cells(lines.len()).saturating_sub(height.saturating_sub(2));
     let scroll = state.session.help_scroll.min(last_top);
-    let key = |action| super::hints::key(&state.session.keymap, KeyMode::Help, action);
+    let key = |action| super::hints::key(&state.session.keymap, KeyMode::Campaign, action);
     let (down, up, close) = (key(Action::MenuDown), key(Action::MenuUp), key(Action::Close));
-    let title = format!(" {} — {down}/{up} scroll, {close} closes ", snapshot.headline);
+    let verbs = [Action::CampaignPause, Action::CampaignResume, Action::CampaignCancel].map(key);
+    let [pause, resume, cancel] = &verbs;
+    let title = format!(
+        " {} — {down}/{up} scroll, {pause} pause, {resume} resume, {cancel} cancel, {close} closes ",
+        snapshot.headline
+    );
     let body = Paragraph::new(lines).scroll((scroll, 0));
     popup(frame, area, (150, height), Span::styled(title, theme.header), theme.border, body);
 }
