@@ -265,8 +265,13 @@ pub(crate) enum CampaignCommand {
     Resume { name: String },
     /// Stop before its next step (`resume` goes on).
     Pause { name: String },
-    /// Stop for good before its next step.
-    Cancel { name: String },
+    /// Stop for good before its next step; with `--run`, stop that one run only (its cell is left).
+    Cancel {
+        name: String,
+        /// A run of the campaign in flight (`campaign status` lists them).
+        #[arg(long)]
+        run: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]

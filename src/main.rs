@@ -160,7 +160,8 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
         CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),
         CampaignCommand::Resume { name } => campaign::resume(ctx, &name),
         CampaignCommand::Pause { name } => campaign::stop(ctx, &name, false),
-        CampaignCommand::Cancel { name } => campaign::stop(ctx, &name, true),
+        CampaignCommand::Cancel { name, run: None } => campaign::stop(ctx, &name, true),
+        CampaignCommand::Cancel { name, run: Some(run) } => campaign::cancel_run(ctx, &name, &run.into()),
     }
 }
 

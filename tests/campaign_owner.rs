@@ -9,7 +9,7 @@ mod common;
 use common::campaign::campaign_setup;
 use common::engine::{Setup, perftriage, ready, text, watched_perftriage};
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const START: &[&str] = &["campaign", "start", "--name", "nightly", "--variants", "b,h,a", "--commits"];
 const RESUME: &[&str] = &["campaign", "resume", "nightly"];
@@ -274,4 +274,82 @@ fn a_torn_or_newer_journal_is_read_said_and_repaired_by_every_verb() {
     let journal = std::fs::read(&path).unwrap();
     assert!(journal.ends_with(b"\n") && std::str::from_utf8(&journal).is_ok(), "{journal:?}");
     assert_eq!(status(&s)["paused"], true);
+}
+
+/// A server that takes half a minute to start: its run stays in flight while the test acts.
+const SLOW_START: &str = "server = \"env MOCK_STARTUP_MS=30000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"\n";
+
+/// The run in flight's id, once the journal has one.
+fn in_flight(s: &Setup) -> String {
+    common::wait::until("a run in flight", Duration::from_secs(120), || {
+        let out = perftriage(s, &["campaign", "status", "nightly", "--json"]);
+        let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let cells = said["cells"].as_array().cloned().unwrap_or_default();
+        let running = cells.iter().find(|c| c["state"] == "running");
+        running.and_then(|c| c["runs"][0].as_str().map(str::to_string)).ok_or_else(|| format!("{said:#}"))
+    })
+}
+
+/// `campaign cancel NAME --run RUN` stops that run through its driver, which removes its container,
+/// journals it `cancelled_on_request` and leaves its cell, and goes on with the others.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn cancel_run_stops_one_run_through_the_driver_and_leaves_its_cell() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok"], SLOW_START);
+    let args = ["campaign", "start", "--name", "nightly", "--variants", "b", "--commits", &shorts[0]];
+    let driver = watched_perftriage(&s, &args);
+    let run = in_flight(&s);
+    let out = perftriage(&s, &["campaign", "cancel", "nightly", "--run", &run]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("run {run} stopped by its driver (pid {}", driver.id())),
+        "{}",
+        text(&out)
+    );
+    let (code, stderr) = finish(driver);
+    assert_eq!(code, Some(3), "the cell is left: {stderr}");
+    let cell = &status(&s)["cells"][0];
+    assert_eq!(
+        (&cell["state"], &cell["category"]),
+        (&"left".into(), &"cancelled_on_request".into()),
+        "{cell:#}"
+    );
+    let label = format!("label=perftriage.workspace={}", s.root.join("ws").display());
+    assert!(
+        common::engine::docker(&["ps", "-aq", "--filter", &label]).is_empty(),
+        "its container is removed"
+    );
+    let again = perftriage(&s, &["campaign", "cancel", "nightly", "--run", &run]);
+    assert_eq!(again.status.code(), Some(2), "not in flight any more: {}", text(&again));
+    each_run_once(&s);
+}
+
+/// On the board, `x` on a commit whose run is the campaign's asks its driver (after a confirm
+/// that gives the headless command), and the header's campaign ends with the cell left.
+#[test]
+#[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
+fn x_on_the_board_cancels_a_campaigns_run_through_its_driver() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok"], SLOW_START);
+    let args = ["campaign", "start", "--name", "nightly", "--variants", "b", "--commits", &shorts[0]];
+    let driver = watched_perftriage(&s, &args);
+    let run = in_flight(&s);
+    let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "owner-x", 250);
+    board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 0/1"));
+    board.keys("R");
+    let view = board.until("the runs view with the campaign's run", 60, |t| {
+        t.contains(&run) || t.contains("perftriage-test/vllm:ok @ local")
+    });
+    assert!(view.contains("queued here, the campaign's 1 running"), "{view}");
+    board.keys("Escape");
+    board.keys("x");
+    board.until("the confirm", 30, |t| {
+        t.contains(&format!("Cancel {} baseline (campaign nightly)?", shorts[0]))
+    });
+    board.keys("y");
+    board.until("the campaign ended", 120, |t| t.contains("campaign nightly 1/1 ✓0 ✗1"));
+    let (code, stderr) = finish(driver);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(status(&s)["cells"][0]["category"], "cancelled_on_request");
 }

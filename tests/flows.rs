@@ -437,6 +437,7 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
         word: word.into(),
         seconds: Some(75),
         launched: id.into(),
+        placed: None,
     };
     let snapshot = Snapshot {
         headline,
@@ -509,4 +510,41 @@ fn the_campaign_view_pauses_resumes_and_cancels_after_a_confirm() {
     press(&mut s, Key::ch('X'));
     let effects = press(&mut s, Key::ch('y'));
     assert_eq!(effects, [Effect::Campaign { name: "nightly".into(), verb: Verb::Cancel }]);
+}
+
+/// `x` on a commit whose live run is the campaign's (none of the board's own): a confirm naming
+/// its driver and the headless command, then the driver is asked; `R` lists the campaign's run
+/// with its image, host and container, and `x` there asks the same.
+#[test]
+fn x_on_a_campaigns_run_asks_its_driver_after_a_confirm() {
+    use perftriage::app::Mode;
+    use perftriage::campaigns::{Driver, Liveness, Placed, RunLine};
+    let mut s = state();
+    let short = s.board.selected_short().cloned().unwrap();
+    let mut snapshot = nightly_snapshot();
+    snapshot.runs.push(RunLine {
+        short: short.clone(),
+        variant: perftriage::dataset::Variant::Human,
+        run_id: "r9".into(),
+        word: "running".into(),
+        seconds: None,
+        launched: "2026-11-28T01:00:00Z".into(),
+        placed: Some(Placed { image: "img:h".into(), host: Some("gpu-2".into()) }),
+    });
+    let driver = Driver { pid: 4242, host: "gpu-1".into(), since: "2026-11-28T01:00:00Z".into() };
+    let snapshot = snapshot.with_liveness(Liveness::Driving(driver), "perftriage --workspace /ws");
+    update(&mut s, Msg::Campaign(Some(snapshot)));
+    press(&mut s, Key::ch('x'));
+    let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
+    let text = confirm.preview.join("\n");
+    assert!(text.contains("Its driver (pid 4242 on gpu-1"), "{text}");
+    assert!(text.contains("`perftriage --workspace /ws campaign cancel nightly --run r9`"), "{text}");
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::CancelCampaignRun { name: "nightly".into(), run_id: "r9".into() }]);
+    press(&mut s, Key::ch('R'));
+    let screen = common::screen_of(&s, 200, 48);
+    assert!(screen.contains("img:h @ gpu-2 · "), "{screen}");
+    assert!(screen.contains("0 running, 0 queued here, the campaign's 1 running"), "{screen}");
+    press(&mut s, Key::ch('x'));
+    assert!(matches!(&s.mode, Mode::Confirm(c) if c.title.contains("(campaign nightly)")), "{:?}", s.mode);
 }

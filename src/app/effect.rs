@@ -107,6 +107,11 @@ pub enum Effect {
         shorts: Vec<Short>,
         name: crate::ids::CampaignName,
     },
+    /// Ask the campaign's driver to stop one of its runs (answered by `Msg::CampaignAsked`).
+    CancelCampaignRun {
+        name: crate::ids::CampaignName,
+        run_id: crate::ids::RunId,
+    },
     /// `perftriage campaign pause|resume|cancel NAME` in a process of its own (answered by
     /// `Msg::CampaignStarted`; the journal's next read says what it did).
     Campaign {

@@ -68,8 +68,9 @@ pub enum Msg {
     CampaignResult(Box<crate::dataset::results::Digested>),
     /// A campaign's process was started, or why not.
     CampaignStarted(Result<crate::ids::CampaignName, JobError>),
-    /// `campaign pause|resume|cancel` started in a process of its own (or not).
-    CampaignAsked(Result<(crate::ids::CampaignName, crate::campaigns::Verb), JobError>),
+    /// What was asked of a campaign (a verb started in a process of its own, a run's stop asked
+    /// of its driver), in words, or why it could not be asked.
+    CampaignAsked(Result<String, JobError>),
     /// A fixed image was removed from the engine.
     ImageRemoved(String),
     /// A fixed image was pushed: its reference by digest.

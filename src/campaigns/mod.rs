@@ -12,8 +12,8 @@ pub(crate) mod state;
 pub use driver::{Driver, Liveness, Verb, stopped_line};
 pub use journal::{Event, JournalError, Parsed, SCHEMA, parse, to_line};
 pub use outcome::{Outcome, outcome};
-pub use policy::{BOARD_RETRIES, CANCELLED, LOST, Next, Policy, next};
-pub use snapshot::{CellLine, FixLine, RunLine, Snapshot};
+pub use policy::{BOARD_RETRIES, CANCELLED, CANCELLED_ON_REQUEST, LOST, Next, Policy, next};
+pub use snapshot::{CellLine, FixLine, Placed, RunLine, Snapshot};
 pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Headline, Progress};
 
 use crate::dataset::Variant;

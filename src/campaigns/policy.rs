@@ -49,6 +49,9 @@ pub const BOARD_RETRIES: u32 = 2;
 
 /// The category of a run this campaign stopped itself (a signal): it is run again, not counted.
 pub const CANCELLED: &str = "cancelled";
+/// The category of a run stopped on request (the board's `x`, `campaign cancel --run`): its cell
+/// is left, not run again.
+pub const CANCELLED_ON_REQUEST: &str = "cancelled_on_request";
 /// The category of a run launched before a stop that left neither a container nor a result: it
 /// never ran, and runs again, not counted.
 pub const LOST: &str = "lost_in_a_restart";
@@ -65,6 +68,9 @@ pub fn next(cell: &Cell, policy: Policy, recipe_for: impl Fn(&str) -> Option<Str
     let category = finish.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.to_string());
     if category == CANCELLED || category == LOST {
         return Next::Run;
+    }
+    if category == CANCELLED_ON_REQUEST {
+        return Next::Leave(format!("{category}: stopped as asked; not run again"));
     }
     if let Some(after_fix) = after_fix(cell, &category) {
         return after_fix;

@@ -49,6 +49,16 @@ pub struct RunLine {
     /// Launch to end, once it ended.
     pub seconds: Option<i64>,
     pub launched: String,
+    /// Where a run in flight runs, from its launch record (the reader fills it in).
+    pub placed: Option<Placed>,
+}
+
+/// A run's image and host as its launch record says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub image: crate::ids::ImageRef,
+    /// A `[[hosts]]` name; `None`: the driver's machine.
+    pub host: Option<String>,
 }
 
 impl CampaignState {
@@ -103,6 +113,19 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    /// The runs in flight, as `placed_of` (their launch records) says where they run.
+    pub fn with_placed(mut self, placed_of: impl Fn(&RunId) -> Option<Placed>) -> Snapshot {
+        for run in self.runs.iter_mut().filter(|r| r.seconds.is_none() && r.word == "running") {
+            run.placed = placed_of(&run.run_id);
+        }
+        self
+    }
+
+    /// The run in flight of `short`, if the campaign has one.
+    pub fn running_of(&self, short: &Short) -> Option<&RunLine> {
+        self.runs.iter().rev().find(|r| &r.short == short && r.seconds.is_none() && r.word == "running")
+    }
+
     /// `perftriage … campaign <verb> <name>`, as it pastes.
     pub fn command(&self, verb: super::Verb) -> String {
         format!("{} campaign {} {}", self.perftriage, verb.word(), self.headline.name)
@@ -140,6 +163,7 @@ fn run_lines<'a>(
         },
         seconds: a.seconds(),
         launched: a.launched.clone(),
+        placed: None,
     })
 }
 

@@ -2,16 +2,16 @@
 //! campaign holds for its whole life (the kernel lets go when it dies, however it dies), with that
 //! process's pid, host and start written in it. Other processes read it and try the lock to learn
 //! whether the driver is alive; while it is, they never write the journal but ask the driver
-//! (`campaigns/<name>/request`), which journals what was asked itself.
+//! (`campaigns/<name>/requests/`), which journals what was asked itself.
 
 use crate::campaigns::{Driver, Liveness};
-use crate::ids::CampaignName;
+use crate::ids::{CampaignName, RunId};
 use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 const LOCK: &str = "driver.lock";
-const REQUEST: &str = "request";
+const REQUESTS: &str = "requests";
 /// Held for the moment a process checks the workspace's running campaigns and takes its own.
 const CLAIMING: &str = ".claiming.lock";
 /// A record or a request is a few dozen bytes; a larger file is not one.
@@ -27,6 +27,8 @@ pub enum DriverError {
     NotRegular { path: PathBuf },
     #[error("{} is not a driver's record ({why})", path.display())]
     Record { path: PathBuf, why: String },
+    #[error("{} is not a request to a campaign's driver ({why}); it is removed", path.display())]
+    Request { path: PathBuf, why: String },
 }
 
 fn held_by(driver: &Option<Driver>) -> String {
@@ -34,11 +36,13 @@ fn held_by(driver: &Option<Driver>) -> String {
 }
 
 /// What another process asks a running campaign's driver to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Request {
     Pause,
     Cancel,
+    /// Stop this run of the campaign and leave its cell for a look.
+    CancelRun(RunId),
 }
 
 /// `<workspace>/campaigns/<name>`.
@@ -149,28 +153,37 @@ fn host_name() -> String {
     }
 }
 
-/// Ask `name`'s running driver for `request` (a cancel is not turned back into a pause).
-pub fn ask(workspace: &Path, name: &CampaignName, request: Request) -> Result<(), DriverError> {
-    let path = folder(workspace, name).join(REQUEST);
-    if request == Request::Pause && take_request_at(&path, false) == Some(Request::Cancel) {
-        return Ok(());
-    }
-    let text = serde_json::to_vec(&request).unwrap_or_default();
+/// Ask `name`'s running driver for `request`: a file of its own in `campaigns/<name>/requests/`,
+/// written whole (so two asks at once are both read).
+pub fn ask(workspace: &Path, name: &CampaignName, request: &Request) -> Result<(), DriverError> {
+    let dir = folder(workspace, name).join(REQUESTS);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let path = dir.join(format!("{nanos:024}-{}.json", std::process::id()));
+    let text = serde_json::to_vec(request).unwrap_or_default();
     crate::files::write_atomic(&path, &text).map_err(|source| DriverError::Io { path, source })
 }
 
-/// The driver's side: what was asked since it last looked (the request taken away).
-pub fn take_request(workspace: &Path, name: &CampaignName) -> Option<Request> {
-    take_request_at(&folder(workspace, name).join(REQUEST), true)
+/// The driver's side: every request since it last looked, oldest first, each taken away; one
+/// that is not a request (or not a regular file) is said and removed.
+pub fn take_requests(workspace: &Path, name: &CampaignName) -> Vec<Result<Request, DriverError>> {
+    let dir = folder(workspace, name).join(REQUESTS);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| !is_temp(p)).collect();
+    paths.sort();
+    paths.into_iter().map(|path| taken(&path)).collect()
 }
 
-fn take_request_at(path: &Path, remove: bool) -> Option<Request> {
-    let mut file = open_regular(path, false).ok()?;
-    let text = read_small(&mut file, path).ok();
-    if remove {
-        let _ = std::fs::remove_file(path);
-    }
-    serde_json::from_str(&text?).ok()
+/// `write_atomic`'s temporary file, not yet a request.
+fn is_temp(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "tmp")
+}
+
+fn taken(path: &Path) -> Result<Request, DriverError> {
+    let read = open_regular(path, false).and_then(|mut file| read_small(&mut file, path));
+    let _ = std::fs::remove_file(path);
+    let bad = |e: serde_json::Error| DriverError::Request { path: path.into(), why: e.to_string() };
+    serde_json::from_str(&read?).map_err(bad)
 }
 
 /// Held while a process checks which campaigns of the workspace run and takes its own, so two

@@ -37,7 +37,11 @@ pub fn snapshot(
     perftriage: &str,
 ) -> Option<crate::campaigns::Snapshot> {
     let snapshot = crate::campaigns::CampaignState::fold(events)?.snapshot();
-    Some(snapshot.with_liveness(super::driver::liveness(workspace, name), perftriage))
+    let placed = |run_id: &crate::ids::RunId| {
+        let launch = super::launches::read(workspace, run_id).ok()?;
+        Some(crate::campaigns::Placed { image: launch.plan.image, host: launch.host })
+    };
+    Some(snapshot.with_placed(placed).with_liveness(super::driver::liveness(workspace, name), perftriage))
 }
 
 /// Where a campaign's journal is, and appending to it.

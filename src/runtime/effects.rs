@@ -61,6 +61,7 @@ impl Io {
             Effect::PlanCampaign(shorts) => self.jobs.plan_campaign(shorts),
             Effect::StartCampaign { shorts, name } => self.jobs.start_campaign(&shorts, &name),
             Effect::Campaign { name, verb } => self.jobs.campaign_verb(&name, verb),
+            Effect::CancelCampaignRun { name, run_id } => self.jobs.cancel_campaign_run(&name, run_id),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),

@@ -50,6 +50,11 @@ pub enum ConfirmAction {
     CancelRun {
         run_id: RunId,
     },
+    /// Stop one run of the campaign (its driver does, and leaves the cell).
+    CancelCampaignRun {
+        name: crate::ids::CampaignName,
+        run_id: RunId,
+    },
     /// Pause, resume or cancel the workspace's campaign.
     Campaign {
         name: crate::ids::CampaignName,

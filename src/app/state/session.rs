@@ -62,6 +62,11 @@ pub struct SessionState {
 }
 
 impl SessionState {
+    /// The campaign's runs, newest first, as the runs view lists them below the board's own.
+    pub fn campaign_runs(&self) -> impl Iterator<Item = &crate::campaigns::RunLine> {
+        self.campaign.iter().flat_map(|c| c.runs.iter().rev())
+    }
+
     pub fn new(keymap: KeyMap) -> SessionState {
         SessionState {
             keymap,

@@ -8,7 +8,7 @@
 use super::super::msg::CampaignPlan;
 use super::super::state::{Confirm, ConfirmAction, Mode};
 use super::super::{AppState, Effect, JobError, Level};
-use crate::campaigns::{BOARD_RETRIES as RETRIES, Snapshot};
+use crate::campaigns::{BOARD_RETRIES as RETRIES, Liveness, Snapshot};
 use crate::dataset::Variant;
 use crate::dataset::results::Digested;
 use crate::ids::CampaignName;
@@ -130,6 +130,34 @@ fn capitalised(word: &str) -> String {
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// `x` on a run of the campaign: a confirm, then its driver is asked to stop it and leave its
+/// cell (a run the snapshot no longer shows running is said, not asked about).
+pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
+    let Some(campaign) = &state.session.campaign else { return Vec::new() };
+    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id && r.word == "running") else {
+        state.notify(Level::Info, format!("run {run_id} of the campaign has already ended"));
+        return Vec::new();
+    };
+    let Liveness::Driving(driver) = &campaign.liveness else {
+        let resume = campaign.command(crate::campaigns::Verb::Resume);
+        state.notify(
+            Level::Info,
+            format!("no driver runs campaign {}: nothing to stop ({resume} goes on)", campaign.headline.name),
+        );
+        return Vec::new();
+    };
+    let name = CampaignName::from(campaign.headline.name.clone());
+    let preview = vec![
+        format!("Run {run_id} ({} {}) of campaign {name} is running.", run.short, run.variant.name()),
+        format!("Its driver ({driver}) stops it and removes its container; the cell is left, not run again."),
+        format!("the same as `{} campaign cancel {name} --run {run_id}`", campaign.perftriage),
+    ];
+    let title = format!("Cancel {} {} (campaign {name})?", run.short, run.variant.name());
+    let action = ConfirmAction::CancelCampaignRun { name, run_id: run_id.clone() };
+    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
+    Vec::new()
+}
+
 /// `C`: plan a campaign over the picked commits, else every commit shown — unless one runs in
 /// this workspace (or this board is starting one): that one is shown instead.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {
@@ -237,18 +265,11 @@ fn images(state: &AppState, plan: &CampaignPlan) -> Vec<String> {
     lines
 }
 
-/// `campaign pause|resume|cancel` runs in a process of its own: said, and the journal read.
-pub fn asked(
-    state: &mut AppState,
-    asked: Result<(CampaignName, crate::campaigns::Verb), JobError>,
-) -> Vec<Effect> {
+/// Something was asked of the campaign: said, and the journal read.
+pub fn asked(state: &mut AppState, asked: Result<String, JobError>) -> Vec<Effect> {
     match asked {
-        Ok((name, verb)) => {
-            let log = format!("campaigns/{name}/process.log");
-            state.notify(
-                Level::Info,
-                format!("campaign {} {name}: under way (its word in {log})", verb.word()),
-            );
+        Ok(what) => {
+            state.notify(Level::Info, format!("asked: {what}; the journal says how it went"));
             vec![Effect::ReadCampaign]
         }
         Err(why) => {

@@ -254,6 +254,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
         ConfirmAction::StartCampaign { shorts, name } => campaign::start(state, shorts, name),
         ConfirmAction::Campaign { name, verb } => vec![Effect::Campaign { name, verb }],
+        ConfirmAction::CancelCampaignRun { name, run_id } => vec![Effect::CancelCampaignRun { name, run_id }],
     }
 }
 

@@ -81,11 +81,18 @@ pub fn pump(state: &mut AppState) -> Vec<Effect> {
 /// `x`: cancel the selected commit's live run, after a confirm.
 pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
     let Some(short) = state.board.selected_short().cloned() else { return Vec::new() };
-    let Some(run_id) = state.runs.live_of(&short).map(|r| r.run_id.clone()) else {
-        state.notify(Level::Info, format!("{short} has no live run"));
-        return Vec::new();
-    };
-    ask_cancel_run(state, &run_id)
+    if let Some(run_id) = state.runs.live_of(&short).map(|r| r.run_id.clone()) {
+        return ask_cancel_run(state, &run_id);
+    }
+    let campaign_run =
+        state.session.campaign.as_ref().and_then(|c| c.running_of(&short)).map(|r| r.run_id.clone());
+    match campaign_run {
+        Some(run_id) => super::campaign::ask_cancel_run(state, &run_id),
+        None => {
+            state.notify(Level::Info, format!("{short} has no live run"));
+            Vec::new()
+        }
+    }
 }
 
 /// Ask before cancelling a run that has not ended.

@@ -8,10 +8,17 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Keys in the runs view: move, open the run's panes, cancel it.
+/// Keys in the runs view: move, open the run's panes, cancel it (a campaign's run through its
+/// driver).
 pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Mode::Runs(selected) = state.mode else { return Vec::new() };
-    let count = state.runs.list.len();
+    let own = state.runs.list.len();
+    let count = own + state.session.campaign_runs().count();
+    if selected >= own && action == Action::CancelRun {
+        let Some(run) = state.session.campaign_runs().nth(selected - own) else { return Vec::new() };
+        let run_id = run.run_id.clone();
+        return super::campaign::ask_cancel_run(state, &run_id);
+    }
     let run_id = state.runs.list.iter().rev().nth(selected).map(|r| r.run_id.clone());
     match (action, run_id) {
         (Action::MenuDown, _) => state.mode = Mode::Runs((selected + 1).min(count.saturating_sub(1))),

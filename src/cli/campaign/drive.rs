@@ -33,7 +33,8 @@ pub fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitC
             let (cancel_tx, cancel) = watch::channel(false);
             let stopped = crate::cli::run::on_signal(&cancel_tx);
             super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
-            let crew = Crew { ctx, journal, cancel, claims: Default::default(), fixing: Default::default() };
+            let (claims, fixing, runs) = Default::default();
+            let crew = Crew { ctx, journal, cancel, claims, fixing, runs };
             go(&crew, &stopped, &cancel_tx).await
         })
         .inspect(|_| drop(lock))
@@ -84,10 +85,15 @@ async fn go(crew: &Crew<'_>, stopped: &Stopped, cancel: &watch::Sender<bool>) ->
 /// A `pause` or `cancel` another process asked for, journalled by this driver (the journal's one
 /// writer) before the loop decides anything.
 fn answer_requests(crew: &Crew) -> Result<()> {
-    let Some(request) = crate::jobs::driver::take_request(&crew.ctx.workspace, &crew.journal.name) else {
-        return Ok(());
-    };
-    crew.journal.append(&super::stop::event(request))?;
+    use crate::jobs::driver::Request;
+    for request in crate::jobs::driver::take_requests(&crew.ctx.workspace, &crew.journal.name) {
+        match request {
+            Ok(Request::Pause) => crew.journal.append(&super::stop::event(false))?,
+            Ok(Request::Cancel) => crew.journal.append(&super::stop::event(true))?,
+            Ok(Request::CancelRun(run_id)) => crew.stop_run(&run_id),
+            Err(e) => say(&e.to_string()),
+        }
+    }
     Ok(())
 }
 

@@ -14,7 +14,7 @@ mod stop;
 use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, SCHEMA, parse_variants};
 use crate::dataset::Variant;
 use crate::ids::{CampaignName, Short};
-use crate::jobs::driver::{Claiming, DriverError, DriverLock, Request};
+use crate::jobs::driver::{Claiming, DriverError, DriverLock};
 use crate::jobs::journal::Journal;
 use crate::runs::Repeat;
 use crate::session::Context;
@@ -128,19 +128,36 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
 /// is stopped here, under its lock, the journal repaired first.
 pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
     let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
-    let request = if cancel { Request::Cancel } else { Request::Pause };
     let lock = match DriverLock::take(&ctx.workspace, &journal.name) {
         Ok(lock) => lock,
         Err(DriverError::Held { driver, .. }) => {
-            return stop::ask_driver(&journal, &ctx.workspace, request, driver);
+            return stop::ask_driver(&journal, &ctx.workspace, cancel, driver);
         }
         Err(e) => return Err(e.into()),
     };
     said(&journal.repaired()?, "it is dropped");
     journal.state()?;
-    journal.append(&stop::event(request))?;
+    journal.append(&stop::event(cancel))?;
     drop(lock);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `cancel NAME --run RUN`: the live driver is asked to stop that run and leave its cell; this
+/// waits until the journal says the run ended.
+pub fn cancel_run(ctx: &Context, name: &str, run_id: &crate::ids::RunId) -> Result<ExitCode> {
+    let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
+    let in_flight = journal.state()?.runs_in_flight();
+    let driver = crate::jobs::driver::liveness(&ctx.workspace, &journal.name);
+    let refused = match (&driver, in_flight.contains(run_id)) {
+        (_, false) => Some(format!("run {run_id} is not in flight in campaign {name}")),
+        (crate::campaigns::Liveness::Driving(_), true) => None,
+        (_, true) => Some(format!("no driver runs campaign {name}: run {run_id} is not running")),
+    };
+    if let Some(why) = refused {
+        super::out::err(&format!("perftriage: {}", crate::logs::display_text(&why)));
+        return Ok(ExitCode::from(2));
+    }
+    stop::ask_to_stop_run(&journal, &ctx.workspace, run_id, driver.driver().cloned())
 }
 
 /// What reading the journal found beside its events: a torn last line (`torn`: what becomes of

@@ -34,6 +34,11 @@ impl Crew<'_> {
         let Some((container, created_unix)) = container_of(ctx, &engine, run_id).await else {
             return self.unrun(run_id, LOST, "its container was gone after the stop");
         };
+        if let Some(code) = killed_from_outside(&engine, &container).await {
+            let _ = engine.remove(&container).await;
+            let why = format!("its container was killed from outside after the stop (exit {code})");
+            return self.unrun(run_id, LOST, &why);
+        }
         say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
         let start = Start::Resume { container, created_unix, image_digest: launch.image_digest.clone() };
         let placed = (host.unwrap_or("local").to_string(), engine);
@@ -71,6 +76,14 @@ async fn container_of(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<
     let mine =
         |c: &crate::docker::Ours| c.labels.get(crate::runs::LABEL_RUN).is_some_and(|r| r == run_id.as_str());
     ours.into_iter().find(mine).map(|c| (c.id, c.created))
+}
+
+/// An exited container's exit code when a signal ended it (SIGKILL, SIGTERM: its daemon restarted,
+/// `docker kill`): that is no evidence of the run's own, which is run again. A container that
+/// exited on its own (a server's failure) is read.
+async fn killed_from_outside(engine: &Engine, container: &str) -> Option<i64> {
+    let (running, code) = engine.state(container).await.ok()?;
+    code.filter(|c| !running && [128 + 9, 128 + 15].contains(c))
 }
 
 /// A container of `run_id` without its launch record (killed between its creation and the

@@ -78,9 +78,18 @@ impl JobService {
     /// (a resume drives the campaign from then on); answered as a start is.
     pub fn campaign_verb(&self, name: &CampaignName, verb: crate::campaigns::Verb) {
         let args = ["campaign", verb.word(), name.as_str()].map(String::from);
-        let spawned =
-            self.spawn_perftriage(name, &args).map(|()| (name.clone(), verb)).map_err(JobError::from);
+        let what = format!("campaign {} {name} (its words in campaigns/{name}/process.log)", verb.word());
+        let spawned = self.spawn_perftriage(name, &args).map(|()| what).map_err(JobError::from);
         let _ = self.tx.send(Msg::CampaignAsked(spawned));
+    }
+
+    /// Ask `name`'s driver to stop `run_id`; said as a verb's start is.
+    pub fn cancel_campaign_run(&self, name: &CampaignName, run_id: RunId) {
+        let what = format!("campaign {name}'s driver to stop run {run_id}");
+        let request = crate::jobs::driver::Request::CancelRun(run_id);
+        let asked = crate::jobs::driver::ask(&self.setup.workspace, name, &request);
+        let asked = asked.map(|()| what).map_err(JobError::from);
+        let _ = self.tx.send(Msg::CampaignAsked(asked));
     }
 
     fn spawn_campaign(&self, shorts: &[Short], name: &CampaignName) -> Result<(), CampaignStartError> {
