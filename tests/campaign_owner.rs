@@ -353,3 +353,31 @@ fn x_on_the_board_cancels_a_campaigns_run_through_its_driver() {
     assert_eq!(code, Some(3), "{stderr}");
     assert_eq!(status(&s)["cells"][0]["category"], "cancelled_on_request");
 }
+
+/// The evidence rule's other side: a container killed from outside after the driver's SIGKILL
+/// (`docker kill`, as a daemon restart does: exit 137) holds nothing of the run's own; the resume
+/// runs the cell again instead of reading it as a crash (the 30 × 3 kill test once found an
+/// exited container read as `server_crash`).
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_resume_runs_again_a_run_whose_container_was_killed_from_outside() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok", "ok"], SLOW_START);
+    let args = ["campaign", "start", "--name", "nightly", "--variants", "b", "--commits", &shorts[0]];
+    let driver = watched_perftriage(&s, &args);
+    let run = in_flight(&s);
+    let label = format!("label=perftriage.run={run}");
+    let container = || common::engine::docker(&["ps", "-q", "--filter", &label]);
+    common::wait::holds("its container running", 120, || !container().is_empty(), || driver.stderr());
+    drop(driver); // SIGKILL, reaped
+    common::engine::docker(&["kill", &container()]);
+    let out = perftriage(&s, RESUME);
+    assert_eq!(out.status.code(), Some(0), "run again, and ok: {}", text(&out));
+    assert!(
+        text(&out).contains("had ended after the stop with nothing to read (exit 137)"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(launched(&s), 2, "{:#?}", events(&s));
+    each_run_once(&s);
+}

@@ -34,9 +34,9 @@ impl Crew<'_> {
         let Some((container, created_unix)) = container_of(ctx, &engine, run_id).await else {
             return self.unrun(run_id, LOST, "its container was gone after the stop");
         };
-        if let Some(code) = killed_from_outside(&engine, &container).await {
+        if let Some(code) = no_evidence(&engine, &container).await {
             let _ = engine.remove(&container).await;
-            let why = format!("its container was killed from outside after the stop (exit {code})");
+            let why = format!("its container had ended after the stop with nothing to read (exit {code})");
             return self.unrun(run_id, LOST, &why);
         }
         say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
@@ -78,12 +78,13 @@ async fn container_of(ctx: &Context, engine: &Engine, run_id: &RunId) -> Option<
     ours.into_iter().find(mine).map(|c| (c.id, c.created))
 }
 
-/// An exited container's exit code when a signal ended it (SIGKILL, SIGTERM: its daemon restarted,
-/// `docker kill`): that is no evidence of the run's own, which is run again. A container that
-/// exited on its own (a server's failure) is read.
-async fn killed_from_outside(engine: &Engine, container: &str) -> Option<i64> {
+/// An exited container's exit code when it holds no evidence of the run's own: 0 (the run's end
+/// came, but the stop came before its result was written) or SIGKILL/SIGTERM (its daemon
+/// restarted, `docker stop` or `kill`): the run is lost and runs again. A container whose server
+/// failed on its own (any other code) is read.
+async fn no_evidence(engine: &Engine, container: &str) -> Option<i64> {
     let (running, code) = engine.state(container).await.ok()?;
-    code.filter(|c| !running && [128 + 9, 128 + 15].contains(c))
+    code.filter(|c| !running && [0, 128 + 9, 128 + 15].contains(c))
 }
 
 /// A container of `run_id` without its launch record (killed between its creation and the
