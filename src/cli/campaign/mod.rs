@@ -5,6 +5,7 @@
 //! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
 
 mod drive;
+mod in_hand;
 mod restart;
 mod slurm;
 mod status;

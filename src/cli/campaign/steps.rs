@@ -30,14 +30,7 @@ pub struct Crew<'a> {
     pub fixing: tokio::sync::Mutex<()>,
     /// Each run in hand's own stop switch, and the runs stopped on request (their cells are
     /// left, not run again).
-    pub runs: std::sync::Mutex<RunsInHand>,
-}
-
-/// The runs a driver carries out now, each with its own stop switch.
-#[derive(Default)]
-pub struct RunsInHand {
-    stops: std::collections::HashMap<RunId, (watch::Sender<bool>, tokio::task::AbortHandle)>,
-    stopped: std::collections::HashSet<RunId>,
+    pub runs: std::sync::Mutex<super::in_hand::RunsInHand>,
 }
 
 /// The variant whose fixed image a variant's fix would commit to the same tag as (baseline and
@@ -227,47 +220,23 @@ impl Crew<'_> {
     ) -> Result<()> {
         let (events, mut quiet) = mpsc::unbounded_channel();
         tokio::spawn(async move { while quiet.recv().await.is_some() {} });
-        let stop = self.own_stop(&plan.run_id);
+        let stop = self.in_hand().own_stop(&plan.run_id, &self.cancel);
         let outcome = crate::cli::run::carry_out_on(self.ctx, plan, placed, (events, stop), start).await;
-        if self.let_go(&plan.run_id) {
+        if self.in_hand().let_go(&plan.run_id) {
             return self.unrun(&plan.run_id, CANCELLED_ON_REQUEST, "cancelled on request; its cell is left");
         }
         Ok(self.journal.append(&finished(self.ctx, &outcome)?)?)
     }
 
-    /// `run_id`'s own stop switch, thrown by `stop_run` or when the campaign stops.
-    fn own_stop(&self, run_id: &RunId) -> watch::Receiver<bool> {
-        let (tx, rx) = watch::channel(false);
-        let (campaign, forward) = (self.cancel.clone(), tx.clone());
-        let forwarding = tokio::spawn(async move {
-            stopped(&campaign).await;
-            let _ = forward.send(true);
-        });
-        self.in_hand().stops.insert(run_id.clone(), (tx, forwarding.abort_handle()));
-        rx
-    }
-
-    /// The run ended: its switch put away; whether it was stopped on request.
-    fn let_go(&self, run_id: &RunId) -> bool {
-        let mut runs = self.in_hand();
-        if let Some((_, forwarding)) = runs.stops.remove(run_id) {
-            forwarding.abort();
-        }
-        runs.stopped.remove(run_id)
-    }
-
     /// Stop `run_id` on request (the board's `x`, `campaign cancel --run`), when it is in hand.
     pub fn stop_run(&self, run_id: &RunId) {
-        let mut runs = self.in_hand();
-        let Some((stop, _)) = runs.stops.get(run_id) else {
-            return say(&format!("run {run_id} was asked to stop, but it is not running here"));
-        };
-        let _ = stop.send(true);
-        runs.stopped.insert(run_id.clone());
-        say(&format!("run {run_id}: stopping it, as asked"));
+        match self.in_hand().stop(run_id) {
+            true => say(&format!("run {run_id}: stopping it, as asked")),
+            false => say(&format!("run {run_id} was asked to stop, but it is not running here")),
+        }
     }
 
-    fn in_hand(&self) -> std::sync::MutexGuard<'_, RunsInHand> {
+    fn in_hand(&self) -> std::sync::MutexGuard<'_, super::in_hand::RunsInHand> {
         self.runs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
