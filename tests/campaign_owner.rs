@@ -325,8 +325,9 @@ fn cancel_run_stops_one_run_through_the_driver_and_leaves_its_cell() {
     each_run_once(&s);
 }
 
-/// On the board, `x` on a commit whose run is the campaign's asks its driver (after a confirm
-/// that gives the headless command), and the header's campaign ends with the cell left.
+/// On the board, `R` lists the campaign's run with where it runs, Enter follows its server log
+/// live, and `x` on the commit asks its driver to stop it (after a confirm that gives the
+/// headless command); the header's campaign ends with the cell left.
 #[test]
 #[cfg_attr(not(all(has_docker, has_tmux)), ignore = "needs a Docker engine, busybox-static and tmux")]
 fn x_on_the_board_cancels_a_campaigns_run_through_its_driver() {
@@ -342,7 +343,13 @@ fn x_on_the_board_cancels_a_campaigns_run_through_its_driver() {
         t.contains(&run) || t.contains("perftriage-test/vllm:ok @ local")
     });
     assert!(view.contains("queued here, the campaign's 1 running"), "{view}");
+    // Enter on it: its server log, followed live from the driver's spool.
+    board.keys("Enter");
+    board.until("the run's live server log", 60, |t| {
+        t.contains("(live)") && t.contains("vLLM API server version")
+    });
     board.keys("Escape");
+    board.until("the log closed", 30, |t| !t.contains("(live)"));
     board.keys("x");
     board.until("the confirm", 30, |t| {
         t.contains(&format!("Cancel {} baseline (campaign nightly)?", shorts[0]))

@@ -548,3 +548,35 @@ fn x_on_a_campaigns_run_asks_its_driver_after_a_confirm() {
     press(&mut s, Key::ch('x'));
     assert!(matches!(&s.mode, Mode::Confirm(c) if c.title.contains("(campaign nightly)")), "{:?}", s.mode);
 }
+
+/// `L` on a commit whose live run is the campaign's follows that run's server log from its
+/// driver's spool (titled live), rather than the variant's recorded output.
+#[test]
+fn l_on_a_campaigns_running_commit_follows_its_live_log() {
+    use perftriage::app::{LogId, LogKey};
+    use perftriage::campaigns::{Driver, Liveness, RunLine};
+    let mut s = state();
+    let short = s.board.selected_short().cloned().unwrap();
+    let mut snapshot = nightly_snapshot();
+    let variant = perftriage::dataset::Variant::Agent;
+    let (run_id, launched) = ("r7".into(), "2026-11-28T01:00:00Z".into());
+    let line = RunLine {
+        short: short.clone(),
+        variant,
+        run_id,
+        word: "running".into(),
+        seconds: None,
+        launched,
+        placed: None,
+    };
+    snapshot.runs.push(line);
+    let driver = Driver { pid: 4242, host: "gpu-1".into(), since: "2026-11-28T01:00:00Z".into() };
+    update(&mut s, Msg::Campaign(Some(snapshot.with_liveness(Liveness::Driving(driver), "perftriage"))));
+    let effects = press(&mut s, Key::ch('L'));
+    let log = LogId::Campaign { run_id: "r7".into(), pane: perftriage::runs::Pane::Server };
+    let key = LogKey { short, variant, log };
+    let ring = s.logs.ring;
+    assert_eq!(effects, [Effect::FollowCampaignLog { key, name: "nightly".into(), ring }]);
+    let screen = common::screen_of(&s, 200, 48);
+    assert!(screen.contains("campaign nightly, run r7, server (live)"), "{screen}");
+}

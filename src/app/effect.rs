@@ -18,6 +18,12 @@ pub enum Effect {
         /// Lines the view's ring holds: only the newest this many are decoded and sent.
         ring: usize,
     },
+    /// Follow a campaign run's pane from its driver's spool while the journal says it runs.
+    FollowCampaignLog {
+        key: LogKey,
+        name: crate::ids::CampaignName,
+        ring: usize,
+    },
     /// Make a document (the 3-way diff, the agent run) off the loop and stream it as a log.
     OpenDocument {
         key: LogKey,

@@ -65,6 +65,35 @@ impl Logs {
         });
     }
 
+    /// Follow a campaign run's pane (`key`'s `LogId::Campaign`) from the spool its driver writes,
+    /// through the line path, until the journal of `name` says the run ended.
+    pub fn follow_campaign(&self, key: LogKey, name: &crate::ids::CampaignName, ring: usize) {
+        let stamp = crate::session::now_compact();
+        let dir = self.workspace.join("logs").join(&key.short).join(key.variant.name());
+        let path = dir.join(format!("{}-{stamp}.log", key.log));
+        let follow =
+            super::follow::Follow { dir, key, journal: super::journal::Journal::of(&self.workspace, name) };
+        let (redactor, classifier) = (self.redactor.clone(), self.classifier.clone());
+        let (readers, tx) = (self.readers.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut lines = match LinePath::create(&path, redactor, classifier) {
+                Ok(lines) => lines.keeping(ring),
+                Err(e) => return notice(&tx, Level::Error, format!("cannot create {}: {e}", path.display())),
+            };
+            let key = follow.key.clone();
+            let send = |batch: crate::logs::Batch, finished: bool| {
+                let (lines, skipped) = (batch.lines, batch.skipped);
+                drop(tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped, finished })))
+            };
+            if let Err(e) = follow.run(&mut lines, send) {
+                notice(&tx, Level::Warn, e.to_string());
+            }
+            if let (Ok(reader), Ok(mut map)) = (lines.reader(), readers.lock()) {
+                map.insert(key, reader);
+            }
+        });
+    }
+
     fn reader(&self, key: &LogKey) -> Option<SpoolReader> {
         let reader = self.readers.lock().ok().and_then(|r| r.get(key).cloned());
         if reader.is_none() {

@@ -7,6 +7,7 @@ pub mod documents;
 pub mod driver;
 pub mod fix;
 pub mod fleet;
+pub mod follow;
 pub mod git;
 pub mod journal;
 pub mod launches;

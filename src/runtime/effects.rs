@@ -25,6 +25,7 @@ impl Io {
         match effect {
             Effect::SaveTriage(book) => self.saver.save(book),
             Effect::OpenLog { key, source, text, ring } => self.logs.open(key, source, text, ring),
+            Effect::FollowCampaignLog { key, name, ring } => self.logs.follow_campaign(key, &name, ring),
             Effect::OpenDocument { key, document, ring } => {
                 let make = self.documents.maker(key.short.clone(), document);
                 self.logs.open_with(key, ring, make);

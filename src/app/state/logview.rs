@@ -19,6 +19,8 @@ pub enum LogId {
     Build,
     /// The variant's recorded output: its result file's, or the dataset's error text.
     Recorded,
+    /// A campaign run's pane, followed from its driver's spool while it runs.
+    Campaign { run_id: RunId, pane: Pane },
     /// The 3-way diff document.
     Patches,
     /// The agent run document.
@@ -44,6 +46,7 @@ impl std::fmt::Display for LogId {
             LogId::Fix { recipe } => write!(f, "fix-{recipe}"),
             LogId::Build => f.write_str("build"),
             LogId::Recorded => f.write_str("recorded"),
+            LogId::Campaign { run_id, pane } => write!(f, "campaign-{run_id}-{}", pane.name()),
             LogId::Patches => f.write_str("patches"),
             LogId::AgentRun => f.write_str("agent-run"),
         }

@@ -158,6 +158,27 @@ pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<E
     Vec::new()
 }
 
+/// A campaign run's server log, followed live from its driver's spool (`L`, Enter in `R`).
+pub fn open_log(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
+    let Some(campaign) = &state.session.campaign else { return Vec::new() };
+    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id) else { return Vec::new() };
+    let name = CampaignName::from(campaign.headline.name.clone());
+    let pane = crate::runs::Pane::Server;
+    let log = crate::app::LogId::Campaign { run_id: run_id.clone(), pane };
+    let key = crate::app::LogKey { short: run.short.clone(), variant: run.variant, log };
+    let title = format!(
+        "{} {} — campaign {name}, run {run_id}, {} (live)",
+        run.short,
+        run.variant.name(),
+        pane.name()
+    );
+    let ring = state.logs.ring;
+    state.logs.show(crate::app::LogView::new(key.clone(), title, ring));
+    state.mode = Mode::Normal;
+    state.focus = crate::app::Focus::Log;
+    vec![Effect::FollowCampaignLog { key, name, ring }]
+}
+
 /// `C`: plan a campaign over the picked commits, else every commit shown — unless one runs in
 /// this workspace (or this board is starting one): that one is shown instead.
 pub fn ask(state: &mut AppState) -> Vec<Effect> {

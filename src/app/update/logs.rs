@@ -23,6 +23,10 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
         state.logs.run_pane = Some((run.run_id.clone(), Pane::Server));
         return Vec::new();
     }
+    let campaign_run = state.session.campaign.as_ref().and_then(|c| c.running_of(&short));
+    if let Some(run_id) = campaign_run.map(|r| r.run_id.clone()) {
+        return super::campaign::open_log(state, &run_id);
+    }
     open_recorded(state, index)
 }
 

@@ -14,10 +14,13 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
     let Mode::Runs(selected) = state.mode else { return Vec::new() };
     let own = state.runs.list.len();
     let count = own + state.session.campaign_runs().count();
-    if selected >= own && action == Action::CancelRun {
+    if selected >= own && matches!(action, Action::CancelRun | Action::OpenLog) {
         let Some(run) = state.session.campaign_runs().nth(selected - own) else { return Vec::new() };
         let run_id = run.run_id.clone();
-        return super::campaign::ask_cancel_run(state, &run_id);
+        return match action {
+            Action::OpenLog => super::campaign::open_log(state, &run_id),
+            _ => super::campaign::ask_cancel_run(state, &run_id),
+        };
     }
     let run_id = state.runs.list.iter().rev().nth(selected).map(|r| r.run_id.clone());
     match (action, run_id) {
