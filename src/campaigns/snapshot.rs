@@ -104,7 +104,7 @@ impl Snapshot {
         if unfinished && matches!(liveness, super::Liveness::Gone(_)) {
             h.stopped = Some(super::stopped_line(&resume));
             for cell in self.cells.iter_mut().filter(|c| c.standing == RUNNING) {
-                cell.standing = "◌ stopped mid-run: its process is gone".into();
+                cell.standing = format!("{STOPPED_MID_RUN}: its process is gone");
             }
         }
         self.liveness = liveness;
@@ -121,6 +121,27 @@ impl Snapshot {
         self
     }
 
+    /// The runs in flight whose cells say `stopped mid-run` (their driver is gone).
+    pub fn stopped_mid_run(&self) -> Vec<RunId> {
+        let stopped = |c: &CellLine| c.standing.starts_with(STOPPED_MID_RUN);
+        let cells: Vec<(&Short, Variant)> =
+            self.cells.iter().filter(|c| stopped(c)).map(|c| (&c.short, c.variant)).collect();
+        let in_flight = self.runs.iter().filter(|r| r.word == "running" && r.seconds.is_none());
+        in_flight.filter(|r| cells.contains(&(&r.short, r.variant))).map(|r| r.run_id.clone()).collect()
+    }
+
+    /// Those cells with what their run's container is doing (`words` by run).
+    pub fn with_containers(mut self, words: &std::collections::HashMap<RunId, String>) -> Snapshot {
+        for run in self.runs.iter().filter(|r| r.word == "running" && r.seconds.is_none()) {
+            let Some(word) = words.get(&run.run_id) else { continue };
+            let cell = self.cells.iter_mut().find(|c| c.short == run.short && c.variant == run.variant);
+            if let Some(cell) = cell.filter(|c| c.standing.starts_with(STOPPED_MID_RUN)) {
+                cell.standing = format!("{STOPPED_MID_RUN}: {word}");
+            }
+        }
+        self
+    }
+
     /// The run in flight of `short`, if the campaign has one.
     pub fn running_of(&self, short: &Short) -> Option<&RunLine> {
         self.runs.iter().rev().find(|r| &r.short == short && r.seconds.is_none() && r.word == "running")
@@ -133,6 +154,7 @@ impl Snapshot {
 }
 
 const RUNNING: &str = "◷ running";
+const STOPPED_MID_RUN: &str = "◌ stopped mid-run";
 
 fn standing(cell: &Cell) -> String {
     if cell.in_flight().is_some() {

@@ -11,6 +11,7 @@ pub mod follow;
 pub mod git;
 pub mod journal;
 pub mod launches;
+pub mod left_running;
 pub mod lines;
 pub mod logs;
 pub mod orphans;

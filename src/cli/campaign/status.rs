@@ -3,10 +3,12 @@
 
 use crate::campaigns::{CampaignState, Cell, Headline, Liveness, Next, next};
 use crate::ids::CampaignName;
+use crate::ids::RunId;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
 use anyhow::Result;
 use serde_json::json;
+use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -22,17 +24,11 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
     let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
     let perftriage = ctx.view.perftriage(&ctx.workspace);
     let headline = state.snapshot().with_liveness(liveness.clone(), &perftriage).headline;
-    let recipes = ctx.recipes()?;
-    let cells: Vec<serde_json::Value> = state
-        .cells
-        .iter()
-        .map(|((short, variant), cell)| {
-            let (word, why) = standing(cell, next(cell, state.spec.policy, |category| recipes.first_answering(category)));
-            let runs: Vec<&str> = cell.attempts.iter().map(|a| a.run_id.as_str()).collect();
-            let category = cell.last_finish().and_then(|f| f.category.clone());
-            json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
-        })
-        .collect();
+    let words = match (&liveness, headline.stopped.is_some()) {
+        (Liveness::Gone(_), true) => left_running(ctx, &state)?,
+        _ => HashMap::new(),
+    };
+    let cells = cells_json(ctx, &state, &words)?;
     let outcome = crate::campaigns::outcome(&state, |short| super::usable(ctx, short));
     let mut out = crate::cli::out::stdout();
     match json {
@@ -46,6 +42,34 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         false => print_text(&mut out, &headline, &liveness, &cells, &outcome)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the containers of the runs in flight do, their driver gone.
+fn left_running(ctx: &Context, state: &CampaignState) -> Result<HashMap<RunId, String>> {
+    let runs: Vec<RunId> = state.runs_in_flight().into_iter().collect();
+    let asked = crate::jobs::left_running::container_words(&ctx.workspace, &ctx.config.hosts, &runs);
+    Ok(crate::cli::runtime()?.block_on(asked))
+}
+
+/// Each cell as `--json` gives it; a run in flight whose driver is gone (`left`: what its
+/// container does) says `stopped`.
+fn cells_json(
+    ctx: &Context,
+    state: &CampaignState,
+    left: &HashMap<RunId, String>,
+) -> Result<Vec<serde_json::Value>> {
+    let recipes = ctx.recipes()?;
+    let cell_json = |((short, variant), cell): (&(crate::ids::Short, crate::dataset::Variant), &Cell)| {
+        let mut standing = standing(cell, next(cell, state.spec.policy, |c| recipes.first_answering(c)));
+        if let Some((run_id, word)) = cell.in_flight().and_then(|r| Some((r, left.get(r)?))) {
+            standing = ("stopped", Some(format!("run {run_id} stopped mid-run: {word}")));
+        }
+        let runs: Vec<&str> = cell.attempts.iter().map(|a| a.run_id.as_str()).collect();
+        let category = cell.last_finish().and_then(|f| f.category.clone());
+        let (word, why) = standing;
+        json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
+    };
+    Ok(state.cells.iter().map(cell_json).collect())
 }
 
 /// A cell's state in a word, and why where it matters.

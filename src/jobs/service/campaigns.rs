@@ -30,19 +30,26 @@ impl JobService {
         let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
         let (classifier, seen) = (self.setup.classifier.clone(), self.campaign_results.clone());
         let perftriage = self.setup.view.perftriage(&workspace);
-        tokio::task::spawn_blocking(move || {
-            let Some(name) = crate::jobs::journal::newest(&workspace) else {
-                return drop(tx.send(Msg::Campaign(None)));
+        let hosts = self.setup.hosts.clone();
+        tokio::spawn(async move {
+            let read = {
+                let workspace = workspace.clone();
+                tokio::task::spawn_blocking(move || newest_snapshot(&workspace, &perftriage)).await
             };
-            let events = Journal::of(&workspace, &name).read().map(|p| p.events).unwrap_or_default();
-            let snapshot = crate::jobs::journal::snapshot(&workspace, &name, &events, &perftriage);
+            let Ok((snapshot, events)) = read else { return };
+            let snapshot = match snapshot {
+                Some(s) => Some(containers_asked(s, &workspace, &hosts).await),
+                None => None,
+            };
             let _ = tx.send(Msg::Campaign(snapshot));
-            for path in new_results(events, &seen) {
-                let Ok(set) = crate::dataset::results::read_file(Path::new(&path)) else { continue };
-                for record in set.records {
-                    let _ = tx.send(Msg::CampaignResult(Box::new(record.digest(&classifier))));
+            tokio::task::spawn_blocking(move || {
+                for path in new_results(events, &seen) {
+                    let Ok(set) = crate::dataset::results::read_file(Path::new(&path)) else { continue };
+                    for record in set.records {
+                        let _ = tx.send(Msg::CampaignResult(Box::new(record.digest(&classifier))));
+                    }
                 }
-            }
+            });
         });
     }
 
@@ -120,6 +127,26 @@ impl JobService {
             .map(drop)
             .map_err(CampaignStartError::Spawn)
     }
+}
+
+/// A campaign whose driver is gone: its cells stopped mid-run say what their containers do.
+async fn containers_asked(
+    snapshot: crate::campaigns::Snapshot,
+    workspace: &Path,
+    hosts: &[crate::config::HostConfig],
+) -> crate::campaigns::Snapshot {
+    let runs = snapshot.stopped_mid_run();
+    if runs.is_empty() {
+        return snapshot;
+    }
+    snapshot.with_containers(&crate::jobs::left_running::container_words(workspace, hosts, &runs).await)
+}
+
+/// The workspace's newest campaign as the board shows it, and its journal's events.
+fn newest_snapshot(workspace: &Path, perftriage: &str) -> (Option<crate::campaigns::Snapshot>, Vec<Event>) {
+    let Some(name) = crate::jobs::journal::newest(workspace) else { return (None, Vec::new()) };
+    let events = Journal::of(workspace, &name).read().map(|p| p.events).unwrap_or_default();
+    (crate::jobs::journal::snapshot(workspace, &name, &events, perftriage), events)
 }
 
 /// The result files of the journal's finished runs not handed on before (marked handed now).
