@@ -8,7 +8,7 @@
 use super::super::msg::CampaignPlan;
 use super::super::state::{Confirm, ConfirmAction, Mode};
 use super::super::{AppState, Effect, JobError, Level};
-use crate::campaigns::{BOARD_RETRIES as RETRIES, Liveness, Snapshot};
+use crate::campaigns::{BOARD_RETRIES as RETRIES, Snapshot};
 use crate::dataset::Variant;
 use crate::dataset::results::Digested;
 use crate::ids::CampaignName;
@@ -65,118 +65,6 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     state.session.help_scroll = 0;
     state.mode = Mode::Campaign;
     Vec::new()
-}
-
-/// A key in the `O` view: scrolling, or pause, resume or cancel after a confirm.
-pub fn act(state: &mut AppState, action: crate::app::Action) -> Vec<Effect> {
-    use crate::app::Action;
-    use crate::campaigns::Verb;
-    let verb = match action {
-        Action::CampaignPause => Verb::Pause,
-        Action::CampaignResume => Verb::Resume,
-        Action::CampaignCancel => Verb::Cancel,
-        other => return super::help::act(state, other),
-    };
-    let Some(campaign) = &state.session.campaign else { return Vec::new() };
-    if let Some(why) = refused(campaign, verb) {
-        state.notify(Level::Info, why);
-        return Vec::new();
-    }
-    let name = CampaignName::from(campaign.headline.name.clone());
-    let title = format!("{} campaign {name}?", capitalised(verb.word()));
-    let preview = verb_preview(campaign, verb);
-    state.mode = Mode::Confirm(Confirm::new(title, preview, ConfirmAction::Campaign { name, verb }));
-    Vec::new()
-}
-
-/// Why `verb` makes no sense now: a resume of a campaign whose driver is alive, anything of an
-/// ended or cancelled one.
-fn refused(campaign: &Snapshot, verb: crate::campaigns::Verb) -> Option<String> {
-    let h = &campaign.headline;
-    let name = &h.name;
-    if h.state == "cancelled" || h.progress.ended == h.progress.total {
-        return Some(format!("campaign {name} has ended; nothing to {}", verb.word()));
-    }
-    let driving = campaign.liveness.is_driving();
-    match verb {
-        crate::campaigns::Verb::Resume if driving => {
-            Some(format!("campaign {name} is running: nothing to resume"))
-        }
-        crate::campaigns::Verb::Pause if h.state == "paused" => {
-            Some(format!("campaign {name} is paused already"))
-        }
-        _ => None,
-    }
-}
-
-fn verb_preview(campaign: &Snapshot, verb: crate::campaigns::Verb) -> Vec<String> {
-    use crate::campaigns::Verb;
-    let who = campaign.liveness.driver().map_or_else(|| "its driver".into(), |d| format!("its driver ({d})"));
-    let what = match (verb, campaign.liveness.is_driving()) {
-        (Verb::Resume, _) => {
-            "a new driver, in a process of its own, goes on where the journal stopped".into()
-        }
-        (Verb::Pause, true) => {
-            format!("{who} is asked to pause: it starts nothing more; runs under way go on")
-        }
-        (Verb::Cancel, true) => format!("{who} is asked to cancel: it starts nothing more"),
-        (_, false) => "no driver is alive: the journal says so, and a resume goes on from there".into(),
-    };
-    vec![what, format!("the same as `{}`", campaign.command(verb))]
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
-}
-
-/// `x` on a run of the campaign: a confirm, then its driver is asked to stop it and leave its
-/// cell (a run the snapshot no longer shows running is said, not asked about).
-pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
-    let Some(campaign) = &state.session.campaign else { return Vec::new() };
-    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id && r.word == "running") else {
-        state.notify(Level::Info, format!("run {run_id} of the campaign has already ended"));
-        return Vec::new();
-    };
-    let Liveness::Driving(driver) = &campaign.liveness else {
-        let resume = campaign.command(crate::campaigns::Verb::Resume);
-        state.notify(
-            Level::Info,
-            format!("no driver runs campaign {}: nothing to stop ({resume} goes on)", campaign.headline.name),
-        );
-        return Vec::new();
-    };
-    let name = CampaignName::from(campaign.headline.name.clone());
-    let preview = vec![
-        format!("Run {run_id} ({} {}) of campaign {name} is running.", run.short, run.variant.name()),
-        format!("Its driver ({driver}) stops it and removes its container; the cell is left, not run again."),
-        format!("the same as `{} campaign cancel {name} --run {run_id}`", campaign.perftriage),
-    ];
-    let title = format!("Cancel {} {} (campaign {name})?", run.short, run.variant.name());
-    let action = ConfirmAction::CancelCampaignRun { name, run_id: run_id.clone() };
-    state.mode = Mode::Confirm(Confirm::new(title, preview, action));
-    Vec::new()
-}
-
-/// A campaign run's server log, followed live from its driver's spool (`L`, Enter in `R`).
-pub fn open_log(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
-    let Some(campaign) = &state.session.campaign else { return Vec::new() };
-    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id) else { return Vec::new() };
-    let name = CampaignName::from(campaign.headline.name.clone());
-    let pane = crate::runs::Pane::Server;
-    let log = crate::app::LogId::Campaign { run_id: run_id.clone(), pane };
-    let key = crate::app::LogKey { short: run.short.clone(), variant: run.variant, log };
-    let title = format!(
-        "{} {} — campaign {name}, run {run_id}, {} (live)",
-        run.short,
-        run.variant.name(),
-        pane.name()
-    );
-    let ring = state.logs.ring;
-    state.logs.show(crate::app::LogView::new(key.clone(), title, ring));
-    state.mode = Mode::Normal;
-    state.focus = crate::app::Focus::Log;
-    vec![Effect::FollowCampaignLog { key, name, ring }]
 }
 
 /// `C`: plan a campaign over the picked commits, else every commit shown — unless one runs in

@@ -25,7 +25,7 @@ pub fn toggle(state: &mut AppState) -> Vec<Effect> {
     }
     let campaign_run = state.session.campaign.as_ref().and_then(|c| c.running_of(&short));
     if let Some(run_id) = campaign_run.map(|r| r.run_id.clone()) {
-        return super::campaign::open_log(state, &run_id);
+        return super::campaign_view::open_log(state, &run_id);
     }
     open_recorded(state, index)
 }

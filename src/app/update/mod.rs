@@ -6,6 +6,7 @@ mod board;
 mod builds;
 mod bulk_fix;
 mod campaign;
+mod campaign_view;
 mod confirm;
 mod documents;
 mod fixes;
@@ -164,7 +165,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
             edited(state, edit)
         }
         (KeyMode::Help, Some(action)) => help::act(state, action),
-        (KeyMode::Campaign, Some(action)) => campaign::act(state, action),
+        (KeyMode::Campaign, Some(action)) => campaign_view::act(state, action),
     }
 }
 

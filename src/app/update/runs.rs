@@ -87,7 +87,7 @@ pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
     let campaign_run =
         state.session.campaign.as_ref().and_then(|c| c.running_of(&short)).map(|r| r.run_id.clone());
     match campaign_run {
-        Some(run_id) => super::campaign::ask_cancel_run(state, &run_id),
+        Some(run_id) => super::campaign_view::ask_cancel_run(state, &run_id),
         None => {
             state.notify(Level::Info, format!("{short} has no live run"));
             Vec::new()

@@ -18,8 +18,8 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         let Some(run) = state.session.campaign_runs().nth(selected - own) else { return Vec::new() };
         let run_id = run.run_id.clone();
         return match action {
-            Action::OpenLog => super::campaign::open_log(state, &run_id),
-            _ => super::campaign::ask_cancel_run(state, &run_id),
+            Action::OpenLog => super::campaign_view::open_log(state, &run_id),
+            _ => super::campaign_view::ask_cancel_run(state, &run_id),
         };
     }
     let run_id = state.runs.list.iter().rev().nth(selected).map(|r| r.run_id.clone());

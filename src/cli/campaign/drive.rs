@@ -23,21 +23,21 @@ use tokio::sync::watch;
 /// `cancel` from another process, a signal).
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
-/// Drive the campaign while holding its lock (`lock`, a parameter, lives until this returns),
-/// the driver journalled first.
+/// Drive the campaign while holding its lock, the driver journalled first.
 pub fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitCode> {
     let at = crate::session::now_rfc3339();
     journal.append(&Event::Driven { driver: lock.driver.clone(), at })?;
-    crate::cli::runtime()?
-        .block_on(async {
-            let (cancel_tx, cancel) = watch::channel(false);
-            let stopped = crate::cli::run::on_signal(&cancel_tx);
-            super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
-            let (claims, fixing, runs) = Default::default();
-            let crew = Crew { ctx, journal, cancel, claims, fixing, runs };
-            go(&crew, &stopped, &cancel_tx).await
-        })
-        .inspect(|_| drop(lock))
+    let ended = crate::cli::runtime()?.block_on(async {
+        let (cancel_tx, cancel) = watch::channel(false);
+        let stopped = crate::cli::run::on_signal(&cancel_tx);
+        super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
+        let (claims, fixing, runs) = Default::default();
+        let crew = Crew { ctx, journal, cancel, claims, fixing, runs };
+        go(&crew, &stopped, &cancel_tx).await
+    });
+    // The campaign is let go only once its loop has ended.
+    drop(lock);
+    ended
 }
 
 /// Why the loop starts nothing more: a signal, the journal's pause or cancel, a step's error.
