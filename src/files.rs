@@ -52,6 +52,33 @@ pub fn append(path: &Path) -> std::io::Result<File> {
     OpenOptions::new().append(true).create(true).mode(0o600).open(path)
 }
 
+/// Why a file perftriage reads back could not be opened as one.
+#[derive(Debug, thiserror::Error)]
+pub enum RegularError {
+    #[error("{} is not a regular file (a symlink, a FIFO or a device?): perftriage will not use it", path.display())]
+    NotRegular { path: std::path::PathBuf },
+    #[error("cannot open {}: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+}
+
+/// `path` opened only as a regular file (made 0600 when `create`): a symlink is not followed, a
+/// FIFO or a device is not waited on.
+pub fn open_regular(path: &Path, create: bool) -> Result<File, RegularError> {
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let mut options = OpenOptions::new();
+    options.read(true).write(create).create(create).mode(0o600).custom_flags(flags.bits() as i32);
+    let not_regular = || RegularError::NotRegular { path: path.into() };
+    let io = |source| RegularError::Io { path: path.into(), source };
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => not_regular(),
+        _ => io(e),
+    })?;
+    match file.metadata().map_err(io)?.is_file() {
+        true => Ok(file),
+        false => Err(not_regular()),
+    }
+}
+
 /// A 12-hex-digit name for `parts` (SHA-256, each part length-prefixed): the same on every
 /// machine and toolchain, unlike `std`'s hasher, so images tagged by it are found again.
 pub fn stable_id(parts: &[&[u8]]) -> String {

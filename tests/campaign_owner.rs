@@ -405,3 +405,48 @@ fn a_resume_runs_again_a_run_whose_container_was_killed_from_outside() {
     assert_eq!(launched(&s), 2, "{:#?}", events(&s));
     each_run_once(&s);
 }
+
+/// Every verb takes a campaign's name by one rule, and opens its journal only as a regular file:
+/// `status ../../evil` is refused (it read a journal outside the workspace); a journal that is a
+/// symlink (to a file outside, to `/dev/zero`) or a FIFO is an error naming it, at once — never
+/// followed, never waited on, never appended to.
+#[test]
+fn a_journal_outside_the_workspace_a_symlink_or_a_fifo_is_refused_by_name() {
+    let s = common::engine::setup("perftriage-test/vllm:ok", "python3 benchmarks/benchmark_serving.py", "");
+    let outside = s.root.join("evil/campaigns/x");
+    std::fs::create_dir_all(&outside).unwrap();
+    let journal = journal_of(&s, b"");
+    std::fs::copy(&journal, outside.join("journal.jsonl")).unwrap();
+    let out = perftriage(&s, &["campaign", "status", "../../evil/campaigns/x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("is not a plain name"), "{}", text(&out));
+    let target = outside.join("journal.jsonl");
+    let original = std::fs::read(&target).unwrap();
+    for (how, make) in [
+        (
+            "a symlink out",
+            Box::new(|p: &std::path::Path| std::os::unix::fs::symlink(&target, p).unwrap())
+                as Box<dyn Fn(&std::path::Path)>,
+        ),
+        (
+            "a symlink to /dev/zero",
+            Box::new(|p: &std::path::Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap()),
+        ),
+        (
+            "a FIFO",
+            Box::new(|p: &std::path::Path| {
+                assert!(std::process::Command::new("mkfifo").arg(p).status().unwrap().success())
+            }),
+        ),
+    ] {
+        std::fs::remove_file(&journal).unwrap();
+        make(&journal);
+        for verb in ["status", "pause", "resume"] {
+            let out = perftriage(&s, &["campaign", verb, "nightly"]);
+            assert_ne!(out.status.code(), Some(0), "{how}, {verb}: {}", text(&out));
+            let said = format!("{} is not a regular file", journal.display());
+            assert!(text(&out).contains(&said), "{how}, {verb}: {}", text(&out));
+        }
+        assert_eq!(std::fs::read(&target).unwrap(), original, "{how}: nothing appended to the file outside");
+    }
+}

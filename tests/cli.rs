@@ -176,10 +176,15 @@ fn a_bad_campaign_request_exits_2_and_says_why() {
     assert!(!ws.path().join("campaigns").exists(), "nothing started");
     let out = run(ws.path(), &["campaign", "status", "--json"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    for args in [&["campaign", "resume", "nightly"][..], &["campaign", "pause", "../../x"][..]] {
+    let named = [
+        (&["campaign", "resume", "nightly"][..], "no campaign `nightly`"),
+        (&["campaign", "pause", "../../x"][..], "campaign name `../../x` is not a plain name"),
+        (&["campaign", "status", "../../x"][..], "campaign name `../../x` is not a plain name"),
+    ];
+    for (args, why) in named {
         let out = run(ws.path(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("no campaign `"), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
     }
 }
 

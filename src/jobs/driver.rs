@@ -125,23 +125,11 @@ fn read_small(file: &mut File, path: &Path) -> Result<String, DriverError> {
     Ok(text)
 }
 
-/// `path` opened only as a regular file: a symlink is not followed, a FIFO or device not waited on.
 fn open_regular(path: &Path, create: bool) -> Result<File, DriverError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(create).create(create).mode(0o600).custom_flags(flags.bits() as i32);
-    let io = |source| DriverError::Io { path: path.into(), source };
-    let file = options.open(path).map_err(|e| match e.raw_os_error() {
-        Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => {
-            DriverError::NotRegular { path: path.into() }
-        }
-        _ => io(e),
-    })?;
-    match file.metadata().map_err(io)?.is_file() {
-        true => Ok(file),
-        false => Err(DriverError::NotRegular { path: path.into() }),
-    }
+    crate::files::open_regular(path, create).map_err(|e| match e {
+        crate::files::RegularError::NotRegular { path } => DriverError::NotRegular { path },
+        crate::files::RegularError::Io { path, source } => DriverError::Io { path, source },
+    })
 }
 
 /// This machine's name, as the kernel has it.

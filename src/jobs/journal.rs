@@ -16,7 +16,14 @@ pub enum CampaignFileError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: {source}", path.display())]
     Journal { path: PathBuf, source: JournalError },
+    #[error(transparent)]
+    Unusable(crate::files::RegularError),
+    #[error("{} is over {max} bytes: not a journal perftriage wrote", path.display())]
+    TooBig { path: PathBuf, max: u64 },
 }
+
+/// A journal of 288 runs is ~300 KB; this is a thousand times that.
+const MAX_JOURNAL: u64 = 256 * 1024 * 1024;
 
 /// The workspace's campaign whose journal was written last.
 pub fn newest(workspace: &Path) -> Option<CampaignName> {
@@ -78,13 +85,24 @@ impl Journal {
         file.sync_data().map_err(io)
     }
 
+    /// The journal's events; it is opened only as a regular file (no symlink followed out, no
+    /// FIFO waited on) and read up to `MAX_JOURNAL` bytes.
     pub fn read(&self) -> Result<Parsed, CampaignFileError> {
-        let bytes = std::fs::read(&self.path).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => {
+        let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
+        let file = crate::files::open_regular(&self.path, false).map_err(|e| match e {
+            crate::files::RegularError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
                 CampaignFileError::Missing { name: self.name.clone(), path: self.path.clone() }
             }
-            _ => CampaignFileError::Io { path: self.path.clone(), source },
+            other => CampaignFileError::Unusable(other),
         })?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_JOURNAL + 1), &mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > MAX_JOURNAL {
+            return Err(CampaignFileError::TooBig { path: self.path.clone(), max: MAX_JOURNAL });
+        }
         parse(&bytes).map_err(|source| CampaignFileError::Journal { path: self.path.clone(), source })
     }
 

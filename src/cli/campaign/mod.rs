@@ -173,10 +173,18 @@ pub(crate) fn said(parsed: &crate::campaigns::Parsed, torn: &str) {
 }
 
 /// The journal of the campaign `name`, or `None` (said) when there is no such campaign here.
+/// One rule for every verb: a plain name (no path), whose journal is there.
 fn existing(ctx: &Context, name: &str) -> Option<Journal> {
     let name = CampaignName::from(name);
+    if !name.is_plain() {
+        super::out::err(&format!(
+            "perftriage: {}",
+            CampaignError::Name(crate::logs::display_text(name.as_str()))
+        ));
+        return None;
+    }
     let journal = Journal::of(&ctx.workspace, &name);
-    if name.is_plain() && journal.path.is_file() {
+    if journal.path.symlink_metadata().is_ok() {
         return Some(journal);
     }
     super::out::err(&format!(

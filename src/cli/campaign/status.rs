@@ -2,7 +2,6 @@
 //! campaign of the workspace when no name is given).
 
 use crate::campaigns::{CampaignState, Cell, Headline, Liveness, Next, next};
-use crate::ids::CampaignName;
 use crate::ids::RunId;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
@@ -13,12 +12,17 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode> {
-    let Some(name) = name.map(CampaignName::from).or_else(|| crate::jobs::journal::newest(&ctx.workspace))
-    else {
-        crate::cli::out::err("perftriage: no campaign in this workspace");
+    let journal = match name {
+        Some(name) => super::existing(ctx, name),
+        None => crate::jobs::journal::newest(&ctx.workspace).map(|name| Journal::of(&ctx.workspace, &name)),
+    };
+    let Some(journal) = journal else {
+        if name.is_none() {
+            crate::cli::out::err("perftriage: no campaign in this workspace");
+        }
         return Ok(ExitCode::from(2));
     };
-    let journal = Journal::of(&ctx.workspace, &name);
+    let name = journal.name.clone();
     super::said(&journal.read()?, "it is left out (the driver drops it when it goes on)");
     let state = journal.state()?;
     let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
