@@ -124,3 +124,28 @@ fn result_full(s: &Setup) -> String {
         serde_json::from_str(std::fs::read_to_string(s.root.join("dataset.jsonl")).unwrap().trim()).unwrap();
     row["full"].as_str().unwrap().to_string()
 }
+
+/// A run records the digest of the repository it ran from, else the image's id — never another
+/// repository's digest of the same image: `perftriage-test/vllm:ok` pushed elsewhere (as the
+/// test above does to move a tag) gains that repository's `RepoDigests` entry, and a campaign
+/// test running beside it once recorded `127.0.0.1:…/perftriage-fixed@sha256:…` for a run in
+/// `perftriage-test/vllm:ok`.
+#[test]
+#[cfg_attr(not(has_registry), ignore = "needs Debian's docker-registry and a Docker engine")]
+fn a_runs_digest_is_its_own_repositorys_never_anothers() {
+    let rt = runtime();
+    let Some(engine) = engine(&rt) else { return };
+    let Some(registry) = registry() else { return };
+    ensure_images(&rt, &engine);
+    let elsewhere = format!("{}/elsewhere:ok", registry.host);
+    docker(&["tag", "perftriage-test/vllm:ok", &elsewhere]);
+    docker(&["push", "-q", &elsewhere]);
+    let digests = docker(&["image", "inspect", "-f", "{{json .RepoDigests}}", "perftriage-test/vllm:ok"]);
+    assert!(digests.contains(&format!("{}/elsewhere@sha256:", registry.host)), "{digests}");
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let out = run(&s, "human");
+    docker(&["rmi", &elsewhere]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let id = docker(&["image", "inspect", "-f", "{{.Id}}", "perftriage-test/vllm:ok"]);
+    assert_eq!(result(&s, "human")["perftriage"]["image_digest"], id.as_str());
+}

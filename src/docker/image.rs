@@ -110,10 +110,14 @@ impl Engine {
         self.raw().inspect_image(image).await.is_ok()
     }
 
-    /// The image's content digest (repo digest when pulled, else its id).
+    /// The image's content digest: its repository's digest when it came from a registry, else its
+    /// id. Another repository's digest of the same image (pushed elsewhere under another name)
+    /// is not this reference's.
     pub async fn image_digest(&self, image: &str) -> Option<String> {
         let info = self.raw().inspect_image(image).await.ok()?;
-        info.repo_digests.and_then(|d| d.first().cloned()).or(info.id)
+        let repo = crate::ids::repository(image);
+        let own = |d: &String| d.split('@').next() == Some(repo);
+        info.repo_digests.and_then(|d| d.into_iter().find(own)).or(info.id)
     }
 
     /// Pull `image`, reporting progress; a failure keeps the daemon's words.

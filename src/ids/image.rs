@@ -9,6 +9,19 @@ pub struct ImageRef(String);
 
 super::string_identity!(ImageRef);
 
+/// The repository an image reference names, as Docker's `RepoDigests` spell it: the tag and the
+/// digest dropped, Docker Hub's `docker.io/` and `library/` too (`ubuntu:22.04` → `ubuntu`,
+/// `127.0.0.1:5000/x/y:t` → `127.0.0.1:5000/x/y`).
+pub fn repository(reference: &str) -> &str {
+    let name = reference.split('@').next().unwrap_or(reference);
+    let name = match name.rfind(':') {
+        Some(colon) if !name[colon..].contains('/') => &name[..colon],
+        _ => name,
+    };
+    let name = name.strip_prefix("docker.io/").unwrap_or(name);
+    name.strip_prefix("library/").unwrap_or(name)
+}
+
 /// Why a text is not an image reference Docker takes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReferenceError {
@@ -54,6 +67,20 @@ pub fn check_reference(text: &str) -> Result<(), ReferenceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_references_repository_drops_its_tag_digest_and_docker_hubs_prefixes() {
+        for (reference, repo) in [
+            ("ubuntu:22.04", "ubuntu"),
+            ("docker.io/library/ubuntu:22.04", "ubuntu"),
+            ("perftriage-test/vllm:ok", "perftriage-test/vllm"),
+            ("127.0.0.1:5000/perftriage-fixed:4fb56914", "127.0.0.1:5000/perftriage-fixed"),
+            ("127.0.0.1:5000/perftriage-fixed@sha256:db16", "127.0.0.1:5000/perftriage-fixed"),
+            ("127.0.0.1:5000/x", "127.0.0.1:5000/x"),
+        ] {
+            assert_eq!(repository(reference), repo, "{reference}");
+        }
+    }
 
     #[test]
     fn references_docker_takes_pass_and_the_rest_say_why() {

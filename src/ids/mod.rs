@@ -8,7 +8,7 @@ mod run;
 mod short;
 
 pub use campaign::CampaignName;
-pub use image::{ImageRef, ReferenceError, check_reference};
+pub use image::{ImageRef, ReferenceError, check_reference, repository};
 pub use run::RunId;
 pub use short::Short;
 
