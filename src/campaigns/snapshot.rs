@@ -53,6 +53,13 @@ pub struct RunLine {
     pub placed: Option<Placed>,
 }
 
+impl RunLine {
+    /// Launched and not seen to end.
+    pub fn in_flight(&self) -> bool {
+        self.seconds.is_none() && self.word == "running"
+    }
+}
+
 /// A run's image and host as its launch record says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placed {
@@ -115,7 +122,7 @@ impl Snapshot {
 impl Snapshot {
     /// The runs in flight, as `placed_of` (their launch records) says where they run.
     pub fn with_placed(mut self, placed_of: impl Fn(&RunId) -> Option<Placed>) -> Snapshot {
-        for run in self.runs.iter_mut().filter(|r| r.seconds.is_none() && r.word == "running") {
+        for run in self.runs.iter_mut().filter(|r| r.in_flight()) {
             run.placed = placed_of(&run.run_id);
         }
         self
@@ -126,13 +133,13 @@ impl Snapshot {
         let stopped = |c: &CellLine| c.standing.starts_with(STOPPED_MID_RUN);
         let cells: Vec<(&Short, Variant)> =
             self.cells.iter().filter(|c| stopped(c)).map(|c| (&c.short, c.variant)).collect();
-        let in_flight = self.runs.iter().filter(|r| r.word == "running" && r.seconds.is_none());
+        let in_flight = self.runs.iter().filter(|r| r.in_flight());
         in_flight.filter(|r| cells.contains(&(&r.short, r.variant))).map(|r| r.run_id.clone()).collect()
     }
 
     /// Those cells with what their run's container is doing (`words` by run).
     pub fn with_containers(mut self, words: &std::collections::HashMap<RunId, String>) -> Snapshot {
-        for run in self.runs.iter().filter(|r| r.word == "running" && r.seconds.is_none()) {
+        for run in self.runs.iter().filter(|r| r.in_flight()) {
             let Some(word) = words.get(&run.run_id) else { continue };
             let cell = self.cells.iter_mut().find(|c| c.short == run.short && c.variant == run.variant);
             if let Some(cell) = cell.filter(|c| c.standing.starts_with(STOPPED_MID_RUN)) {
@@ -144,7 +151,7 @@ impl Snapshot {
 
     /// The run in flight of `short`, if the campaign has one.
     pub fn running_of(&self, short: &Short) -> Option<&RunLine> {
-        self.runs.iter().rev().find(|r| &r.short == short && r.seconds.is_none() && r.word == "running")
+        self.runs.iter().rev().find(|r| &r.short == short && r.in_flight())
     }
 
     /// `perftriage … campaign <verb> <name>`, as it pastes.

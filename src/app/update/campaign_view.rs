@@ -74,7 +74,7 @@ fn capitalised(word: &str) -> String {
 /// cell (a run the snapshot no longer shows running is said, not asked about).
 pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
     let Some(campaign) = &state.session.campaign else { return Vec::new() };
-    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id && r.word == "running") else {
+    let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id && r.in_flight()) else {
         state.notify(Level::Info, format!("run {run_id} of the campaign has already ended"));
         return Vec::new();
     };

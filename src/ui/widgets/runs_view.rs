@@ -27,7 +27,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, selected: usize, 
     let key = |action| super::hints::key(&state.session.keymap, KeyMode::Runs, action);
     let (open, cancel, close) = (key(Action::OpenLog), key(Action::CancelRun), key(Action::Close));
     let (running, queued) = (state.runs.active(), state.runs.queue.len());
-    let theirs = state.session.campaign_runs().filter(|r| r.seconds.is_none() && r.word == "running").count();
+    let theirs = state.session.campaign_runs().filter(|r| r.in_flight()).count();
     let campaign = if state.session.campaign.is_some() {
         format!(", the campaign's {theirs} running")
     } else {
