@@ -363,10 +363,10 @@ fn x_on_the_board_cancels_a_campaigns_run_through_its_driver() {
     // Enter on it: its server log, followed live from the driver's spool.
     board.keys("Enter");
     board.until("the run's live server log", 60, |t| {
-        t.contains("(live)") && t.contains("vLLM API server version")
+        t.contains("(live;") && t.contains("vLLM API server version")
     });
     board.keys("Escape");
-    board.until("the log closed", 30, |t| !t.contains("(live)"));
+    board.until("the log closed", 30, |t| !t.contains("(live;"));
     board.keys("x");
     board.until("the confirm", 30, |t| {
         t.contains(&format!("Cancel {} baseline (campaign nightly)?", shorts[0]))

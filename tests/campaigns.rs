@@ -439,6 +439,30 @@ fn events_of(s: &Setup, kind: &str) -> Vec<serde_json::Value> {
     events.filter(|e| e["event"] == kind).collect()
 }
 
+/// A campaign setup of `flavours` whose runs can go to the one-node Slurm cluster.
+struct OnSlurm {
+    cluster: common::slurm_cluster::Cluster,
+    rt: tokio::runtime::Runtime,
+    engine: perftriage::docker::Engine,
+    _shared: tempfile::TempDir,
+    s: Setup,
+    shorts: Vec<String>,
+}
+
+/// `None` (the test skips) without a cluster or an engine.
+fn on_slurm(flavours: &[&str]) -> Option<OnSlurm> {
+    let cluster = common::slurm_cluster::Cluster::start()?;
+    let (rt, engine) = ready()?;
+    let shared = tempfile::tempdir().unwrap();
+    let slurm = format!(
+        "[slurm]\nshared_dir = \"{}\"\nperftriage = \"{}\"\n",
+        shared.path().display(),
+        env!("CARGO_BIN_EXE_perftriage")
+    );
+    let (s, shorts) = campaign_setup_with(flavours, &slurm);
+    Some(OnSlurm { cluster, rt, engine, _shared: shared, s, shorts })
+}
+
 /// Thirty commits × three variants on the one-node Slurm cluster, SIGKILLed at five moments
 /// chosen at random (seeded) and resumed each time: each start follows the jobs submitted before
 /// again (never submits one twice), and every variant ends with its result.
@@ -448,16 +472,7 @@ fn events_of(s: &Setup, kind: &str) -> Vec<serde_json::Value> {
     ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
 )]
 fn a_campaign_on_slurm_killed_at_random_moments_follows_its_jobs_again_and_submits_none_twice() {
-    let Some(cluster) = common::slurm_cluster::Cluster::start() else { return };
-    let Some((rt, engine)) = ready() else { return };
-    let shared = tempfile::tempdir().unwrap();
-    let slurm = format!(
-        "[slurm]\nshared_dir = \"{}\"\nperftriage = \"{}\"\n",
-        shared.path().display(),
-        env!("CARGO_BIN_EXE_perftriage")
-    );
-    let flavours = ["ok"; 30];
-    let (s, shorts) = campaign_setup_with(&flavours, &slurm);
+    let Some(OnSlurm { cluster, rt, engine, _shared, s, shorts }) = on_slurm(&["ok"; 30]) else { return };
     let mut first: Vec<String> = start_args(&shorts).into_iter().filter(|a| a != "--auto-fix").collect();
     first.extend(["--slurm", "--concurrency", "2"].map(String::from));
     // 90 jobs: about 270 events; five kills within the first 206.
@@ -485,5 +500,39 @@ fn a_campaign_on_slurm_killed_at_random_moments_follows_its_jobs_again_and_submi
             assert_eq!(r["status"], if last { "error" } else { "success" }, "{short} {variant}: {r:#}");
         }
     }
+    no_containers_left(&rt, &engine, &s);
+}
+
+/// `campaign cancel NAME --run RUN` of a campaign run on Slurm (its job pending behind another):
+/// the driver `scancel`s the job and journals the run as cancelled on request; the cell is left,
+/// never submitted again, and the campaign ends.
+#[test]
+#[cfg_attr(
+    not(all(has_slurm, has_docker)),
+    ignore = "needs Slurm (slurmctld, slurmd, sbatch), munge and a Docker engine"
+)]
+fn a_campaign_run_on_slurm_cancelled_on_request_is_scancelled_and_left() {
+    let Some(OnSlurm { cluster, rt, engine, _shared, s, shorts }) = on_slurm(&["ok"]) else { return };
+    let blocker =
+        cluster.client("sbatch", &["--parsable", "-c", "2", "--wrap", "sleep 300", "-o", "/dev/null"]);
+    let args =
+        ["campaign", "start", "--name", "nightly", "--variants", "b", "--slurm", "--commits", &shorts[0]];
+    let driver = on_cluster(&s, &cluster, &args);
+    let submitted = common::wait::until("the job submitted", std::time::Duration::from_secs(120), || {
+        events_of(&s, "submitted").first().cloned().ok_or_else(|| "no submitted event yet".to_string())
+    });
+    let (run, job) =
+        (submitted["run_id"].as_str().unwrap(), submitted["job_id"].as_u64().unwrap().to_string());
+    let out = cluster.perftriage(&s, &["campaign", "cancel", "nightly", "--run", run]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let (status, _, err) = driver.finish();
+    assert_eq!(status.code(), Some(3), "the cell is left: {err}");
+    let finished = events_of(&s, "finished");
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["category"], "cancelled_on_request", "{finished:?}");
+    assert_eq!(events_of(&s, "submitted").len(), 1, "never submitted again");
+    let queue = cluster.client("squeue", &["-h", "-o", "%i"]);
+    assert!(!queue.lines().any(|id| id.trim() == job), "job {job} scancelled: {queue}");
+    cluster.client("scancel", &[&blocker]);
     no_containers_left(&rt, &engine, &s);
 }

@@ -211,7 +211,7 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
             vllm_repo: config.runs.vllm_repo.clone(),
             redactor,
             classifier: std::sync::Arc::new(classifier),
-            events: tx,
+            events: perftriage::jobs::run::sink(tx),
             cancel,
             host: None,
         };
@@ -395,7 +395,7 @@ fn run_env(
         vllm_repo: config.runs.vllm_repo.clone(),
         redactor: perftriage::logs::Redactor::default(),
         classifier: std::sync::Arc::new(perftriage::classify::Classifier::embedded().unwrap()),
-        events,
+        events: perftriage::jobs::run::sink(events),
         cancel: tokio::sync::watch::channel(false).1,
         host: None,
     }
@@ -732,27 +732,8 @@ fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
     use perftriage::app::{Msg, RunMsg};
     let Some((rt, _engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
-    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
-    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
-    let commits = text.head(usize::MAX).unwrap().0.commits;
-    let setup =
-        common::job_setup(s.root.join("ws"), config.runs.clone(), config.images.clone(), config.fixed_repo());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut jobs = rt.block_on(async {
-        let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);
-        jobs.connect_forever();
-        jobs
-    });
-    let connected = |msg: &Msg| matches!(msg, Msg::Docker(perftriage::app::DockerMsg::Connected(_)));
-    rt.block_on(async { while !connected(&rx.recv().await.unwrap()) {} });
-    let request = perftriage::runs::RunRequest {
-        short: s.short.as_str().into(),
-        variant: perftriage::dataset::Variant::Human,
-        image: None,
-        fixes: Vec::new(),
-        host: None,
-        repeat: perftriage::runs::RepeatPlan::Times(1),
-    };
+    let (mut jobs, mut rx) = board_jobs(&rt, &s);
+    let request = human_request(&s);
     let run_id: perftriage::runs::RunId = "closing-1".into();
     rt.block_on(async { jobs.start(&run_id, request) });
     let ended = |msg: &Msg| matches!(msg, Msg::Run(RunMsg::Finished { .. }));
@@ -763,4 +744,104 @@ fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
     assert!(recorded, "closing waited for the ended run's record");
     let r = result(&s, "human");
     assert_eq!(r["status"], "success", "{r}");
+}
+
+/// The board's runs through the executor: a set-up error (a vLLM checkout without the commit)
+/// writes no result file, not even when the board closes right after (it used to be written
+/// then, the only rule of the three that did); and every event of a run reaches the board before
+/// its end (events used to be forwarded by a task of their own, which an end could overtake).
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn on_the_board_a_set_up_error_writes_no_result_and_no_event_comes_after_a_runs_end() {
+    use perftriage::app::{Msg, RunMsg};
+    let Some((rt, _engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let (mut jobs, mut rx) = board_jobs(&rt, &s);
+    let request = || human_request(&s);
+    let mut seen_after_end = |run_id: &str| {
+        let run_id: perftriage::runs::RunId = run_id.into();
+        rt.block_on(async { jobs.start(&run_id, request()) });
+        let ended = |msg: &Msg| matches!(msg, Msg::Run(RunMsg::Finished { run_id: r, .. }) if *r == run_id);
+        rt.block_on(async { while !ended(&rx.recv().await.unwrap()) {} });
+        assert!(rt.block_on(jobs.record_ended(|_| None, std::time::Duration::from_secs(60))));
+        let mut after = Vec::new();
+        while let Ok(msg) = rx.try_recv() {
+            if let Msg::Run(RunMsg::Phase { run_id: r, .. } | RunMsg::Lines { run_id: r, .. }) = &msg
+                && *r == run_id
+            {
+                after.push(format!("{msg:?}"));
+            }
+        }
+        after
+    };
+    assert_eq!(seen_after_end("ordered-1"), Vec::<String>::new(), "every event before the end");
+    assert_eq!(result(&s, "human")["status"], "success");
+    let path = s.root.join("ws/results").join(format!("{}_human_result.json", s.short));
+    std::fs::remove_file(&path).unwrap();
+    let repo = s.root.join("vllm");
+    std::fs::remove_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    assert!(Command::new("git").arg("-C").arg(&repo).args(["init", "-q"]).status().unwrap().success());
+    assert_eq!(seen_after_end("setup-1"), Vec::<String>::new());
+    assert!(!path.exists(), "a set-up error is not the commit's result");
+}
+
+/// A fix cancelled (the board's `x`, a signal to `fix apply`) stops where it is: its container is
+/// removed, nothing is committed, and it says it was cancelled.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_cancelled_fix_removes_its_container_and_commits_nothing() {
+    use perftriage::jobs::fix::{FixError, FixJob, apply};
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
+    let commit = text.head(usize::MAX).unwrap().0.commits.remove(0);
+    let ws = s.root.join("ws");
+    let image = perftriage::ids::ImageRef::from("perftriage-test/vllm:aimv2");
+    let variant = perftriage::dataset::Variant::Human;
+    let job = FixJob::new(&commit, variant, image, None, Some("perftriage-fixed"), &ws);
+    let book = perftriage::fixes::RecipeBook::embedded().unwrap();
+    let recipe = book.get("aimv2_exist_ok").unwrap();
+    let (switch, cancel) = tokio::sync::watch::channel(false);
+    switch.send(true).unwrap();
+    let report = rt.block_on(apply(&engine, &job, (recipe, None), |_| {}, cancel));
+    assert!(matches!(report, Err(FixError::Cancelled)), "{report:?}");
+    let label = format!("label=perftriage.workspace={}", ws.display());
+    assert!(common::engine::docker(&["ps", "-aq", "--filter", &label]).is_empty(), "its container removed");
+    let tag = format!("{}:{}", job.commit_to.0, job.commit_to.1);
+    assert!(common::engine::docker(&["images", "-q", &tag]).is_empty(), "nothing committed as {tag}");
+}
+
+/// The board's job service on the setup's workspace, connected to Docker, and its messages.
+fn board_jobs(
+    rt: &tokio::runtime::Runtime,
+    s: &Setup,
+) -> (perftriage::jobs::service::JobService, tokio::sync::mpsc::UnboundedReceiver<perftriage::app::Msg>) {
+    use perftriage::app::Msg;
+    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
+    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
+    let commits = text.head(usize::MAX).unwrap().0.commits;
+    let setup =
+        common::job_setup(s.root.join("ws"), config.runs.clone(), config.images.clone(), config.fixed_repo());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let jobs = rt.block_on(async {
+        let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);
+        jobs.connect_forever();
+        jobs
+    });
+    let connected = |msg: &Msg| matches!(msg, Msg::Docker(perftriage::app::DockerMsg::Connected(_)));
+    rt.block_on(async { while !connected(&rx.recv().await.unwrap()) {} });
+    (jobs, rx)
+}
+
+/// One human run of the setup's commit, as the board asks for it.
+fn human_request(s: &Setup) -> perftriage::runs::RunRequest {
+    perftriage::runs::RunRequest {
+        short: s.short.as_str().into(),
+        variant: perftriage::dataset::Variant::Human,
+        image: None,
+        fixes: Vec::new(),
+        host: None,
+        repeat: perftriage::runs::RepeatPlan::Times(1),
+    }
 }

@@ -573,10 +573,48 @@ fn l_on_a_campaigns_running_commit_follows_its_live_log() {
     let driver = Driver { pid: 4242, host: "gpu-1".into(), since: "2026-11-28T01:00:00Z".into() };
     update(&mut s, Msg::Campaign(Some(snapshot.with_liveness(Liveness::Driving(driver), "perftriage"))));
     let effects = press(&mut s, Key::ch('L'));
-    let log = LogId::Campaign { run_id: "r7".into(), pane: perftriage::runs::Pane::Server };
-    let key = LogKey { short, variant, log };
-    let ring = s.logs.ring;
-    assert_eq!(effects, [Effect::FollowCampaignLog { key, name: "nightly".into(), ring }]);
+    let (ring, name) = (s.logs.ring, perftriage::ids::CampaignName::from("nightly"));
+    let follow = |pane| {
+        let log = LogId::Campaign { run_id: "r7".into(), pane };
+        Effect::FollowCampaignLog {
+            key: LogKey { short: short.clone(), variant, log },
+            name: name.clone(),
+            ring,
+        }
+    };
+    use perftriage::runs::Pane::{Benchmark, Server};
+    assert_eq!(effects, [follow(Benchmark), follow(Server)], "both panes, the server's shown");
     let screen = common::screen_of(&s, 200, 48);
-    assert!(screen.contains("campaign nightly, run r7, server (live)"), "{screen}");
+    assert!(screen.contains("campaign nightly, run r7, server (live"), "{screen}");
+    press(&mut s, Key::ch('o'));
+    let screen = common::screen_of(&s, 200, 48);
+    assert!(screen.contains("campaign nightly, run r7, benchmark (live"), "o: the benchmark's: {screen}");
+}
+
+/// `x` on a commit whose live job is a fix (or a build), not a run: a confirm, then the job
+/// service is asked to stop it; a fix that ends not applied is no longer live.
+#[test]
+fn x_on_a_commit_being_fixed_or_built_cancels_the_fix_or_the_build_after_a_confirm() {
+    use perftriage::app::FixMsg;
+    let mut s = state();
+    let short = s.board.selected_short().cloned().unwrap();
+    let variant = perftriage::dataset::Variant::Human;
+    s.runs.fixes.insert((short.clone(), variant), "numpy_lt_2".into());
+    assert!(press(&mut s, Key::ch('x')).is_empty(), "a confirm first");
+    let screen = common::screen_of(&s, 160, 48);
+    assert!(screen.contains(&format!("Cancel fix numpy_lt_2 on {short} human?")), "{screen}");
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::CancelFix { short: short.clone(), variant }]);
+    let why = "cancelled; its container is removed and nothing recorded".to_string();
+    let not_applied = FixMsg::NotApplied { short: short.clone(), variant, recipe: "numpy_lt_2".into(), why };
+    update(&mut s, Msg::Fix(not_applied));
+    assert!(s.runs.fixes.is_empty(), "no longer live");
+    let effects = press(&mut s, Key::ch('x'));
+    assert!(effects.is_empty() && s.session.message.as_ref().unwrap().1.contains("has no live run"));
+    let building = perftriage::app::BuildView { live: true, phase: "deps".into(), ..Default::default() };
+    s.builds.by_commit.insert(short.clone(), building);
+    assert!(press(&mut s, Key::ch('x')).is_empty(), "a confirm first");
+    let screen = common::screen_of(&s, 160, 48);
+    assert!(screen.contains(&format!("Cancel the build of {short}?")), "{screen}");
+    assert_eq!(press(&mut s, Key::ch('y')), [Effect::CancelBuild { short }]);
 }

@@ -187,7 +187,11 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
         "build the baseline with knobs: max_jobs=N nvcc_threads=N timeout_s=S cuda_arch=X (then the confirm)",
         Some("build-with"),
     ),
-    (Action::CancelRun, "cancel the commit's live run (confirm); its container is removed", Some("cancel")),
+    (
+        Action::CancelRun,
+        "cancel the commit's live run, fix or build (confirm); its container is removed",
+        Some("cancel"),
+    ),
     (Action::FixMenu, "fix menu for the failing variant (suggested fixes first)", Some("fix")),
     (Action::Pick, "pick / unpick the commit for a bulk fix", Some("pick")),
     (Action::BulkFix, "bulk fix: picked commits, else every commit the filter shows", Some("bulk fix")),

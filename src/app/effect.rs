@@ -139,6 +139,11 @@ pub enum Effect {
         knobs: crate::builds::KnobSet,
         log: LogKey,
     },
+    /// Stop a fix being applied (its container is removed; `FixMsg::NotApplied` follows).
+    CancelFix {
+        short: Short,
+        variant: crate::dataset::Variant,
+    },
     /// Stop a live build (its container is removed; `BuildMsg::Done` follows).
     CancelBuild {
         short: Short,

@@ -219,6 +219,13 @@ pub enum FixMsg {
     },
     /// A fix ended: record it, and re-run if asked.
     Done(FixDone),
+    /// A fix that was not applied (cancelled, not applicable, Docker's error): nothing recorded.
+    NotApplied {
+        short: Short,
+        variant: Variant,
+        recipe: String,
+        why: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

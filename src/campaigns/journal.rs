@@ -41,7 +41,7 @@ pub enum Event {
     Finished {
         run_id: RunId,
         status: RunStatus,
-        category: Option<String>,
+        category: Option<crate::runs::FailureKind>,
         disposition: Option<Disposition>,
         result: Option<String>,
         at: String,
@@ -57,11 +57,14 @@ pub enum Event {
         host: Option<String>,
         at: String,
     },
-    /// A decision of the policy that is not a run: why a variant is left, a retry's wait.
+    /// A decision of the policy that is not a run: why a variant is left, a retry's wait. `what`
+    /// says it in words (all an older journal has); `decision` is what it is.
     Decided {
         short: Short,
         variant: Variant,
         what: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<super::Decision>,
         at: String,
     },
     Paused {
@@ -82,6 +85,13 @@ pub enum Event {
 
 fn first_schema() -> u32 {
     1
+}
+
+impl Event {
+    /// The policy's `decision` for a cell, in words and as what it is.
+    pub fn decided(short: Short, variant: Variant, decision: super::Decision, at: String) -> Event {
+        Event::Decided { short, variant, what: decision.to_string(), decision: Some(decision), at }
+    }
 }
 
 /// One line of the journal, newline included.
@@ -248,7 +258,12 @@ mod tests {
                 host: None,
                 at: at.clone(),
             },
-            Event::Decided { short: "a".into(), variant, what: at.clone(), at: at.clone() },
+            Event::decided(
+                "a".into(),
+                variant,
+                crate::campaigns::Decision::Leave { reason: at.clone() },
+                at.clone(),
+            ),
             paused(""),
             Event::Resumed { at: at.clone() },
             Event::Cancelled { at: at.clone() },

@@ -12,7 +12,7 @@ pub(crate) mod state;
 pub use driver::{Driver, Liveness, Verb, stopped_line};
 pub use journal::{Event, JournalError, Parsed, SCHEMA, parse, to_line};
 pub use outcome::{Outcome, outcome};
-pub use policy::{BOARD_RETRIES, CANCELLED, CANCELLED_ON_REQUEST, LOST, Next, Policy, next};
+pub use policy::{BOARD_RETRIES, Decision, Next, Policy, next};
 pub use snapshot::{CellLine, FixLine, Placed, RunLine, Snapshot};
 pub use state::{Attempt, CampaignState, Cell, Finish, FixTry, Headline, Progress};
 

@@ -22,7 +22,8 @@ pub fn outcome(state: &CampaignState, usable: impl Fn(&Short) -> bool) -> Outcom
 
 fn count(out: &mut Outcome, cell: &Cell) {
     if let Some(finish) = cell.last_finish().filter(|f| f.status != RunStatus::Success) {
-        let category = finish.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.into());
+        let category =
+            finish.category.as_ref().map_or(crate::classify::UNCLASSIFIED, |k| k.name()).to_string();
         *out.left.entry(category).or_default() += 1;
     }
     for fix in cell.fixes.iter().filter(|f| f.verified) {
@@ -47,7 +48,7 @@ mod tests {
         Event::Finished {
             run_id: run.into(),
             status,
-            category: category.map(str::to_string),
+            category: category.map(crate::runs::FailureKind::from_name),
             disposition: d,
             result: None,
             at: format!("2026-11-27T01:{t}Z"),

@@ -6,6 +6,7 @@ use super::Cell;
 use crate::classify::Disposition;
 use crate::dataset::RunStatus;
 use crate::ids::RunId;
+use crate::runs::FailureKind;
 use serde::{Deserialize, Serialize};
 
 /// How a campaign treats failures.
@@ -40,21 +41,43 @@ pub enum Next {
     Leave(String),
 }
 
+/// A decision of the policy that is not a run, as the journal keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    /// Run again after a wait (an infrastructure failure, retry `n`).
+    Retry { n: u32, after_s: u64 },
+    /// Left for a look, and why.
+    Leave { reason: String },
+}
+
+impl Decision {
+    /// A journal written before decisions had a kind said them in words only: a retry's wait as
+    /// `retry N in S s`, anything else as why the cell is left.
+    pub fn from_words(what: &str) -> Decision {
+        let retry = what.strip_prefix("retry ").and_then(|rest| {
+            let (n, wait) = rest.split_once(" in ")?;
+            Some(Decision::Retry { n: n.parse().ok()?, after_s: wait.strip_suffix(" s")?.parse().ok()? })
+        });
+        retry.unwrap_or_else(|| Decision::Leave { reason: what.to_string() })
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decision::Retry { n, after_s } => write!(f, "retry {n} in {after_s} s"),
+            Decision::Leave { reason } => f.write_str(reason),
+        }
+    }
+}
+
 /// The first wait before a retry unless the campaign says otherwise.
 const BACKOFF_S: u64 = 30;
 const BACKOFF_MAX_S: u64 = 600;
 
 /// The retries of a campaign started from the board (its confirm says so).
 pub const BOARD_RETRIES: u32 = 2;
-
-/// The category of a run this campaign stopped itself (a signal): it is run again, not counted.
-pub const CANCELLED: &str = "cancelled";
-/// The category of a run stopped on request (the board's `x`, `campaign cancel --run`): its cell
-/// is left, not run again.
-pub const CANCELLED_ON_REQUEST: &str = "cancelled_on_request";
-/// The category of a run launched before a stop that left neither a container nor a result: it
-/// never ran, and runs again, not counted.
-pub const LOST: &str = "lost_in_a_restart";
 
 /// `recipe_for(category)`: the verified recipe that answers a failure's category, if any.
 pub fn next(cell: &Cell, policy: Policy, recipe_for: impl Fn(&str) -> Option<String>) -> Next {
@@ -65,19 +88,22 @@ pub fn next(cell: &Cell, policy: Policy, recipe_for: impl Fn(&str) -> Option<Str
     if finish.status == RunStatus::Success {
         return Next::Done;
     }
-    let category = finish.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.to_string());
-    if category == CANCELLED || category == LOST {
+    let kind =
+        finish.category.clone().unwrap_or_else(|| FailureKind::from_name(crate::classify::UNCLASSIFIED));
+    // Stopped by the campaign itself (a signal) or lost in a restart: it never ran, not counted.
+    if matches!(kind, FailureKind::Cancelled | FailureKind::LostInARestart) {
         return Next::Run;
     }
-    if category == CANCELLED_ON_REQUEST {
+    let category = kind.name();
+    if kind == FailureKind::CancelledOnRequest {
         return Next::Leave(format!("{category}: stopped as asked; not run again"));
     }
-    if let Some(after_fix) = after_fix(cell, &category) {
+    if let Some(after_fix) = after_fix(cell, category) {
         return after_fix;
     }
     match finish.disposition {
-        Some(Disposition::InfraRetry) => retry(cell, policy, &category),
-        Some(Disposition::FixableInContainer) if policy.auto_fix => match recipe_for(&category) {
+        Some(Disposition::InfraRetry) => retry(cell, policy, category),
+        Some(Disposition::FixableInContainer) if policy.auto_fix => match recipe_for(category) {
             Some(recipe) => Next::Fix(recipe),
             None => Next::Leave(format!("{category}: no verified recipe answers it")),
         },
@@ -125,7 +151,7 @@ mod tests {
         let finish = Finish {
             at: "t1".into(),
             status: RunStatus::Error,
-            category: Some(category.into()),
+            category: Some(FailureKind::from_name(category)),
             disposition: Some(disposition),
         };
         attempt("r", Some(finish))
@@ -152,6 +178,19 @@ mod tests {
 
     fn numpy(category: &str) -> Option<String> {
         (category == "numpy2").then(|| "numpy_lt_2".to_string())
+    }
+
+    /// A decision reads back as itself from its words (what an older journal holds), and a
+    /// reason that merely mentions a retry stays a reason.
+    #[test]
+    fn a_decision_reads_back_from_its_words() {
+        for decision in [
+            Decision::Retry { n: 2, after_s: 60 },
+            Decision::Leave { reason: "patch_fail: the same on every run, not retried".into() },
+            Decision::Leave { reason: "retry nothing: retry 1 in soon".into() },
+        ] {
+            assert_eq!(Decision::from_words(&decision.to_string()), decision);
+        }
     }
 
     #[test]

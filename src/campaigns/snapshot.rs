@@ -168,11 +168,11 @@ fn standing(cell: &Cell) -> String {
         return RUNNING.into();
     }
     let Some(finish) = cell.last_finish() else { return "· queued".into() };
-    let category = finish.category.as_deref().unwrap_or(crate::classify::UNCLASSIFIED);
+    let category = finish.category.as_ref().map_or(crate::classify::UNCLASSIFIED, |k| k.name());
     match (finish.status, &cell.decided) {
         (RunStatus::Success, _) => "✓ ok".into(),
-        // A retry's wait is a decision too; any other one leaves the cell for a look.
-        (_, Some(why)) if !why.starts_with("retry ") => format!("✗ {why}"),
+        // A retry's wait is a decision too; a leave is the cell's standing.
+        (_, Some(super::Decision::Leave { reason })) => format!("✗ {reason}"),
         _ => format!("↻ {category}"),
     }
 }
@@ -188,7 +188,7 @@ fn run_lines<'a>(
         word: match &a.finish {
             None => "running".into(),
             Some(f) if f.status == RunStatus::Success => "ok".into(),
-            Some(f) => f.category.clone().unwrap_or_else(|| crate::classify::UNCLASSIFIED.into()),
+            Some(f) => f.category.as_ref().map_or(crate::classify::UNCLASSIFIED, |k| k.name()).to_string(),
         },
         seconds: a.seconds(),
         launched: a.launched.clone(),
@@ -205,12 +205,13 @@ mod tests {
 
     #[test]
     fn each_cell_says_its_standing_and_every_run_is_listed_in_launch_order() {
-        let decided = Event::Decided {
-            short: "aaaa0002".into(),
-            variant: Variant::Baseline,
-            what: "patch_fail: the same on every run, not retried".into(),
-            at: "t".into(),
-        };
+        let reason = "patch_fail: the same on every run, not retried".to_string();
+        let decided = Event::decided(
+            "aaaa0002".into(),
+            Variant::Baseline,
+            crate::campaigns::Decision::Leave { reason },
+            "t".into(),
+        );
         let events = two_commits(&[
             launched("aaaa0002", Variant::Baseline, "r3"),
             finished("r3", RunStatus::Error, Some("patch_fail")),

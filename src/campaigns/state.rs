@@ -24,7 +24,7 @@ pub struct Finish {
     /// When it ended (RFC 3339).
     pub at: String,
     pub status: RunStatus,
-    pub category: Option<String>,
+    pub category: Option<crate::runs::FailureKind>,
     pub disposition: Option<Disposition>,
 }
 
@@ -35,7 +35,7 @@ pub struct Cell {
     /// Fixes the policy applied.
     pub fixes: Vec<FixTry>,
     /// The last decision that was not a run (why it is left, a retry's wait).
-    pub decided: Option<String>,
+    pub decided: Option<super::Decision>,
 }
 
 impl Attempt {
@@ -177,8 +177,9 @@ impl CampaignState {
                     (recipe.clone(), image.is_some(), host.clone(), image.clone());
                 cell.fixes.push(FixTry { recipe, verified, after_attempts, host, image, at: at.clone() });
             }
-            Event::Decided { short, variant, what, .. } => {
-                self.cell_mut(short, *variant).decided = Some(what.clone())
+            Event::Decided { short, variant, what, decision, .. } => {
+                let decision = decision.clone().unwrap_or_else(|| super::Decision::from_words(what));
+                self.cell_mut(short, *variant).decided = Some(decision);
             }
             Event::Paused { .. } => self.paused = true,
             Event::Resumed { .. } => self.paused = false,
@@ -259,7 +260,7 @@ pub(crate) mod tests {
         Event::Finished {
             run_id: run.into(),
             status,
-            category: category.map(str::to_string),
+            category: category.map(crate::runs::FailureKind::from_name),
             disposition: None,
             result: None,
             at: "t".into(),

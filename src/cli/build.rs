@@ -35,7 +35,7 @@ pub fn build_cli(ctx: &Context, short: &str, changes: &KnobSet, plan_only: bool)
         }
         plan.iter().for_each(|l| super::out::err(&format!("perftriage: {l}")));
         let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
-        let stopped_by = super::run::on_signal(&cancel_tx);
+        let stopped_by = crate::jobs::signals::cancel_on_stop(&cancel_tx);
         let report = run(&engine?, &job, ctx.redactor.clone(), cancel).await?;
         if let Some((name, number)) = stopped_by.lock().ok().and_then(|s| *s) {
             super::out::err(&format!(

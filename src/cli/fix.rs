@@ -2,11 +2,10 @@
 //! [--commit-image]`. Exit codes as for `run`: 0 ok, 3 the fix or the re-run failed, 1 tool error.
 
 use crate::dataset::{Entry, Variant};
-use crate::jobs::fix::{FixJob, FixReport, apply};
-use crate::jobs::lines::LinePath;
-use crate::logs::Stream;
+use crate::jobs::fix::{FixJob, FixReport};
+use crate::jobs::fixing::{applied, fix_job, outcome_words, record_fix};
 use crate::session::Context;
-use crate::triage::{Change, FixOutcome};
+use crate::triage::FixOutcome;
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
@@ -35,19 +34,6 @@ pub fn list(ctx: &Context, short: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The job for a variant: its current image (a fixed one if committed before), where a fixed image goes.
-pub fn job(ctx: &Context, entry: &Entry, variant: Variant, commit_image: bool) -> Result<FixJob> {
-    let c = &entry.commit;
-    let book = ctx.read_workspace().book;
-    let planned =
-        crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &"fix".into())?;
-    let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
-    let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
-    let repo = commit_image.then(|| ctx.config.fixed_repo());
-    let reserve = ctx.config.runs.reserve_bytes();
-    Ok(FixJob::new(c, variant, image, evidence, repo.as_deref(), &ctx.workspace).reserving(reserve))
-}
-
 pub fn apply_cli(
     ctx: &Context,
     short: &str,
@@ -62,7 +48,7 @@ pub fn apply_cli(
         return Ok(ExitCode::from(2));
     };
     let Some(entry) = ctx.find(short) else { return Ok(ExitCode::from(2)) };
-    let job = job(ctx, entry, variant, commit_image)?;
+    let job = fix_job(ctx, entry, variant, commit_image)?;
     super::runtime()?.block_on(async {
         // With [[hosts]], the fix and its re-run happen on one host (a local fixed tag is only there).
         let workspace = ctx.workspace.display().to_string();
@@ -85,7 +71,9 @@ pub fn apply_cli(
             variant.name(),
             job.image
         ));
-        let (printed, log) = applied(ctx, (&engine, &job), &recipe, print_lines).await?;
+        let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
+        let _stopped = crate::jobs::signals::cancel_on_stop(&cancel_tx);
+        let (printed, log) = applied(ctx, (&engine, &job), &recipe, print_lines, cancel).await?;
         match printed {
             Ok(report) => after_fix(ctx, (entry, &job), (recipe_id, &log), report, rerun_on).await,
             Err(why) => {
@@ -94,23 +82,6 @@ pub fn apply_cli(
             }
         }
     })
-}
-
-/// Apply `recipe` to the job's container on `engine`, its output taking the line path (decoded,
-/// redacted, spooled as the fix's log) and each batch of lines handed to `shown`; how it went, and
-/// the log's path.
-async fn applied(
-    ctx: &Context,
-    (engine, job): (&crate::docker::Engine, &FixJob),
-    recipe: &crate::fixes::Recipe,
-    mut shown: impl FnMut(std::io::Result<Vec<crate::logs::Line>>),
-) -> Result<(Result<FixReport, crate::jobs::fix::FixError>, String)> {
-    let repo = ctx.config.runs.vllm_repo.as_deref();
-    let classifier = std::sync::Arc::new(ctx.classifier.clone());
-    let mut lines = LinePath::create(&job.log_path(&recipe.id), ctx.redactor.clone(), classifier)?;
-    let report = apply(engine, job, recipe, repo, |bytes| shown(lines.ingest(Stream::Stdout, bytes))).await;
-    shown(lines.finish());
-    Ok((report, lines.path().display().to_string()))
 }
 
 /// A fix's lines on stdout, as they come (a closed stdout stops the printing, not the fix).
@@ -143,121 +114,25 @@ async fn after_fix(
         return Ok(ExitCode::SUCCESS);
     }
     let image = report.image.unwrap_or(job.image.clone());
-    let run_id = super::run::run_id();
-    let plan = super::run::planned(ctx, (entry, variant), &run_id, None, Some((image, fixes)))?;
+    let run_id = crate::jobs::planned::new_run_id();
+    let plan = crate::jobs::planned::planned(ctx, (entry, variant), &run_id, None, Some((image, fixes)))?;
     super::run::run_plan(ctx, plan, false, host).await
 }
 
-/// The fix in the triage history (and its output kept); the fixes the variant now has.
+/// The fix in the triage history (and its output kept), said on stderr; the fixes the variant
+/// now has.
 fn record(
     ctx: &Context,
     job: &FixJob,
     (recipe_id, log): (&str, &str),
     report: &FixReport,
 ) -> Result<Vec<String>> {
-    let mut workspace = ctx.open_workspace(false)?;
-    let change = Change::Fix {
-        variant: job.variant.name().into(),
-        recipe: recipe_id.into(),
-        outcome: report.outcome,
-        image: if job.commits_image() { report.image.clone() } else { None },
-        log: Some(log.to_string()),
-    };
-    workspace.book.apply(&job.short, change, crate::session::now_rfc3339())?;
-    workspace.store.save(&workspace.book)?;
-    let how = match report.outcome {
-        FixOutcome::Verified => "verified",
-        FixOutcome::AlreadyApplied => "already applied",
-        FixOutcome::Failed => "FAILED (fix failed; output kept)",
-    };
+    let fixes = record_fix(ctx, job, (recipe_id, log), report)?;
+    let how = outcome_words(report.outcome);
     super::out::err(&format!(
         "perftriage: {recipe_id} on {} {}: {how}; output {log}",
         job.short,
         job.variant.name()
     ));
-    let mut fixes = workspace.book.fixes(&job.short, job.variant.name());
-    if !fixes.iter().any(|f| f == recipe_id) {
-        fixes.push(recipe_id.to_string());
-    }
     Ok(fixes)
-}
-
-/// A campaign's fix of a variant on `host` (where its failed run ran; none: this machine's
-/// engine): applied and committed as its fixed image there (its output spooled, not printed),
-/// recorded in the triage history and in the campaign's journal.
-pub async fn campaign_fix(
-    ctx: &Context,
-    journal: &crate::jobs::journal::Journal,
-    (short, variant): (&crate::ids::Short, Variant),
-    recipe_id: &str,
-    host: Option<&str>,
-) -> Result<()> {
-    let recipe = ctx.recipes()?.get(recipe_id).cloned();
-    let recipe =
-        recipe.ok_or_else(|| anyhow::anyhow!("no recipe `{recipe_id}` (see `perftriage fix list`)"))?;
-    let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
-    let job = job(ctx, entry, variant, true)?;
-    let engine = engine_of(ctx, host).await?;
-    // Its output is spooled as the fix's log, not printed.
-    let (applied, log) = applied(ctx, (&engine, &job), &recipe, drop).await?;
-    let image = match applied {
-        Ok(report) => {
-            recorded(ctx, &job, (recipe_id, &log), &report);
-            report.image.filter(|_| report.outcome != FixOutcome::Failed)
-        }
-        Err(why) => {
-            super::out::err(&format!("perftriage: campaign: fix {recipe_id} on {short} not applied: {why}"));
-            None
-        }
-    };
-    let at = crate::session::now_rfc3339();
-    let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
-    let fixed = crate::campaigns::Event::Fixed { short, variant, recipe, image, host, at };
-    Ok(journal.append(&fixed)?)
-}
-
-/// A campaign's fix of a variant whose image its sibling shares (baseline and agent run in the
-/// parent's image) and whose sibling this recipe already fixed into `image`: that image is the
-/// variant's too, recorded in the triage history and the journal, nothing applied again (a
-/// second commit would take the tag from under the sibling's result).
-pub fn campaign_shared_fix(
-    ctx: &Context,
-    journal: &crate::jobs::journal::Journal,
-    (short, variant): (&crate::ids::Short, Variant),
-    (recipe_id, image): (&str, crate::ids::ImageRef),
-    host: Option<&str>,
-) -> Result<()> {
-    let entry = ctx.find(short).ok_or_else(|| anyhow::anyhow!("no commit `{short}` in the dataset"))?;
-    let job = job(ctx, entry, variant, true)?;
-    let report =
-        FixReport { outcome: FixOutcome::AlreadyApplied, image: Some(image.clone()), output: String::new() };
-    recorded(ctx, &job, (recipe_id, "(shared with the variant that made it)"), &report);
-    let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
-    let at = crate::session::now_rfc3339();
-    Ok(journal.append(&crate::campaigns::Event::Fixed {
-        short,
-        variant,
-        recipe,
-        image: Some(image),
-        host,
-        at,
-    })?)
-}
-
-/// A campaign's fix recorded in the triage history where the workspace lets it: a board holding
-/// the workspace records it from the journal instead (its runs take the journal's image).
-fn recorded(ctx: &Context, job: &FixJob, (recipe_id, log): (&str, &str), report: &FixReport) {
-    if let Err(why) = record(ctx, job, (recipe_id, log), report) {
-        super::out::err(&format!(
-            "perftriage: campaign: {recipe_id} on {} {} not in the triage history yet ({why}); the campaign's journal keeps it",
-            job.short,
-            job.variant.name()
-        ));
-    }
-}
-
-/// The engine of the `[[hosts]]` host `host`; this machine's without one.
-pub(super) async fn engine_of(ctx: &Context, host: Option<&str>) -> Result<crate::docker::Engine> {
-    let Some(name) = host else { return Ok(crate::docker::Engine::connect().await?) };
-    Ok(crate::jobs::fleet::chosen(&ctx.config.hosts, name).await?)
 }

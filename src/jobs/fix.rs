@@ -23,6 +23,8 @@ pub enum FixError {
     Git(#[from] crate::jobs::git::GitError),
     #[error("cannot pack {name} for the container: {why}")]
     Pack { name: String, why: String },
+    #[error("cancelled; its container is removed and nothing recorded")]
+    Cancelled,
 }
 
 pub use crate::fixes::{LOCAL_REPO, commit_target};
@@ -243,9 +245,9 @@ pub fn preview(recipe: &Recipe, facts: &Facts, source_commit: &str) -> Vec<Strin
 pub async fn apply(
     engine: &Engine,
     job: &FixJob,
-    recipe: &Recipe,
-    vllm_repo: Option<&Path>,
+    (recipe, vllm_repo): (&Recipe, Option<&Path>),
     mut sink: impl FnMut(&[u8]),
+    mut cancel: tokio::sync::watch::Receiver<bool>,
 ) -> Result<FixReport, FixError> {
     let c = start(
         engine,
@@ -253,7 +255,13 @@ pub async fn apply(
         &format!("perftriage-fix-{}-{}-{}", job.short, job.variant.name(), std::process::id()),
     )
     .await?;
-    let result = apply_in(&c, job, recipe, vllm_repo, &mut sink).await;
+    // A cancel drops the steps where they are: a commit not started is never made (one the daemon
+    // is already making may still leave its tag, which nothing records and the next fix replaces).
+    let result = tokio::select! {
+        biased;
+        Ok(_) = cancel.wait_for(|c| *c) => Err(FixError::Cancelled),
+        result = apply_in(&c, job, recipe, vllm_repo, &mut sink) => result,
+    };
     let _ = engine.remove(&c.id).await;
     result
 }

@@ -3,9 +3,12 @@
 
 pub mod build;
 pub mod build_job;
+pub mod campaign;
 pub mod documents;
 pub mod driver;
+pub mod executor;
 pub mod fix;
+pub mod fixing;
 pub mod fleet;
 pub mod follow;
 pub mod git;
@@ -16,6 +19,7 @@ pub mod lines;
 pub mod logs;
 pub mod orphans;
 pub mod owners;
+pub mod planned;
 pub mod probe;
 pub mod run;
 pub mod service;

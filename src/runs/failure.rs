@@ -24,6 +24,15 @@ pub enum FailureKind {
     Reattached,
     /// Too little disk under the Docker data root for a pull, commit or build.
     NoRoom,
+    /// A campaign's run stopped on request (the board's `x`, `campaign cancel --run`): its cell is
+    /// left, not run again.
+    CancelledOnRequest,
+    /// A campaign's run launched before a stop that left neither a container nor a result: it
+    /// never ran, and runs again.
+    LostInARestart,
+    /// A campaign's Slurm job that could not be submitted or followed, or ended without a result
+    /// (a node failure): an infrastructure failure, retried.
+    SlurmLost,
     /// A classifier rule id (`aimv2`, `numpy2`, …).
     Signature(String),
 }
@@ -46,6 +55,9 @@ const NAMES: &[(FailureKind, &str)] = &[
     (FailureKind::PlanError, "plan_error"),
     (FailureKind::Reattached, "reattached"),
     (FailureKind::NoRoom, "no_room"),
+    (FailureKind::CancelledOnRequest, "cancelled_on_request"),
+    (FailureKind::LostInARestart, "lost_in_a_restart"),
+    (FailureKind::SlurmLost, "slurm_lost"),
 ];
 
 impl FailureKind {
@@ -82,6 +94,13 @@ impl Serialize for FailureKind {
     }
 }
 
+/// Any name reads: one the tool does not know is a classifier's signature.
+impl<'de> serde::Deserialize<'de> for FailureKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FailureKind, D::Error> {
+        Ok(FailureKind::from_name(&String::deserialize(d)?))
+    }
+}
+
 impl std::fmt::Display for FailureKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -98,5 +117,24 @@ pub struct Failure {
 impl Failure {
     pub fn new(kind: FailureKind, message: impl Into<String>) -> Failure {
         Failure { kind, message: message.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A journal's categories are kinds: the campaign's own read back as themselves, a classifier's
+    /// signature as a signature, each written as the name it was read from.
+    #[test]
+    fn every_kind_reads_back_from_the_name_it_is_written_as() {
+        for (kind, name) in NAMES {
+            let read: FailureKind = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(&read, kind, "{name}");
+            assert_eq!(serde_json::to_value(&read).unwrap(), serde_json::json!(name));
+        }
+        let signature: FailureKind = serde_json::from_str("\"aimv2\"").unwrap();
+        assert_eq!(signature, FailureKind::Signature("aimv2".into()));
+        assert_eq!(FailureKind::from_name("slurm_lost"), FailureKind::SlurmLost);
     }
 }

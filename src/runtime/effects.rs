@@ -55,6 +55,7 @@ impl Io {
             Effect::PlanBuild { short, knobs } => self.jobs.plan_build(short, knobs),
             Effect::StartBuild { short, knobs, log } => self.jobs.start_build(short, knobs, log),
             Effect::CancelBuild { short } => self.jobs.cancel_build(&short),
+            Effect::CancelFix { short, variant } => self.jobs.cancel_fix(&short, variant),
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),

@@ -186,21 +186,16 @@ fn executor(
     gpu_interval: Arc<AtomicU64>,
     tx: mpsc::UnboundedSender<Msg>,
 ) -> Io {
-    let classifier = Arc::new(ctx.classifier.clone());
+    let exec = crate::jobs::executor::Executor::of(ctx);
+    let classifier = exec.classifier.clone();
     let setup = JobSetup {
-        workspace: ctx.workspace.clone(),
+        exec,
         config: ctx.config.runs.clone(),
         images: state.session.images.clone(),
-        classifier: classifier.clone(),
         recipes,
         fixed_repo: ctx.config.fixed_repo(),
         registry: ctx.config.registry.clone(),
-        redactor: ctx.redactor.clone(),
         build: ctx.config.build.clone(),
-        hosts: ctx.config.hosts.clone(),
-        claims: crate::jobs::fleet::Claims::default(),
-        slurm: ctx.config.slurm.clone(),
-        view: ctx.view.clone(),
         recording: Default::default(),
     };
     let jobs = JobService::new(setup, commits.clone(), tx.clone());

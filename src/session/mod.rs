@@ -200,7 +200,7 @@ impl Context {
     }
 
     /// The embedded recipe book, or the config's `recipes` file on top of it.
-    pub fn recipes(&self) -> Result<crate::fixes::RecipeBook> {
+    pub fn recipes(&self) -> Result<crate::fixes::RecipeBook, crate::fixes::RecipeError> {
         Ok(match &self.config.recipes {
             Some(path) => crate::fixes::RecipeBook::with_file(path)?,
             None => crate::fixes::RecipeBook::embedded()?,

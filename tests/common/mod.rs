@@ -123,20 +123,21 @@ pub fn job_setup(
     images: perftriage::dataset::ImageTemplates,
     fixed_repo: String,
 ) -> perftriage::jobs::service::JobSetup {
-    perftriage::jobs::service::JobSetup {
+    let classifier = std::sync::Arc::new(Classifier::embedded().unwrap());
+    let mut exec = perftriage::jobs::executor::Executor::local(
         workspace,
+        classifier,
+        perftriage::logs::Redactor::from_env(),
+    );
+    exec.vllm_repo.clone_from(&config.vllm_repo);
+    perftriage::jobs::service::JobSetup {
+        exec,
         config,
         images,
-        classifier: std::sync::Arc::new(Classifier::embedded().unwrap()),
         recipes: perftriage::fixes::RecipeBook::embedded().unwrap(),
         fixed_repo,
         registry: Default::default(),
-        redactor: perftriage::logs::Redactor::from_env(),
         build: Default::default(),
-        hosts: Vec::new(),
-        claims: Default::default(),
-        slurm: Default::default(),
-        view: perftriage::runs::ViewFlags::default(),
         recording: Default::default(),
     }
 }

@@ -29,8 +29,10 @@ pub enum LogId {
 
 impl LogId {
     /// A fix's or a build's output: a job of its own, kept open beside others (`o` goes to the next).
+    /// A log that stays open behind another (`o` brings it forward): a fix's, a build's, a
+    /// campaign run's pane.
     pub fn is_job(&self) -> bool {
-        matches!(self, LogId::Fix { .. } | LogId::Build)
+        matches!(self, LogId::Fix { .. } | LogId::Build | LogId::Campaign { .. })
     }
 
     pub fn is_document(&self) -> bool {

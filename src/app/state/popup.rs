@@ -50,6 +50,15 @@ pub enum ConfirmAction {
     CancelRun {
         run_id: RunId,
     },
+    /// Stop a fix being applied (its container is removed, nothing recorded).
+    CancelFix {
+        short: Short,
+        variant: crate::dataset::Variant,
+    },
+    /// Stop a live build.
+    CancelBuild {
+        short: Short,
+    },
     /// Stop one run of the campaign (its driver does, and leaves the cell).
     CancelCampaignRun {
         name: crate::ids::CampaignName,

@@ -128,6 +128,8 @@ pub struct RunsState {
     /// Where the runs go as Slurm jobs (`[slurm] board`), said in the confirm; `None`: Docker.
     pub slurm: Option<String>,
     pub counter: u64,
+    /// The fixes applied now, each variant's recipe (one at a time on a variant).
+    pub fixes: std::collections::BTreeMap<(Short, Variant), String>,
 }
 
 impl RunsState {
@@ -142,6 +144,7 @@ impl RunsState {
             hosts: Vec::new(),
             slurm: None,
             counter: 0,
+            fixes: Default::default(),
         }
     }
 

@@ -98,23 +98,27 @@ pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<E
     Vec::new()
 }
 
-/// A campaign run's server log, followed live from its driver's spool (`L`, Enter in `R`).
+/// A campaign run's benchmark and server logs, followed live from its driver's spools (`L`, Enter
+/// in `R`): the server's shown, the benchmark's behind it (`o`).
 pub fn open_log(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<Effect> {
+    use crate::runs::Pane;
     let Some(campaign) = &state.session.campaign else { return Vec::new() };
     let Some(run) = campaign.runs.iter().find(|r| &r.run_id == run_id) else { return Vec::new() };
-    let name = CampaignName::from(campaign.headline.name.clone());
-    let pane = crate::runs::Pane::Server;
-    let log = crate::app::LogId::Campaign { run_id: run_id.clone(), pane };
-    let key = crate::app::LogKey { short: run.short.clone(), variant: run.variant, log };
-    let title = format!(
-        "{} {} — campaign {name}, run {run_id}, {} (live)",
-        run.short,
-        run.variant.name(),
-        pane.name()
-    );
-    let ring = state.logs.ring;
-    state.logs.show(crate::app::LogView::new(key.clone(), title, ring));
+    let (name, short, variant) =
+        (CampaignName::from(campaign.headline.name.clone()), run.short.clone(), run.variant);
+    let effects = [Pane::Benchmark, Pane::Server].map(|pane| {
+        let log = crate::app::LogId::Campaign { run_id: run_id.clone(), pane };
+        let key = crate::app::LogKey { short: short.clone(), variant, log };
+        let title = format!(
+            "{short} {} — campaign {name}, run {run_id}, {} (live; o: the other)",
+            variant.name(),
+            pane.name()
+        );
+        let ring = state.logs.ring;
+        state.logs.show(crate::app::LogView::new(key.clone(), title, ring));
+        Effect::FollowCampaignLog { key, name: name.clone(), ring }
+    });
     state.mode = Mode::Normal;
     state.focus = crate::app::Focus::Log;
-    vec![Effect::FollowCampaignLog { key, name, ring }]
+    effects.into()
 }

@@ -67,7 +67,15 @@ pub fn message(state: &mut AppState, msg: FixMsg) -> Vec<Effect> {
             got_offers(state, &short, variant, offers);
             Vec::new()
         }
-        FixMsg::Done(done) => fix_done(state, done),
+        FixMsg::Done(done) => {
+            state.runs.fixes.remove(&(done.short.clone(), done.variant));
+            fix_done(state, done)
+        }
+        FixMsg::NotApplied { short, variant, recipe, why } => {
+            state.runs.fixes.remove(&(short, variant));
+            state.notify(Level::Error, format!("fix {recipe} not applied: {why}"));
+            Vec::new()
+        }
     }
 }
 
@@ -152,6 +160,7 @@ pub fn apply(
     state.focus = Focus::Log;
     state.notify(Level::Info, format!("applying {recipe} to {short} {}…", variant.name()));
     let (short, recipe) = (Short::from(short), recipe.to_string());
+    state.runs.fixes.insert((short.clone(), variant), recipe.clone());
     vec![Effect::ApplyFix(FixRequest { short, variant, recipe, commit_image, image, evidence, log })]
 }
 

@@ -16,6 +16,7 @@ mod images;
 mod logs;
 mod menu;
 mod mouse;
+mod other_jobs;
 mod prompt;
 mod run_confirm;
 mod runs;
@@ -240,6 +241,8 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
             runs::start(state, &short, &variants, (host.as_deref(), repeat))
         }
         ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
+        ConfirmAction::CancelFix { short, variant } => vec![Effect::CancelFix { short, variant }],
+        ConfirmAction::CancelBuild { short } => vec![Effect::CancelBuild { short }],
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
             if rerun {
                 state.board.rerun_after_fix.insert((short.clone(), variant));

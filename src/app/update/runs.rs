@@ -86,13 +86,13 @@ pub fn ask_cancel(state: &mut AppState) -> Vec<Effect> {
     }
     let campaign_run =
         state.session.campaign.as_ref().and_then(|c| c.running_of(&short)).map(|r| r.run_id.clone());
-    match campaign_run {
-        Some(run_id) => super::campaign_view::ask_cancel_run(state, &run_id),
-        None => {
-            state.notify(Level::Info, format!("{short} has no live run"));
-            Vec::new()
-        }
+    if let Some(run_id) = campaign_run {
+        return super::campaign_view::ask_cancel_run(state, &run_id);
     }
+    super::other_jobs::ask_cancel(state, &short).unwrap_or_else(|| {
+        state.notify(Level::Info, format!("{short} has no live run"));
+        Vec::new()
+    })
 }
 
 /// Ask before cancelling a run that has not ended.
@@ -338,12 +338,14 @@ pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
 pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
     let live: Vec<RunId> = state.runs.live().map(|r| r.run_id.clone()).collect();
     state.session.quit_when_idle = true;
-    let builds = state
-        .builds
-        .live()
-        .map(|(short, _)| Effect::CancelBuild { short: short.clone() })
-        .collect::<Vec<_>>();
-    live.iter().flat_map(|id| cancel(state, id)).chain(builds).collect()
+    let builds = state.builds.live().map(|(short, _)| Effect::CancelBuild { short: short.clone() });
+    let fixes = state
+        .runs
+        .fixes
+        .keys()
+        .map(|(short, variant)| Effect::CancelFix { short: short.clone(), variant: *variant });
+    let others: Vec<Effect> = builds.chain(fixes).collect();
+    live.iter().flat_map(|id| cancel(state, id)).chain(others).collect()
 }
 
 /// Containers left by a perftriage that is gone: offer to remove them (if nothing else is open).

@@ -4,12 +4,7 @@
 //! campaign stopped any way — a signal, SIGKILL, a reboot — goes on with `resume`. Exit 0 every
 //! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
 
-mod drive;
-mod in_hand;
-mod restart;
-mod slurm;
 mod status;
-mod steps;
 mod stop;
 
 use crate::campaigns::{CampaignError, CampaignSpec, Event, Policy, SCHEMA, parse_variants};
@@ -63,7 +58,7 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
         spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
         journal.path.display()
     ));
-    drive::drive(ctx, &journal, lock)
+    Ok(crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?)
 }
 
 /// `spec`'s driver lock, taken while no other live campaign of the workspace runs one of its
@@ -121,7 +116,7 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     if state.paused {
         journal.append(&Event::Resumed { at: crate::session::now_rfc3339() })?;
     }
-    drive::drive(ctx, &journal, lock)
+    Ok(crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?)
 }
 
 /// `pause` or `cancel`. A campaign whose driver is alive is asked (the driver journals it and
@@ -138,7 +133,7 @@ pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
     };
     said(&journal.repaired()?, "it is dropped");
     journal.state()?;
-    journal.append(&stop::event(cancel))?;
+    journal.append(&crate::jobs::campaign::stop_event(cancel))?;
     drop(lock);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `campaign pause|cancel [--run]` of a campaign whose driver is alive: the driver is asked, and
 //! the journal (which only the driver writes) is watched until it says the driver did it.
 
-use crate::campaigns::{Driver, Event};
+use crate::campaigns::Driver;
 use crate::ids::RunId;
 use crate::jobs::driver::Request;
 use crate::jobs::journal::Journal;
@@ -12,12 +12,6 @@ use std::time::{Duration, Instant};
 
 /// How long `pause` waits for the driver's word: it looks for requests every two seconds.
 const PATIENCE: Duration = Duration::from_secs(15);
-
-/// The journal's event for a pause or cancel (`cancel` says which).
-pub fn event(cancel: bool) -> Event {
-    let at = crate::session::now_rfc3339();
-    if cancel { Event::Cancelled { at } } else { Event::Paused { at } }
-}
 
 /// Ask the live driver to pause (or `cancel`), then wait (a while) for its journal to say it.
 pub fn ask_driver(

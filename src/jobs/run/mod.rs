@@ -25,6 +25,16 @@ pub enum RunEvent {
     Lines { pane: Pane, lines: Vec<Line> },
 }
 
+/// Where a run's events go: called in order, from the run's own task, and must not block (a
+/// front end forwards them on a channel). Nothing queued in between, so a caller that reports
+/// the run's end after it returns is never overtaken by one of its events.
+pub type RunSink = Arc<dyn Fn(RunEvent) + Send + Sync>;
+
+/// A sink that sends each event on `tx`.
+pub fn sink(tx: mpsc::UnboundedSender<RunEvent>) -> RunSink {
+    Arc::new(move |event| drop(tx.send(event)))
+}
+
 /// Where a run writes, and who hears about it. Owned, so a run can be its own task.
 pub struct RunEnv {
     pub engine: Engine,
@@ -32,7 +42,7 @@ pub struct RunEnv {
     pub vllm_repo: Option<PathBuf>,
     pub redactor: Redactor,
     pub classifier: Arc<crate::classify::Classifier>,
-    pub events: mpsc::UnboundedSender<RunEvent>,
+    pub events: RunSink,
     pub cancel: watch::Receiver<bool>,
     /// The `[[hosts]]` engine it runs on (for its launch record); `None`: this machine's.
     pub host: Option<String>,
@@ -77,7 +87,7 @@ impl PaneLog {
             }
         }
         if !lines.is_empty() {
-            let _ = env.events.send(RunEvent::Lines { pane: self.pane, lines });
+            (env.events)(RunEvent::Lines { pane: self.pane, lines });
         }
     }
 
@@ -87,7 +97,7 @@ impl PaneLog {
 }
 
 fn phase(env: &RunEnv, phase: RunPhase) {
-    let _ = env.events.send(RunEvent::Phase(phase));
+    (env.events)(RunEvent::Phase(phase));
 }
 
 /// Where a run begins: a new container, or one already running (found after a restart).

@@ -19,7 +19,7 @@ impl JobService {
     /// What a spawned task needs to make the job (the service itself stays on the loop).
     fn planner(&self) -> impl Fn(&str, &KnobSet, Machine) -> Planned + Send + 'static {
         let s = &self.setup;
-        let settings = BuildSettings::new(&s.build, &s.config, &s.images, &s.workspace);
+        let settings = BuildSettings::new(&s.build, &s.config, &s.images, &s.exec.workspace);
         let commits = self.commits.clone();
         move |short, knobs, machine| {
             let commit = commits.get(short).ok_or_else(|| ServiceError::NotInDataset(short.to_string()))?;
@@ -67,10 +67,11 @@ impl JobService {
                 Err(why) => return not_run(&tx, short, &why.to_string()),
             };
             let spool = crate::jobs::build_job::log_path(&job);
-            let mut lines = match LinePath::create(&spool, setup.redactor.clone(), setup.classifier.clone()) {
-                Ok(lines) => lines,
-                Err(e) => return not_run(&tx, short, &format!("cannot create {}: {e}", spool.display())),
-            };
+            let mut lines =
+                match LinePath::create(&spool, setup.exec.redactor.clone(), setup.exec.classifier.clone()) {
+                    Ok(lines) => lines,
+                    Err(e) => return not_run(&tx, short, &format!("cannot create {}: {e}", spool.display())),
+                };
             let report = crate::jobs::build::build(&engine, &job, cancel, |event| match event {
                 BuildEvent::Output(text) => {
                     super::forward(
@@ -85,7 +86,9 @@ impl JobService {
             .await;
             super::forward(&tx, &log, lines.finish(), true);
             match report {
-                Ok(report) => finished(&tx, &setup.workspace, &job, &report, spool.display().to_string()),
+                Ok(report) => {
+                    finished(&tx, &setup.exec.workspace, &job, &report, spool.display().to_string())
+                }
                 Err(why) => not_run(&tx, short, &why.to_string()),
             }
         });

@@ -27,10 +27,10 @@ impl JobService {
     /// file its runs wrote since the last read, as `Msg::CampaignResult` (the board shows them as
     /// it shows its own runs').
     pub fn read_campaign(&self) {
-        let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
-        let (classifier, seen) = (self.setup.classifier.clone(), self.campaign_results.clone());
-        let perftriage = self.setup.view.perftriage(&workspace);
-        let hosts = self.setup.hosts.clone();
+        let (workspace, tx) = (self.setup.exec.workspace.clone(), self.tx.clone());
+        let (classifier, seen) = (self.setup.exec.classifier.clone(), self.campaign_results.clone());
+        let perftriage = self.setup.exec.view.perftriage(&workspace);
+        let hosts = self.setup.exec.hosts.clone();
         tokio::spawn(async move {
             let read = {
                 let workspace = workspace.clone();
@@ -63,9 +63,9 @@ impl JobService {
                 (short, v, image)
             })
             .collect();
-        let concurrency = crate::config::total_slots(&self.setup.hosts);
-        let (workspace, tx) = (self.setup.workspace.clone(), self.tx.clone());
-        let perftriage = self.setup.view.perftriage(&workspace);
+        let concurrency = crate::config::total_slots(&self.setup.exec.hosts);
+        let (workspace, tx) = (self.setup.exec.workspace.clone(), self.tx.clone());
+        let perftriage = self.setup.exec.view.perftriage(&workspace);
         tokio::task::spawn_blocking(move || {
             let run_s = run_durations(&workspace);
             let plan = CampaignPlan { shorts, images, run_s, concurrency, perftriage };
@@ -94,7 +94,7 @@ impl JobService {
     pub fn cancel_campaign_run(&self, name: &CampaignName, run_id: RunId) {
         let what = format!("campaign {name}'s driver to stop run {run_id}");
         let request = crate::jobs::driver::Request::CancelRun(run_id);
-        let asked = crate::jobs::driver::ask(&self.setup.workspace, name, &request);
+        let asked = crate::jobs::driver::ask(&self.setup.exec.workspace, name, &request);
         let asked = asked.map(|()| what).map_err(JobError::from);
         let _ = self.tx.send(Msg::CampaignAsked(asked));
     }
@@ -112,12 +112,12 @@ impl JobService {
     /// `campaigns/<name>/process.log`.
     fn spawn_perftriage(&self, name: &CampaignName, args: &[String]) -> Result<(), CampaignStartError> {
         use std::os::unix::process::CommandExt;
-        let path = crate::jobs::driver::folder(&self.setup.workspace, name).join("process.log");
+        let path = crate::jobs::driver::folder(&self.setup.exec.workspace, name).join("process.log");
         let log = crate::files::append(&path).map_err(|source| CampaignStartError::Log { path, source })?;
         std::process::Command::new(std::env::current_exe().map_err(CampaignStartError::Exe)?)
-            .args(self.setup.view.argv())
+            .args(self.setup.exec.view.argv())
             .arg("--workspace")
-            .arg(&self.setup.workspace)
+            .arg(&self.setup.exec.workspace)
             .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -36,14 +36,14 @@ pub(super) fn spawn(slot: EngineSlot, setup: Arc<JobSetup>, tx: UnboundedSender<
 
 /// Hold one connection until the daemon stops answering.
 async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg>, engine: Engine) {
-    let workspace = setup.workspace.display().to_string();
+    let workspace = setup.exec.workspace.display().to_string();
     // The engine is usable before anyone hears it is: queued runs start on that message.
     if let Ok(mut s) = slot.write() {
         *s = Some(engine.clone());
     }
     log::info!("Docker connected: {}", engine.description);
     let _ = tx.send(Msg::Docker(DockerMsg::Connected(engine.description.clone())));
-    reattach(&engine, &setup.workspace, tx, None).await;
+    reattach(&engine, &setup.exec.workspace, tx, None).await;
     let orphans = crate::jobs::orphans::find(&engine, &workspace).await;
     for o in &orphans {
         log::warn!("container {} (run {}) was left by a perftriage that is gone", o.name, o.run_id);
@@ -103,8 +103,8 @@ pub(super) fn remove_by_run(
     run_id: &RunId,
     tx: UnboundedSender<Msg>,
 ) {
-    let (run_id, workspace) = (run_id.clone(), setup.workspace.display().to_string());
-    let hosts = setup.hosts.clone();
+    let (run_id, workspace) = (run_id.clone(), setup.exec.workspace.display().to_string());
+    let hosts = setup.exec.hosts.clone();
     tokio::spawn(async move {
         for engine in every_engine(engine, &hosts).await {
             for c in engine.ours(&workspace).await.unwrap_or_default() {
@@ -122,15 +122,16 @@ pub(super) fn remove_by_run(
 /// left-behind containers reported, as the main engine has at connect.
 pub(super) fn watch_hosts(setup: Arc<JobSetup>, tx: UnboundedSender<Msg>) {
     tokio::spawn(async move {
-        let workspace = setup.workspace.display().to_string();
+        let workspace = setup.exec.workspace.display().to_string();
         let mut up = std::collections::HashSet::new();
         loop {
-            let seen = crate::jobs::fleet::slots(&setup.hosts, &workspace, &setup.claims, true).await;
+            let seen =
+                crate::jobs::fleet::slots(&setup.exec.hosts, &workspace, &setup.exec.claims, true).await;
             let crate::jobs::fleet::Seen { slots, engines, probes } = seen;
             for (slot, engine) in slots.iter().zip(&engines) {
                 match engine {
                     Ok(engine) if up.insert(slot.name.clone()) => {
-                        reattach(engine, &setup.workspace, &tx, Some(&slot.name)).await;
+                        reattach(engine, &setup.exec.workspace, &tx, Some(&slot.name)).await;
                         let orphans = crate::jobs::orphans::find(engine, &workspace).await;
                         let _ = tx.send(Msg::Docker(DockerMsg::Orphans(orphans)));
                     }

@@ -2,7 +2,7 @@
 //! (one at a time), its output taking the line path into the log pane and its outcome reported.
 
 use super::{JobService, ServiceError};
-use crate::app::{FixDone, FixMsg, FixRequest, JobError, Level, Msg};
+use crate::app::{FixDone, FixMsg, FixRequest, JobError, Msg};
 use crate::dataset::Variant;
 use crate::ids::{ImageRef, Short};
 use crate::jobs::fix::{FixError, FixJob, FixReport};
@@ -37,7 +37,7 @@ impl JobService {
         };
         let repo = commit.then_some(self.setup.fixed_repo.as_str());
         let reserve = self.setup.config.reserve_bytes();
-        Ok(FixJob::new(&c, variant, image, evidence, repo, &self.setup.workspace).reserving(reserve))
+        Ok(FixJob::new(&c, variant, image, evidence, repo, &self.setup.exec.workspace).reserving(reserve))
     }
 
     pub fn probe_fixes(&self, probe: Probe) {
@@ -57,10 +57,17 @@ impl JobService {
         });
     }
 
+    /// Stop the fix being applied to `short`'s `variant` (it may still wait for its turn).
+    pub fn cancel_fix(&mut self, short: &Short, variant: Variant) {
+        if let Some(switch) = self.fix_cancels.remove(&(short.clone(), variant)) {
+            let _ = switch.send(true);
+        }
+    }
+
     /// Apply a fix, one at a time; its output takes the line path into the log pane `req.log`.
-    pub fn apply_fix(&self, req: FixRequest) {
-        let notice =
-            |why: String| drop(self.tx.send(Msg::Notice(Level::Error, format!("fix {}: {why}", req.recipe))));
+    pub fn apply_fix(&mut self, req: FixRequest) {
+        let tx = self.tx.clone();
+        let notice = |why: String| not_applied(&tx, &req, why);
         let Some(recipe) = self.setup.recipes.get(&req.recipe).cloned() else {
             return notice("no such recipe".into());
         };
@@ -72,33 +79,39 @@ impl JobService {
             (_, None) => return notice("Docker is not connected".into()),
         };
         let spool = job.log_path(&req.recipe);
-        let mut lines =
-            match LinePath::create(&spool, self.setup.redactor.clone(), self.setup.classifier.clone()) {
-                Ok(lines) => lines,
-                Err(e) => return notice(format!("cannot create {}: {e}", spool.display())),
-            };
+        let mut lines = match LinePath::create(
+            &spool,
+            self.setup.exec.redactor.clone(),
+            self.setup.exec.classifier.clone(),
+        ) {
+            Ok(lines) => lines,
+            Err(e) => return notice(format!("cannot create {}: {e}", spool.display())),
+        };
         let (lock, setup, tx) = (self.fix_lock.clone(), self.setup.clone(), self.tx.clone());
+        let (switch, cancel) = tokio::sync::watch::channel(false);
+        self.fix_cancels.insert((req.short.clone(), req.variant), switch);
         tokio::spawn(async move {
             let _one_at_a_time = lock.lock().await;
             let repo = setup.config.vllm_repo.as_deref();
-            let report = crate::jobs::fix::apply(&engine, &job, &recipe, repo, |bytes| {
-                super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, bytes), false)
-            })
-            .await;
+            let sink =
+                |bytes: &[u8]| super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, bytes), false);
+            let report = crate::jobs::fix::apply(&engine, &job, (&recipe, repo), sink, cancel).await;
             super::forward(&tx, &req.log, lines.finish(), true);
             done(&tx, req, report, lines.path().display().to_string());
         });
     }
 }
 
+/// A fix that ended without a report: the model stops counting it as applied now.
+fn not_applied(tx: &UnboundedSender<Msg>, req: &FixRequest, why: String) {
+    let (short, variant, recipe) = (req.short.clone(), req.variant, req.recipe.clone());
+    let _ = tx.send(Msg::Fix(FixMsg::NotApplied { short, variant, recipe, why }));
+}
+
 fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, FixError>, log: String) {
     let report = match report {
         Ok(report) => report,
-        Err(why) => {
-            return drop(
-                tx.send(Msg::Notice(Level::Error, format!("fix {} not applied: {why}", req.recipe))),
-            );
-        }
+        Err(why) => return not_applied(tx, &req, why.to_string()),
     };
     let done = FixDone {
         short: req.short,

@@ -15,23 +15,19 @@ mod slurm_runs;
 
 use super::run::Start;
 use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg};
-use crate::classify::Classifier;
-use crate::dataset::{Commit, CommitIndex, ImageTemplates, Outcome, RunStatus, Variant};
+use crate::dataset::{Commit, CommitIndex, ImageTemplates, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
 use crate::ids::Short;
-use crate::logs::Redactor;
-use crate::runs::{
-    Failure, FailureKind, Planning, RunConfig, RunId, RunPhase, RunPlan, RunRequest, launch_plan, plan,
-};
+use crate::runs::{Failure, FailureKind, Planning, RunConfig, RunId, RunPlan, RunRequest, launch_plan, plan};
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::{mpsc::UnboundedSender, oneshot, watch};
 
-use runner::{place, remove_anywhere, spawn_run};
+use crate::jobs::executor::{Ask, Target};
+use runner::{remove_anywhere, spawn_run};
 
 pub use connection::reattach;
 pub use fixes::Probe;
@@ -52,6 +48,8 @@ pub struct JobService {
     /// Each finished run waits here for the GPU summary its result file gets.
     results: HashMap<RunId, oneshot::Sender<Option<GpuSummary>>>,
     tx: UnboundedSender<Msg>,
+    /// Cancel switch of each variant's fix being applied.
+    fix_cancels: HashMap<(Short, Variant), watch::Sender<bool>>,
     /// Fixes run one at a time.
     fix_lock: Arc<tokio::sync::Mutex<()>>,
     /// The campaign runs whose result files were handed to the board.
@@ -60,25 +58,16 @@ pub struct JobService {
 
 /// What the service is built from.
 pub struct JobSetup {
-    pub workspace: PathBuf,
+    /// Every run's executor: workspace, redactor, classifier, `[[hosts]]` and their claims, Slurm.
+    pub exec: crate::jobs::executor::Executor,
     pub config: RunConfig,
     pub images: ImageTemplates,
-    pub classifier: Arc<Classifier>,
     pub recipes: RecipeBook,
     pub fixed_repo: String,
     /// Where `p` in the images view pushes.
     pub registry: crate::config::RegistryConfig,
-    pub redactor: Redactor,
     /// `[build]`: baseline builds' knobs.
     pub build: crate::builds::BuildConfig,
-    /// `[[hosts]]`: watched, each as placement sees it, for the header.
-    pub hosts: Vec<crate::config::HostConfig>,
-    /// The runs placed on them and not ended.
-    pub claims: crate::jobs::fleet::Claims,
-    /// `[slurm]`: with `board = true`, runs are Slurm jobs.
-    pub slurm: crate::runs::SlurmConfig,
-    /// The flags that shaped the board's view, for the Slurm payload to run with.
-    pub view: crate::runs::ViewFlags,
     /// The runs ended and not yet recorded, for a board that quits to wait on.
     pub recording: Recording,
 }
@@ -114,13 +103,14 @@ impl JobService {
             campaign_results: Arc::default(),
             tx,
             fix_lock: Arc::default(),
+            fix_cancels: HashMap::new(),
         }
     }
 
     /// Follow again a Slurm job found at start (`[slurm] board`) under its own run id, with the
     /// plan its launch record holds (never planned again: a job without a record is not followed).
     pub fn follow_job(&mut self, run_id: &RunId, job_id: u64) {
-        let plan = match crate::jobs::launches::read(&self.setup.workspace, run_id) {
+        let plan = match crate::jobs::launches::read(&self.setup.exec.workspace, run_id) {
             Ok(launch) => launch.plan,
             Err(why) => {
                 let why = format!("Slurm job {job_id} is not followed: {why}; `scancel {job_id}` stops it");
@@ -133,11 +123,11 @@ impl JobService {
 
     /// Keep a Docker connection for as long as the board runs (see `connection`).
     pub fn connect_forever(&self) {
-        if self.setup.slurm.board {
+        if self.setup.exec.slurm.board {
             slurm_runs::find_ours(&self.setup, &self.tx);
         }
         connection::spawn(self.engine.clone(), self.setup.clone(), self.tx.clone());
-        if !self.setup.hosts.is_empty() {
+        if !self.setup.exec.hosts.is_empty() {
             connection::watch_hosts(self.setup.clone(), self.tx.clone());
         }
     }
@@ -152,13 +142,13 @@ impl JobService {
 
     fn plan(&self, run_id: &RunId, short: &str, variant: Variant) -> Result<RunPlan, ServiceError> {
         let (commit, s) = (self.commit(short)?, &self.setup);
-        Ok(plan(&commit, variant, &s.config, &s.images, &s.workspace, run_id)?)
+        Ok(plan(&commit, variant, &s.config, &s.images, &s.exec.workspace, run_id)?)
     }
 
     /// The plan a run will have: the same for the confirm and the executor.
     fn planned(&self, run_id: &RunId, request: &RunRequest) -> Result<RunPlan, ServiceError> {
         let (commit, s) = (self.commit(&request.short)?, &self.setup);
-        let on = Planning { config: &s.config, images: &s.images, workspace: &s.workspace };
+        let on = Planning { config: &s.config, images: &s.images, workspace: &s.exec.workspace };
         Ok(launch_plan((&commit, request.variant), run_id, on, request.ask())?)
     }
 
@@ -183,57 +173,43 @@ impl JobService {
             Err(why) => return self.fail(run_id, Failure::new(FailureKind::PlanError, why.to_string())),
         };
         log::info!("run {run_id}: {} {} in {}", request.short, request.variant.name(), plan.image);
-        if self.setup.slurm.board {
+        if self.setup.exec.slurm.board {
             let gpus = self.commits.get(&request.short).map_or(0, |c| c.gpu_count());
             let (cancel, _) = self.switches(run_id);
             return slurm_runs::launch((self.setup.clone(), self.tx.clone()), plan, gpus, cancel);
         }
-        if !self.setup.hosts.is_empty() {
-            return self.launch_placed(plan, request.host);
-        }
-        match self.engine() {
-            Some(engine) => self.launch((engine, None), plan, Start::Fresh),
-            None => {
-                self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected"))
+        let target = match (request.host, self.setup.exec.hosts.is_empty(), self.engine()) {
+            (Some(host), _, _) => Target::Host(host),
+            (None, false, _) => Target::Anywhere,
+            (None, true, Some(engine)) => Target::Engine { host: None, engine },
+            (None, true, None) => {
+                let why = "Docker is not connected";
+                return self.fail(run_id, Failure::new(FailureKind::DockerUnreachable, why));
             }
-        }
+        };
+        self.execute(plan, target, Start::Fresh);
     }
 
     /// Pick up a running container of ours (found after a restart) with the plan its launch
     /// record holds — never planned again from today's config — on the `[[hosts]]` engine it runs
     /// on when it is on one.
     pub fn resume(&mut self, plan: RunPlan, start: Start, host: Option<&str>) {
-        if let Some(host) = host {
-            return self.resume_on(plan, start, host);
-        }
-        match self.engine() {
-            Some(engine) => self.launch((engine, None), plan, start),
-            None => self
-                .fail(&plan.run_id, Failure::new(FailureKind::DockerUnreachable, "Docker is not connected")),
-        }
-    }
-
-    fn resume_on(&mut self, plan: RunPlan, start: Start, host: &str) {
-        let Some(config) = self.setup.hosts.iter().find(|h| h.name == host).cloned() else {
-            let why = format!("host {host} is no longer in [[hosts]]");
-            return self.fail(&plan.run_id, Failure::new(FailureKind::DockerUnreachable, why));
-        };
-        let (cancel, gpu) = self.switches(&plan.run_id);
-        let (setup, tx) = (self.setup.clone(), self.tx.clone());
-        tokio::spawn(async move {
-            match crate::jobs::fleet::connect(&config).await {
-                Ok(engine) => spawn_run((setup, tx), (engine, Some(config.name)), plan, (start, cancel), gpu),
-                Err(e) => {
-                    let phase = RunPhase::ConnectionLost { message: format!("host {}: {e}", config.name) };
-                    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
-                }
+        let target = match (host, self.engine()) {
+            (Some(host), _) => Target::Host(host.to_string()),
+            (None, Some(engine)) => Target::Engine { host: None, engine },
+            (None, None) => {
+                let why = "Docker is not connected";
+                return self.fail(&plan.run_id, Failure::new(FailureKind::DockerUnreachable, why));
             }
-        });
+        };
+        self.execute(plan, target, start);
     }
 
-    fn launch(&mut self, engine: (Engine, Option<String>), plan: RunPlan, start: Start) {
+    /// Hand the run to the executor, with its cancel switch and the channel its GPU use comes on.
+    fn execute(&mut self, plan: RunPlan, target: Target, start: Start) {
         let (cancel, gpu) = self.switches(&plan.run_id);
-        spawn_run((self.setup.clone(), self.tx.clone()), engine, plan, (start, cancel), gpu);
+        let ask = Ask { plan, target, start, cancel };
+        spawn_run((self.setup.clone(), self.tx.clone()), ask, gpu);
     }
 
     /// The run's cancel switch and the channel its GPU summary comes back on.
@@ -245,31 +221,9 @@ impl JobService {
         (cancel, gpu_rx)
     }
 
-    /// With `[[hosts]]`: wait (saying why) until a host has a free slot and the run's GPUs, then
-    /// run there; a cancel while waiting ends it.
-    fn launch_placed(&mut self, plan: RunPlan, chosen: Option<String>) {
-        let (mut cancel, gpu) = self.switches(&plan.run_id);
-        let (setup, tx) = (self.setup.clone(), self.tx.clone());
-        tokio::spawn(async move {
-            let Some((host, engine)) = place((&setup, &tx), &plan, chosen.as_deref(), &mut cancel).await
-            else {
-                let phase = RunPhase::Cancelled;
-                return drop(tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase })));
-            };
-            let phase = RunPhase::Placed { host: host.clone() };
-            let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
-            spawn_run((setup, tx), (engine, Some(host)), plan, (Start::Fresh, cancel), gpu);
-        });
-    }
-
     /// A run that could not start: it fails at once, so its slot is freed.
     fn fail(&self, run_id: &RunId, failure: Failure) {
-        let why = failure.message.clone();
-        let phase = RunPhase::Failed { category: failure.kind, message: failure.message };
-        let _ = self.tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
-        let outcome = Outcome { status: RunStatus::Error, error: Some(why.clone()), ..Outcome::not_run() };
-        let _ = self.tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
-        let _ = self.tx.send(Msg::Notice(Level::Error, format!("run {run_id}: {why}")));
+        runner::failed(&self.tx, run_id, failure);
     }
 
     pub fn cancel(&mut self, run_id: &RunId) {
@@ -283,7 +237,7 @@ impl JobService {
 
     /// Stop and remove containers by id, saying how it went.
     pub fn remove_containers(&self, ids: Vec<String>) {
-        let (main, hosts, tx) = (self.engine(), self.setup.hosts.clone(), self.tx.clone());
+        let (main, hosts, tx) = (self.engine(), self.setup.exec.hosts.clone(), self.tx.clone());
         tokio::spawn(async move {
             // An id is on one of the engines (the main one, or a `[[hosts]]` one).
             let engines = connection::every_engine(main, &hosts).await;

@@ -1,17 +1,19 @@
-//! The job service's runs once decided: placing one on a `[[hosts]]` engine (waiting while none
-//! fits), carrying it out with its events forwarded, writing its result file, and removing a
-//! container from whichever engine has it.
+//! The board's runs once decided: handed to the executor (`jobs::executor`), what it reports
+//! turned into the board's messages, the result recorded with the GPU use the model saw; and a
+//! container removed from whichever engine has it.
 
 use super::{JobSetup, ServiceError};
-use crate::app::{JobError, Msg, Reread, RunMsg};
+use crate::app::{JobError, Level, Msg, Reread, RunMsg};
 use crate::classify::Classifier;
 use crate::dataset::{Outcome, RunStatus};
 use crate::docker::Engine;
-use crate::jobs::run::{RunEnv, RunEvent, RunOutcome, Start, run, write_result};
-use crate::runs::{FailureKind, RunId, RunPhase, RunPlan};
+use crate::jobs::executor::{Ask, Events, JobEvent, Recorded, Unplaced, records_a_result};
+use crate::jobs::fleet::PlaceError;
+use crate::jobs::run::{RunEvent, RunOutcome};
+use crate::runs::{Failure, FailureKind, RunId, RunPhase};
 use crate::telemetry::GpuSummary;
 use std::sync::Arc;
-use tokio::sync::{mpsc::UnboundedSender, oneshot, watch};
+use tokio::sync::{mpsc::UnboundedSender, oneshot};
 
 /// Remove container `id` from whichever engine has it; an error when none had it and one failed.
 pub(super) async fn remove_anywhere(engines: &[Engine], id: &str) -> Result<(), ServiceError> {
@@ -26,80 +28,74 @@ pub(super) async fn remove_anywhere(engines: &[Engine], id: &str) -> Result<(), 
     if errors.is_empty() { Ok(()) } else { Err(ServiceError::Removal(errors)) }
 }
 
-/// Every 10 s a new try at placing the run; `None` when it was cancelled first.
-pub(super) async fn place(
-    (setup, tx): (&JobSetup, &UnboundedSender<Msg>),
-    plan: &RunPlan,
-    chosen: Option<&str>,
-    cancel: &mut watch::Receiver<bool>,
-) -> Option<(String, Engine)> {
-    let workspace = setup.workspace.display().to_string();
-    loop {
-        let placement = crate::jobs::fleet::Placement {
-            hosts: &setup.hosts,
-            chosen,
-            need: &plan.container.gpus,
-            workspace: &workspace,
-            claims: &setup.claims,
-            run_id: &plan.run_id,
-        };
-        match crate::jobs::fleet::engine_for(placement).await {
-            Ok(placed) => return Some(placed),
-            Err(why) => {
-                let phase = RunPhase::Placing { why: why.to_string() };
-                let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: plan.run_id.clone(), phase }));
+/// Hand `ask` to the executor and report what it says: its events, its end, and its result file
+/// (by the executor's rule) once the model has sent the GPU use it saw.
+pub(super) fn spawn_run(
+    (setup, tx): (Arc<JobSetup>, UnboundedSender<Msg>),
+    ask: Ask,
+    gpu: oneshot::Receiver<Option<GpuSummary>>,
+) {
+    let resuming = matches!(ask.start, crate::jobs::run::Start::Resume { .. });
+    let events = to_the_board(tx.clone());
+    tokio::spawn(async move {
+        let run_id = ask.plan.run_id.clone();
+        match setup.exec.execute(ask, &events).await {
+            Ok(outcome) => ended(&setup, &tx, &outcome, gpu).await,
+            Err(Unplaced::Cancelled) => phase(&tx, &run_id, RunPhase::Cancelled),
+            // The container may still run on a host that does not answer: held, not ended.
+            Err(Unplaced::Failed(why @ PlaceError::HostDown { .. })) if resuming => {
+                phase(&tx, &run_id, RunPhase::ConnectionLost { message: why.to_string() });
+            }
+            Err(Unplaced::Failed(why)) => {
+                failed(&tx, &run_id, Failure::new(FailureKind::DockerUnreachable, why.to_string()));
             }
         }
-        tokio::select! {
-            () = tokio::time::sleep(std::time::Duration::from_secs(10)) => {}
-            _ = cancel.wait_for(|c| *c) => return None,
-        }
+    });
+}
+
+/// A run carried out: the board hears how it ended, then its result is recorded.
+async fn ended(
+    setup: &JobSetup,
+    tx: &UnboundedSender<Msg>,
+    outcome: &RunOutcome,
+    gpu: oneshot::Receiver<Option<GpuSummary>>,
+) {
+    // Counted from before the board hears of the end until the result is written.
+    let _recording = setup.recording.begin();
+    report(tx, &outcome.plan.run_id, outcome);
+    if records_a_result(outcome.category.as_ref()) {
+        record(tx, setup, outcome, gpu.await.ok().flatten()).await;
     }
 }
 
-pub(super) fn spawn_run(
-    (setup, tx): (Arc<JobSetup>, UnboundedSender<Msg>),
-    (engine, host): (Engine, Option<String>),
-    plan: RunPlan,
-    (start, cancel): (Start, watch::Receiver<bool>),
-    gpu: oneshot::Receiver<Option<GpuSummary>>,
-) {
-    let (events, rx) = tokio::sync::mpsc::unbounded_channel();
-    let env = RunEnv {
-        engine,
-        workspace: setup.workspace.clone(),
-        vllm_repo: setup.config.vllm_repo.clone(),
-        redactor: setup.redactor.clone(),
-        classifier: setup.classifier.clone(),
-        events,
-        cancel,
-        host,
-    };
-    forward_events(plan.run_id.clone(), rx, tx.clone());
-    tokio::spawn(async move {
-        let outcome = run(&plan, env, start).await;
-        // Counted from before the board hears of the end until the result is written.
-        let _recording = setup.recording.begin();
-        setup.claims.release(&plan.run_id);
-        report(&tx, &plan.run_id, &outcome);
-        // A cancelled run measured nothing: it leaves logs, not a result.
-        if outcome.category != Some(FailureKind::Cancelled) {
-            record(&tx, &setup, &outcome, gpu.await.ok().flatten()).await;
-        }
-    });
+fn phase(tx: &UnboundedSender<Msg>, run_id: &RunId, phase: RunPhase) {
+    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+}
+
+/// A run that could not start: it fails at once, so its slot is freed.
+pub(super) fn failed(tx: &UnboundedSender<Msg>, run_id: &RunId, failure: Failure) {
+    let why = failure.message.clone();
+    phase(tx, run_id, RunPhase::Failed { category: failure.kind, message: failure.message });
+    let outcome = Outcome { status: RunStatus::Error, error: Some(why.clone()), ..Outcome::not_run() };
+    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
+    let _ = tx.send(Msg::Notice(Level::Error, format!("run {run_id}: {why}")));
 }
 
 /// Write the result file, with the GPU use the model saw, and say where it is and how reading it
 /// back classifies it: the board then shows what a restart would read.
 async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcome, gpu: Option<GpuSummary>) {
     let gpu = gpu.map(|g| g.json());
-    let now = crate::session::now_rfc3339();
-    let (workspace, redactor) = (setup.workspace.clone(), setup.redactor.clone());
-    let (outcome_for_write, classifier) = (outcome.clone(), setup.classifier.clone());
+    let (workspace, redactor) = (setup.exec.workspace.clone(), setup.exec.redactor.clone());
+    let (outcome_for_write, classifier) = (outcome.clone(), setup.exec.classifier.clone());
     let written = tokio::task::spawn_blocking(move || {
-        let path = write_result(&outcome_for_write, &workspace, &redactor, &now, gpu.as_ref())?;
-        let reread = reread(&path, &classifier);
-        Ok((path.display().to_string(), reread))
+        let recorded =
+            crate::jobs::executor::record(&outcome_for_write, (&workspace, &redactor), gpu.as_ref());
+        match recorded.map_err(std::io::Error::other)? {
+            Recorded::Written(path) => Ok((path.display().to_string(), reread(&path, &classifier))),
+            Recorded::NotWritten(kind) => {
+                Err(std::io::Error::other(format!("{kind}: no result by the rule")))
+            }
+        }
     })
     .await
     .unwrap_or_else(|e| Err(std::io::Error::other(e)));
@@ -119,24 +115,19 @@ fn reread(path: &std::path::Path, classifier: &Classifier) -> Option<Reread> {
     Some(Reread { verdict: digested.verdict, warnings: digested.warnings })
 }
 
-/// A run's events become messages tagged with its id.
-fn forward_events(
-    run_id: RunId,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
-    tx: UnboundedSender<Msg>,
-) {
-    tokio::spawn(async move {
-        while let Some(event) = rx.recv().await {
-            let msg = match event {
-                RunEvent::Phase(phase) => {
-                    log_phase(&run_id, &phase);
-                    RunMsg::Phase { run_id: run_id.clone(), phase }
-                }
-                RunEvent::Lines { pane, lines } => RunMsg::Lines { run_id: run_id.clone(), pane, lines },
-            };
-            let _ = tx.send(Msg::Run(msg));
-        }
-    });
+/// The executor's events become the board's messages, tagged with their run's id, sent as they
+/// come (so a run's end, sent after, never overtakes one).
+pub(super) fn to_the_board(tx: UnboundedSender<Msg>) -> Events {
+    Events::new(move |JobEvent { run_id, event }| {
+        let msg = match event {
+            RunEvent::Phase(phase) => {
+                log_phase(&run_id, &phase);
+                RunMsg::Phase { run_id, phase }
+            }
+            RunEvent::Lines { pane, lines } => RunMsg::Lines { run_id, pane, lines },
+        };
+        let _ = tx.send(Msg::Run(msg));
+    })
 }
 
 fn log_phase(run_id: &RunId, phase: &RunPhase) {

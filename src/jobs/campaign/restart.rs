@@ -2,21 +2,26 @@
 //! result (recorded from it, never run twice), still runs (picked up from its launch record on
 //! the host it runs on) or left neither (run again); containers that cannot go on are removed.
 
-use super::steps::{Crew, say};
-use crate::campaigns::{Event, LOST};
+use super::steps::Crew;
+use super::{EngineError, say};
+use crate::campaigns::Event;
 use crate::dataset::{RunStatus, Variant};
 use crate::docker::Engine;
 use crate::ids::{RunId, Short};
+use crate::jobs::executor::Target;
 use crate::jobs::run::Start;
 use crate::runs::FailureKind;
 use crate::session::Context;
-use anyhow::Result;
 
 impl Crew<'_> {
     /// A run launched before a restart: its result if it wrote one before the stop (never run
     /// twice), else its container picked up from its launch record on the host it ran on; a run
     /// with neither was lost and runs again.
-    pub(super) async fn pick_up(&self, (short, variant): (&Short, Variant), run_id: &RunId) -> Result<()> {
+    pub(super) async fn pick_up(
+        &self,
+        (short, variant): (&Short, Variant),
+        run_id: &RunId,
+    ) -> Result<(), EngineError> {
         let ctx = self.ctx;
         if let Some(finished) = written_before(ctx, (short, variant), run_id) {
             say(&format!("{short} {}: run {run_id} had ended before the stop", variant.name()));
@@ -24,25 +29,25 @@ impl Crew<'_> {
         }
         let Ok(launch) = crate::jobs::launches::read(&ctx.workspace, run_id) else {
             removed(ctx, run_id).await;
-            return self.unrun(run_id, LOST, "it had not started before the stop");
+            return self.unrun(run_id, FailureKind::LostInARestart, "it had not started before the stop");
         };
         let host = launch.host.as_deref();
-        let engine = match super::super::fix::engine_of(ctx, host).await {
+        let engine = match crate::jobs::fixing::engine_of(ctx, host).await {
             Ok(engine) => engine,
-            Err(why) => return self.unrun(run_id, FailureKind::DockerUnreachable.name(), &why.to_string()),
+            Err(why) => return self.unrun(run_id, FailureKind::DockerUnreachable, &why.to_string()),
         };
         let Some((container, created_unix)) = container_of(ctx, &engine, run_id).await else {
-            return self.unrun(run_id, LOST, "its container was gone after the stop");
+            return self.unrun(run_id, FailureKind::LostInARestart, "its container was gone after the stop");
         };
         if let Some(code) = no_evidence(&engine, &container).await {
             let _ = engine.remove(&container).await;
             let why = format!("its container had ended after the stop with nothing to read (exit {code})");
-            return self.unrun(run_id, LOST, &why);
+            return self.unrun(run_id, FailureKind::LostInARestart, &why);
         }
         say(&format!("{short} {}: picking up run {run_id} from its launch record", variant.name()));
         let start = Start::Resume { container, created_unix, image_digest: launch.image_digest.clone() };
-        let placed = (host.unwrap_or("local").to_string(), engine);
-        self.carried_on(&launch.plan, placed, start).await
+        let target = Target::Engine { host: launch.host.clone(), engine };
+        self.executed(launch.plan, target, start).await
     }
 }
 
@@ -62,7 +67,7 @@ pub(super) fn finished_as_recorded(
 ) -> Event {
     let ours = &record["perftriage"];
     let status = if record["status"] == "success" { RunStatus::Success } else { RunStatus::Error };
-    let category = ours["classification"]["category"].as_str().map(str::to_string);
+    let category = ours["classification"]["category"].as_str().map(FailureKind::from_name);
     let disposition = serde_json::from_value(ours["classification"]["disposition"].clone()).ok();
     let result = Some(path.display().to_string());
     let at = crate::session::now_rfc3339();

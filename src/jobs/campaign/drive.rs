@@ -3,13 +3,13 @@
 //! it is taken and its end after. Everything it knows comes from the journal, so it starts the
 //! same after any stop.
 
-use super::steps::{Crew, Given, Key, say};
-use crate::campaigns::{CampaignState, Event, Next, next};
-use crate::cli::run::Stopped;
+use super::steps::{Crew, Given, Key};
+use super::{EngineError, say};
+use crate::campaigns::{CampaignState, Decision, Event, Next, next};
 use crate::jobs::driver::DriverLock;
 use crate::jobs::journal::Journal;
+use crate::jobs::signals::Stopped;
 use crate::session::Context;
-use anyhow::Result;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use std::collections::BTreeSet;
@@ -23,18 +23,16 @@ use tokio::sync::watch;
 /// `cancel` from another process, a signal).
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
-/// Drive the campaign while holding its lock, the driver journalled first.
-pub fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitCode> {
+/// Drive the campaign while holding its lock, the driver journalled first; inside a tokio runtime.
+pub async fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitCode, EngineError> {
     let at = crate::session::now_rfc3339();
     journal.append(&Event::Driven { driver: lock.driver.clone(), at })?;
-    let ended = crate::cli::runtime()?.block_on(async {
-        let (cancel_tx, cancel) = watch::channel(false);
-        let stopped = crate::cli::run::on_signal(&cancel_tx);
-        super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
-        let (claims, fixing, runs) = Default::default();
-        let crew = Crew { ctx, journal, cancel, claims, fixing, runs };
-        go(&crew, &stopped, &cancel_tx).await
-    });
+    let (cancel_tx, cancel) = watch::channel(false);
+    let stopped = crate::jobs::signals::cancel_on_stop(&cancel_tx);
+    super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
+    let (exec, (fixing, runs)) = (crate::jobs::executor::Executor::of(ctx), Default::default());
+    let crew = Crew { ctx, journal, cancel, exec, fixing, runs };
+    let ended = go(&crew, &stopped, &cancel_tx).await;
     // The campaign is let go only once its loop has ended.
     drop(lock);
     ended
@@ -44,12 +42,16 @@ pub fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result<ExitC
 enum Halt {
     Signal(&'static str, u8),
     Said(&'static str),
-    Failed(anyhow::Error),
+    Failed(EngineError),
 }
 
-type Step<'a> = Pin<Box<dyn Future<Output = (Key, Result<()>)> + 'a>>;
+type Step<'a> = Pin<Box<dyn Future<Output = (Key, Result<(), EngineError>)> + 'a>>;
 
-async fn go(crew: &Crew<'_>, stopped: &Stopped, cancel: &watch::Sender<bool>) -> Result<ExitCode> {
+async fn go(
+    crew: &Crew<'_>,
+    stopped: &Stopped,
+    cancel: &watch::Sender<bool>,
+) -> Result<ExitCode, EngineError> {
     let mut working: FuturesUnordered<Step> = FuturesUnordered::new();
     let mut busy = BTreeSet::new();
     let mut failed = None;
@@ -84,12 +86,12 @@ async fn go(crew: &Crew<'_>, stopped: &Stopped, cancel: &watch::Sender<bool>) ->
 
 /// A `pause` or `cancel` another process asked for, journalled by this driver (the journal's one
 /// writer) before the loop decides anything.
-fn answer_requests(crew: &Crew) -> Result<()> {
+fn answer_requests(crew: &Crew) -> Result<(), EngineError> {
     use crate::jobs::driver::Request;
     for request in crate::jobs::driver::take_requests(&crew.ctx.workspace, &crew.journal.name) {
         match request {
-            Ok(Request::Pause) => crew.journal.append(&super::stop::event(false))?,
-            Ok(Request::Cancel) => crew.journal.append(&super::stop::event(true))?,
+            Ok(Request::Pause) => crew.journal.append(&super::stop_event(false))?,
+            Ok(Request::Cancel) => crew.journal.append(&super::stop_event(true))?,
             Ok(Request::CancelRun(run_id)) => crew.stop_run(&run_id),
             Err(e) => say(&e.to_string()),
         }
@@ -109,7 +111,7 @@ fn halted(stopped: &Stopped, state: &CampaignState) -> Option<Halt> {
 }
 
 /// Nothing under way: how the loop ends.
-fn end(journal: &Journal, halt: Option<Halt>, state: &CampaignState) -> Result<ExitCode> {
+fn end(journal: &Journal, halt: Option<Halt>, state: &CampaignState) -> Result<ExitCode, EngineError> {
     match halt {
         Some(Halt::Signal(name, number)) => {
             journal.append(&Event::Paused { at: crate::session::now_rfc3339() })?;
@@ -127,18 +129,20 @@ fn end(journal: &Journal, halt: Option<Halt>, state: &CampaignState) -> Result<E
 
 /// Every (commit, variant) not under way with something to do, and what; a cell newly left for a
 /// look is journalled (once) on the way.
-fn decide(crew: &Crew, state: &CampaignState, busy: &BTreeSet<Key>) -> Result<Vec<(Key, Next)>> {
+fn decide(crew: &Crew, state: &CampaignState, busy: &BTreeSet<Key>) -> Result<Vec<(Key, Next)>, EngineError> {
     let recipes = crew.ctx.recipes()?;
     let mut steps = Vec::new();
     for (key, cell) in state.cells.iter().filter(|(key, _)| !busy.contains(*key)) {
         match next(cell, state.spec.policy, |category| recipes.first_answering(category)) {
             Next::Done => {}
-            Next::Leave(why) if cell.decided.as_ref() == Some(&why) => {}
-            Next::Leave(why) => {
-                say(&format!("{} {}: left for a look: {why}", key.0, key.1.name()));
-                let (short, variant) = key.clone();
-                let at = crate::session::now_rfc3339();
-                crew.journal.append(&Event::Decided { short, variant, what: why, at })?;
+            Next::Leave(reason) => {
+                let decision = Decision::Leave { reason };
+                if cell.decided.as_ref() != Some(&decision) {
+                    say(&format!("{} {}: left for a look: {decision}", key.0, key.1.name()));
+                    let (short, variant) = key.clone();
+                    let at = crate::session::now_rfc3339();
+                    crew.journal.append(&Event::decided(short, variant, decision, at))?;
+                }
             }
             step => steps.push((key.clone(), step)),
         }

@@ -2,30 +2,27 @@
 //! apply a fix, retry after a wait. Each is journalled before it is taken and its end after; a run
 //! that cannot be placed or planned ends as a journalled failure, never as the campaign's error.
 
-use crate::campaigns::{CANCELLED, CANCELLED_ON_REQUEST, CampaignState, Cell, Event, LOST, Next};
+use super::{EngineError, say};
+use crate::campaigns::{CampaignState, Cell, Decision, Event, Next};
 use crate::classify::Disposition;
 use crate::dataset::{RunStatus, Variant};
-use crate::docker::Engine;
 use crate::ids::{RunId, Short};
-use crate::jobs::fleet::{Claims, PlaceError};
+use crate::jobs::executor::{Ask, Events, Executor, JobEvent, Recorded, Target, Unplaced, record};
 use crate::jobs::journal::Journal;
-use crate::jobs::run::{RunOutcome, Start, write_result};
-use crate::runs::{FailureKind, Repeat, RunPlan};
+use crate::jobs::run::{RunEvent, RunOutcome, Start};
+use crate::runs::{FailureKind, Repeat, RunPhase, RunPlan};
 use crate::session::Context;
-use anyhow::Result;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 pub type Key = (Short, Variant);
 
-/// How long a run that no host can take yet waits before placement is tried again.
-const SLOT_WAIT_S: u64 = 2;
-
-/// What a campaign's steps share: the journal, the stop switch, the claims on host slots.
+/// What a campaign's steps share: the journal, the stop switch, the executor.
 pub struct Crew<'a> {
     pub ctx: &'a Context,
     pub journal: &'a Journal,
     pub cancel: watch::Receiver<bool>,
-    pub claims: Claims,
+    /// Carries the campaign's runs out; its claims keep two of them off one slot.
+    pub exec: Executor,
     /// One fix at a time: baseline and agent fixes commit to one tag.
     pub fixing: tokio::sync::Mutex<()>,
     /// Each run in hand's own stop switch, and the runs stopped on request (their cells are
@@ -87,16 +84,16 @@ impl Given {
 }
 
 impl Crew<'_> {
-    pub async fn take(&self, (short, variant): &Key, step: Next, given: &Given) -> Result<()> {
+    pub async fn take(&self, (short, variant): &Key, step: Next, given: &Given) -> Result<(), EngineError> {
         let key = (short, *variant);
         match step {
             Next::Run => self.launch(key, given).await,
             Next::Retry { n, after_s } => {
-                let what = format!("retry {n} in {after_s} s");
-                say(&format!("{short} {}: {what}", variant.name()));
+                let decision = Decision::Retry { n, after_s };
+                say(&format!("{short} {}: {decision}", variant.name()));
                 let at = crate::session::now_rfc3339();
                 let (short, variant) = (short.clone(), *variant);
-                self.journal.append(&Event::Decided { short, variant, what, at })?;
+                self.journal.append(&Event::decided(short, variant, decision, at))?;
                 waited(after_s, &self.cancel).await;
                 self.launch(key, given).await
             }
@@ -112,7 +109,12 @@ impl Crew<'_> {
     /// Apply `recipe` on the host its failed run ran on, unless the triage history says this
     /// campaign did before it stopped (the fix recorded, its journal line not yet written): then
     /// the journal is told, and it is not done twice.
-    async fn fix(&self, (short, variant): (&Short, Variant), recipe: &str, given: &Given) -> Result<()> {
+    async fn fix(
+        &self,
+        (short, variant): (&Short, Variant),
+        recipe: &str,
+        given: &Given,
+    ) -> Result<(), EngineError> {
         let ctx = self.ctx;
         let host = given.last_run.as_ref().and_then(|r| crate::jobs::launches::read(&ctx.workspace, r).ok());
         let host = host.and_then(|launch| launch.host);
@@ -124,7 +126,7 @@ impl Crew<'_> {
             // The journal says it first; the triage history where a stop came between the two.
             if let Some(image) = given.sibling_fixed(recipe).or_else(|| sibling(variant).and_then(fixed)) {
                 say(&format!("{short} {}: in {image}, fixed with {recipe} for its sibling", variant.name()));
-                return crate::cli::fix::campaign_shared_fix(
+                return super::fixes::campaign_shared_fix(
                     ctx,
                     self.journal,
                     key,
@@ -132,8 +134,7 @@ impl Crew<'_> {
                     host.as_deref(),
                 );
             }
-            let applied =
-                crate::cli::fix::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
+            let applied = super::fixes::campaign_fix(ctx, self.journal, key, recipe, host.as_deref()).await;
             return applied.or_else(|why| self.unfixed(key, recipe, host, &why));
         };
         say(&format!("{short} {}: {recipe} was applied before the stop ({image})", variant.name()));
@@ -148,17 +149,17 @@ impl Crew<'_> {
         (short, variant): (&Short, Variant),
         recipe: &str,
         host: Option<String>,
-        why: &anyhow::Error,
-    ) -> Result<()> {
-        say(&format!("{short} {}: {recipe} could not be applied: {why:#}", variant.name()));
+        why: &EngineError,
+    ) -> Result<(), EngineError> {
+        say(&format!("{short} {}: {recipe} could not be applied: {why}", variant.name()));
         let (short, recipe, at) = (short.clone(), recipe.to_string(), crate::session::now_rfc3339());
         Ok(self.journal.append(&Event::Fixed { short, variant, recipe, image: None, host, at })?)
     }
 
     /// A new run of the cell: journalled as launched before its container is made.
-    async fn launch(&self, (short, variant): (&Short, Variant), given: &Given) -> Result<()> {
+    async fn launch(&self, (short, variant): (&Short, Variant), given: &Given) -> Result<(), EngineError> {
         let ctx = self.ctx;
-        let run_id = crate::cli::run::run_id();
+        let run_id = crate::jobs::planned::new_run_id();
         let at = crate::session::now_rfc3339();
         self.journal.append(&Event::Launched {
             short: short.clone(),
@@ -167,65 +168,48 @@ impl Crew<'_> {
             at,
         })?;
         let Some(entry) = ctx.find(short) else {
-            return self.unrun(&run_id, "plan_error", "not in the dataset");
+            return self.unrun(&run_id, FailureKind::PlanError, "not in the dataset");
         };
         // The journal's fixed image first: a board holding the workspace records it only later.
         let book = ctx.read_workspace().book;
         let recorded =
             || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
         let fixed = given.fixed.clone().or_else(recorded);
-        match crate::cli::run::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
+        match crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
             Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
-            Ok(plan) => self.carried(&plan, given.pinned.as_deref()).await,
-            Err(why) => self.unrun(&run_id, "plan_error", &why.to_string()),
+            Ok(plan) => self.carried(plan, given.pinned.as_deref()).await,
+            Err(why) => self.unrun(&run_id, FailureKind::PlanError, &why.to_string()),
         }
     }
 
-    /// Place the plan (on `host` where its fixed image is) and carry it out; journal how it ended.
-    async fn carried(&self, plan: &RunPlan, host: Option<&str>) -> Result<()> {
-        let placed = match self.placed(plan, host).await {
-            Ok(placed) => placed,
-            Err(_) if *self.cancel.borrow() => return self.unrun(&plan.run_id, CANCELLED, "stopped"),
-            Err(why) => {
-                return self.unrun(&plan.run_id, FailureKind::DockerUnreachable.name(), &why.to_string());
-            }
-        };
-        let outcome = self.carried_on(plan, placed, Start::Fresh).await;
-        self.claims.release(&plan.run_id);
-        outcome
+    /// Hand the plan to the executor (for `host`, where its fixed image is); journal how it ended.
+    async fn carried(&self, plan: RunPlan, host: Option<&str>) -> Result<(), EngineError> {
+        let target = host.map_or(Target::Anywhere, |h| Target::Host(h.to_string()));
+        self.executed(plan, target, Start::Fresh).await
     }
 
-    /// The engine for the plan: placement is tried again while no host can take it (every slot
-    /// busy, or every host down), until one can or the campaign stops.
-    async fn placed(&self, plan: &RunPlan, host: Option<&str>) -> Result<(String, Engine), PlaceError> {
-        let mut said = false;
-        loop {
-            match crate::cli::run::place(self.ctx, plan, host, &self.claims).await {
-                Err(PlaceError::NoneFits(why)) if !*self.cancel.borrow() => {
-                    if !std::mem::replace(&mut said, true) {
-                        say(&format!("{} {}: waiting for a host: {why}", plan.short, plan.variant.name()));
-                    }
-                    waited(SLOT_WAIT_S, &self.cancel).await;
-                }
-                placed => return placed,
-            }
-        }
-    }
-
-    pub(super) async fn carried_on(
+    /// Carry `plan` out from `start` on `target` under the run's own stop switch; journal its end.
+    pub(super) async fn executed(
         &self,
-        plan: &RunPlan,
-        placed: (String, Engine),
+        plan: RunPlan,
+        target: Target,
         start: Start,
-    ) -> Result<()> {
-        let (events, mut quiet) = mpsc::unbounded_channel();
-        tokio::spawn(async move { while quiet.recv().await.is_some() {} });
-        let stop = self.in_hand().own_stop(&plan.run_id, &self.cancel);
-        let outcome = crate::cli::run::carry_out_on(self.ctx, plan, placed, (events, stop), start).await;
-        if self.in_hand().let_go(&plan.run_id) {
-            return self.unrun(&plan.run_id, CANCELLED_ON_REQUEST, "cancelled on request; its cell is left");
+    ) -> Result<(), EngineError> {
+        let run_id = plan.run_id.clone();
+        let cancel = self.in_hand().own_stop(&run_id, &self.cancel);
+        let events = narrated();
+        let executed = self.exec.execute(Ask { plan, target, start, cancel }, &events).await;
+        let asked = self.in_hand().let_go(&run_id);
+        match executed {
+            _ if asked => {
+                self.unrun(&run_id, FailureKind::CancelledOnRequest, "cancelled on request; its cell is left")
+            }
+            Err(Unplaced::Cancelled) => self.unrun(&run_id, FailureKind::Cancelled, "stopped"),
+            Err(Unplaced::Failed(why)) => {
+                self.unrun(&run_id, FailureKind::DockerUnreachable, &why.to_string())
+            }
+            Ok(outcome) => Ok(self.journal.append(&finished(self.ctx, &self.exec, &outcome)?)?),
         }
-        Ok(self.journal.append(&finished(self.ctx, &outcome)?)?)
     }
 
     /// Stop `run_id` on request (the board's `x`, `campaign cancel --run`), when it is in hand.
@@ -236,26 +220,24 @@ impl Crew<'_> {
         }
     }
 
-    fn in_hand(&self) -> std::sync::MutexGuard<'_, super::in_hand::RunsInHand> {
+    pub(super) fn in_hand(&self) -> std::sync::MutexGuard<'_, super::in_hand::RunsInHand> {
         self.runs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A run that never ran to its end: journalled as ended, with why. Lost and stopped runs are
     /// run again by the policy, unreachable ones (Docker, Slurm) retried; others are left for a
     /// look.
-    pub(super) fn unrun(&self, run_id: &RunId, category: &str, why: &str) -> Result<()> {
+    pub(super) fn unrun(&self, run_id: &RunId, category: FailureKind, why: &str) -> Result<(), EngineError> {
         say(&format!("run {run_id}: {category}: {why}"));
         let disposition = match category {
-            LOST | CANCELLED | CANCELLED_ON_REQUEST => None,
-            c if c == FailureKind::DockerUnreachable.name() || c == SLURM_LOST => {
-                Some(Disposition::InfraRetry)
-            }
+            FailureKind::LostInARestart | FailureKind::Cancelled | FailureKind::CancelledOnRequest => None,
+            FailureKind::DockerUnreachable | FailureKind::SlurmLost => Some(Disposition::InfraRetry),
             _ => Some(Disposition::NeedsLook),
         };
         Ok(self.journal.append(&Event::Finished {
             run_id: run_id.clone(),
             status: RunStatus::Error,
-            category: Some(category.to_string()),
+            category: Some(category),
             disposition,
             result: None,
             at: crate::session::now_rfc3339(),
@@ -263,18 +245,13 @@ impl Crew<'_> {
     }
 }
 
-/// The `finished` event of an outcome, its result file written (a run stopped by a signal or a
-/// set-up error writes none).
-fn finished(ctx: &Context, outcome: &RunOutcome) -> Result<Event> {
-    let kind = outcome.category.clone();
-    let quiet = matches!(&kind, Some(k) if *k == FailureKind::Cancelled || k.is_setup_error());
-    let result = match quiet {
-        true => None,
-        false => {
-            Some(write_result(outcome, &ctx.workspace, &ctx.redactor, &crate::session::now_rfc3339(), None)?)
-        }
+/// The `finished` event of an outcome, its result recorded by the executor's rule.
+fn finished(ctx: &Context, exec: &Executor, outcome: &RunOutcome) -> Result<Event, EngineError> {
+    let result = match record(outcome, (&exec.workspace, &exec.redactor), None)? {
+        Recorded::Written(path) => Some(path.display().to_string()),
+        Recorded::NotWritten(_) => None,
     };
-    let category = kind.as_ref().map(|k| k.name().to_string());
+    let category = outcome.category.clone();
     let (short, variant) = (&outcome.plan.short, outcome.plan.variant.name());
     match &category {
         None => say(&format!("{short} {variant}: ✓ done")),
@@ -285,8 +262,21 @@ fn finished(ctx: &Context, outcome: &RunOutcome) -> Result<Event> {
         status: outcome.status,
         disposition: disposition(ctx, outcome),
         category,
-        result: result.map(|p| p.display().to_string()),
+        result,
         at: crate::session::now_rfc3339(),
+    })
+}
+
+/// Where a campaign run's events go: its lines are in its spools (the board tails them); a wait
+/// for a host is said once.
+pub(super) fn narrated() -> Events {
+    let said = std::sync::atomic::AtomicBool::new(false);
+    Events::new(move |JobEvent { run_id, event }| {
+        if let RunEvent::Phase(RunPhase::Placing { why }) = event
+            && !said.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            say(&format!("run {run_id}: waiting for a host: {why}"));
+        }
     })
 }
 
@@ -302,10 +292,6 @@ fn disposition(ctx: &Context, outcome: &RunOutcome) -> Option<Disposition> {
     outcome.verdict.as_ref().map(|v| v.disposition).or_else(named)
 }
 
-/// The category of a Slurm job that could not be submitted or followed, or ended without a
-/// result (a node failure): an infrastructure failure, retried.
-pub const SLURM_LOST: &str = "slurm_lost";
-
 /// Wait `secs`, or less when the campaign is stopped.
 async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
     let _ = tokio::time::timeout(std::time::Duration::from_secs(secs), stopped(cancel)).await;
@@ -315,10 +301,6 @@ async fn waited(secs: u64, cancel: &watch::Receiver<bool>) {
 pub(super) async fn stopped(cancel: &watch::Receiver<bool>) {
     let mut cancel = cancel.clone();
     while cancel.changed().await.is_ok() && !*cancel.borrow() {}
-}
-
-pub fn say(text: &str) {
-    crate::cli::out::err(&format!("perftriage: campaign: {text}"));
 }
 
 #[cfg(test)]
