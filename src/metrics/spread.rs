@@ -77,8 +77,21 @@ fn variance(values: &[f64]) -> f64 {
     values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len().max(2) - 1) as f64
 }
 
+/// Below this fraction of the candidate's mean (or of its spread) a reference mean is as good as
+/// 0: a delta relative to it says nothing (2e-300 against 5 would be +2.5e302 %).
+const TINY_REFERENCE: f64 = 1e-9;
+
+/// A spread below this fraction of the mean is float rounding, not spread: `[9.65; 10]` is as
+/// constant as `[10.0; 10]`, though its computed variance is not exactly 0.
+const ROUNDING: f64 = 1e-12;
+
+/// Whether `values` hold no spread but rounding's.
+fn constant(values: &[f64]) -> bool {
+    variance(values).sqrt() <= ROUNDING * mean(values).abs()
+}
+
 /// Whether the samples can give an interval at all: two or more a side, every one finite, a
-/// reference mean that is not 0, and some spread.
+/// reference mean that is not 0 (or as good as 0), and some spread.
 fn usable(reference: &[f64], candidate: &[f64]) -> Result<(), NoInterval> {
     let (nr, nc) = (reference.len(), candidate.len());
     if nr < 2 || nc < 2 {
@@ -87,10 +100,11 @@ fn usable(reference: &[f64], candidate: &[f64]) -> Result<(), NoInterval> {
     if !reference.iter().chain(candidate).all(|v| v.is_finite()) {
         return Err(NoInterval::NonFinite);
     }
-    if mean(reference) == 0.0 {
+    let scale = mean(candidate).abs().max(variance(candidate).sqrt());
+    if mean(reference) == 0.0 || mean(reference).abs() < TINY_REFERENCE * scale {
         return Err(NoInterval::ZeroReference);
     }
-    if variance(reference) == 0.0 && variance(candidate) == 0.0 {
+    if constant(reference) && constant(candidate) {
         return Err(NoInterval::NoSpread(nr + nc));
     }
     Ok(())
@@ -119,6 +133,17 @@ pub fn interval(metric: &str, reference: &[f64], candidate: &[f64]) -> Result<In
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Constant samples are constant whatever their float rounding, and a reference mean a
+    /// billion times below the candidate's gives no interval, as 0 does.
+    #[test]
+    fn constant_samples_and_a_vanishing_reference_give_no_interval() {
+        let none = |r: &[f64], c: &[f64]| interval("tpot_mean", r, c).map(|_| ()).unwrap_err().to_string();
+        let (rounded, whole) = (none(&[9.65; 10], &[9.0; 10]), none(&[10.0; 10], &[9.0; 10]));
+        assert_eq!(rounded, whole, "the same answer for [9.65]*10 as for [10.0]*10");
+        assert_eq!(none(&[2e-300, 2e-300], &[5.0, 5.1]), none(&[0.0, 0.0], &[5.0, 5.1]));
+        assert!(interval("tpot_mean", &[1e-3, 1.1e-3], &[1.2e-3, 1.3e-3]).is_ok(), "small, not vanishing");
+    }
 
     #[test]
     fn a_clear_improvement_beats_at_both_bands_and_noise_is_undecided() {

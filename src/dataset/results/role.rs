@@ -104,10 +104,15 @@ fn fixes_of(obj: &Obj) -> Vec<String> {
     ours.unwrap_or(upstream)
 }
 
-/// Each repeat's values per metric, where a run of ours repeated its benchmark.
+/// Each repeat's values per metric, where a run of ours repeated its benchmark. A sample that is
+/// no number (`null`, a string) is kept as NaN — the pair then says a sample is not a finite
+/// number — and never costs the other samples or metrics; a metric whose samples are no list is
+/// left out.
 fn samples_of(obj: &Obj) -> std::collections::BTreeMap<String, Vec<f64>> {
     let samples = obj.get("perftriage").and_then(|p| p.get("repeats")).and_then(|r| r.get("samples"));
-    samples.and_then(|s| serde_json::from_value(s.clone()).ok()).unwrap_or_default()
+    let Some(Value::Object(by_metric)) = samples else { return Default::default() };
+    let values = |list: &Vec<Value>| list.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
+    by_metric.iter().filter_map(|(metric, v)| Some((metric.clone(), values(v.as_array()?)))).collect()
 }
 
 /// `perftriage.classification` of a result file we wrote: its category and evidence.
@@ -143,4 +148,25 @@ pub(super) fn docker_check(origin: &Origin, short: &str, obj: &Obj, at: Option<S
         _ => None,
     };
     ResultSet { records: vec![record], ..ResultSet::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `null` sample is kept as a sample that is no number (its pair says so), and the other
+    /// samples and metrics stay; it used to drop the whole map.
+    #[test]
+    fn a_null_sample_is_not_a_number_and_costs_nothing_else() {
+        let obj: Obj = serde_json::from_str(
+            r#"{"perftriage": {"repeats": {"samples": {
+                "tpot_mean_ms": [3.0, null, 2.9], "ttft_mean_ms": [1.0, 1.1, 0.9], "odd": 7}}}}"#,
+        )
+        .unwrap();
+        let samples = samples_of(&obj);
+        let tpot = &samples["tpot_mean_ms"];
+        assert_eq!((tpot.len(), tpot[0], tpot[1].is_nan()), (3, 3.0, true), "{samples:?}");
+        assert_eq!(samples["ttft_mean_ms"], [1.0, 1.1, 0.9]);
+        assert!(!samples.contains_key("odd"), "no list, no samples");
+    }
 }
