@@ -72,13 +72,15 @@ pub fn apply_cli(
             job.image
         ));
         let (cancel_tx, cancel) = tokio::sync::watch::channel(false);
-        let _stopped = crate::jobs::signals::cancel_on_stop(&cancel_tx);
+        let stopped = crate::jobs::signals::cancel_on_stop(&cancel_tx);
         let (printed, log) = applied(ctx, (&engine, &job), &recipe, print_lines, cancel).await?;
         match printed {
             Ok(report) => after_fix(ctx, (entry, &job), (recipe_id, &log), report, rerun_on).await,
             Err(why) => {
                 super::out::err(&format!("perftriage: fix {recipe_id} not applied: {why}"));
-                Ok(ExitCode::from(3))
+                // Stopped by a signal: 128 + its number, as `run` ends.
+                let signal = stopped.lock().ok().and_then(|s| *s);
+                Ok(signal.map_or(ExitCode::from(3), |(_, n)| ExitCode::from(128 + n)))
             }
         }
     })
