@@ -6,7 +6,9 @@
 mod common;
 
 use common::{chars, enter, press, screen_of, state};
-use perftriage::app::{AppState, BuildMsg, Effect, Key, Mode, Msg, update};
+use perftriage::app::{
+    AppState, BuildEnd, BuildStatus, Effect, JobKey, JobMsg, Key, Mode, Msg, Planned, Progress, update,
+};
 use perftriage::builds::KnobSet;
 
 fn selected(s: &AppState) -> perftriage::ids::Short {
@@ -19,7 +21,7 @@ fn confirm_build(s: &mut AppState, key: char) -> Effect {
     let effects = press(s, Key::ch(key));
     let Some(Effect::PlanBuild { knobs, .. }) = effects.first().cloned() else { panic!("{effects:?}") };
     let plan = Ok(vec!["build plan line".into(), "expected time: unknown".into()]);
-    update(s, Msg::Build(BuildMsg::Planned { short, knobs, plan }));
+    update(s, Msg::Job(JobMsg::Planned(Planned::Build { short, knobs, plan })));
     assert!(matches!(s.mode, Mode::Confirm(_)), "{:?}", s.mode);
     let started = press(s, Key::ch('y'));
     started.into_iter().find(|e| matches!(e, Effect::StartBuild { .. })).expect("StartBuild")
@@ -33,8 +35,8 @@ fn a_build_from_the_board_is_confirmed_watched_and_its_oom_suggestion_is_reused(
     assert_eq!(knobs, KnobSet::default());
     let status =
         "compile [21/35] 60% ETA 14s · 3 warnings · mem 310 MiB (peak 370 MiB) · cpu 190% · 41s".to_string();
-    let msg = BuildMsg::Status { short: short.clone(), phase: "compile".into(), fraction: Some(0.6), status };
-    update(&mut s, Msg::Build(msg));
+    let progress = Progress::Build(BuildStatus { phase: "compile".into(), fraction: Some(0.6), status });
+    update(&mut s, Msg::Job(JobMsg::Progress { job: JobKey::Build(short.clone()), progress }));
     update(&mut s, Msg::Tick("2026-11-22T02:00:01Z".into()));
     let screen = screen_of(&s, 160, 48);
     assert!(screen.contains("build 60%"), "the baseline cell: {screen}");
@@ -51,12 +53,10 @@ fn a_build_from_the_board_is_confirmed_watched_and_its_oom_suggestion_is_reused(
     ];
     update(
         &mut s,
-        Msg::Build(BuildMsg::Done {
-            short: short.clone(),
-            change: Some(change),
-            lines,
-            suggested_jobs: Some(4),
-        }),
+        Msg::Job(JobMsg::build_ended(
+            short.clone(),
+            BuildEnd { change: Some(change), lines, suggested_jobs: Some(4) },
+        )),
     );
     assert!(screen_of(&s, 160, 48).contains("build FAILED after 1m35"));
     assert!(
@@ -102,11 +102,11 @@ fn quitting_with_a_live_build_stops_it_first() {
         confirm.preview
     );
     let effects = press(&mut s, Key::ch('y'));
-    assert!(effects.contains(&Effect::CancelBuild { short: short.clone() }), "{effects:?}");
+    assert!(effects.contains(&Effect::Cancel(JobKey::Build(short.clone()))), "{effects:?}");
     let lines = vec!["build FAILED after 3s: cancelled: stopped; the container is removed".into()];
     let effects = update(
         &mut s,
-        Msg::Build(BuildMsg::Done { short: short.clone(), change: None, lines, suggested_jobs: None }),
+        Msg::Job(JobMsg::build_ended(short.clone(), BuildEnd { change: None, lines, suggested_jobs: None })),
     );
     assert!(effects.contains(&Effect::Quit), "quits once the build is gone: {effects:?}");
     assert!(s.board.book.history(&short).is_empty(), "a stopped build is not recorded");

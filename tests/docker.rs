@@ -244,7 +244,7 @@ fn cancelling_removes_the_container_and_our_containers_are_found_by_label() {
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
-    use perftriage::app::{Msg, RunMsg};
+    use perftriage::app::{Found, JobMsg, Msg};
     let Some((rt, engine)) = ready() else { return };
     let ws = tempfile::tempdir().unwrap();
     let workspace = ws.path().display().to_string();
@@ -272,7 +272,9 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
     rt.block_on(engine.remove(&id)).unwrap();
-    let Ok(Msg::Run(RunMsg::Found { found, launch })) = rx.try_recv() else { panic!("no run found") };
+    let Ok(Msg::Job(JobMsg::Found(Found::Container { found, launch }))) = rx.try_recv() else {
+        panic!("no run found")
+    };
     assert_eq!(
         (found.run_id.as_str(), found.short.as_str(), found.variant),
         ("before-restart", "7c01f706", perftriage::dataset::Variant::Baseline)
@@ -507,8 +509,8 @@ fn the_sweep_finds_stopped_containers_whose_perftriage_is_gone_and_leaves_the_ot
     let found = rt.block_on(perftriage::jobs::orphans::find(&engine, &workspace));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     rt.block_on(perftriage::jobs::service::reattach(&engine, ws.path(), &tx, None));
-    let Ok(perftriage::app::Msg::Run(perftriage::app::RunMsg::Found { found: resumed, .. })) = rx.try_recv()
-    else {
+    use perftriage::app::{Found, JobMsg, Msg};
+    let Ok(Msg::Job(JobMsg::Found(Found::Container { found: resumed, .. }))) = rx.try_recv() else {
         panic!()
     };
     assert_eq!(resumed.run_id, "resumed", "only the running container whose perftriage is gone is picked up");
@@ -729,14 +731,14 @@ impl Drop for RemovedTags {
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
-    use perftriage::app::{Msg, RunMsg};
+    use perftriage::app::{JobMsg, Msg};
     let Some((rt, _engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
     let (mut jobs, mut rx) = board_jobs(&rt, &s);
     let request = human_request(&s);
     let run_id: perftriage::runs::RunId = "closing-1".into();
     rt.block_on(async { jobs.start(&run_id, request) });
-    let ended = |msg: &Msg| matches!(msg, Msg::Run(RunMsg::Finished { .. }));
+    let ended = |msg: &Msg| matches!(msg, Msg::Job(JobMsg::Ended { .. }));
     rt.block_on(async { while !ended(&rx.recv().await.unwrap()) {} });
     // The board closes here: it never handled the end, so it never asked for the result file.
     let recorded = rt.block_on(jobs.record_ended(|_| None, std::time::Duration::from_secs(60)));
@@ -753,7 +755,7 @@ fn a_run_that_ended_as_the_board_closed_is_still_recorded() {
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn on_the_board_a_set_up_error_writes_no_result_and_no_event_comes_after_a_runs_end() {
-    use perftriage::app::{Msg, RunMsg};
+    use perftriage::app::{JobKey, JobMsg, Msg};
     let Some((rt, _engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:ok", SERVING, "");
     let (mut jobs, mut rx) = board_jobs(&rt, &s);
@@ -761,12 +763,13 @@ fn on_the_board_a_set_up_error_writes_no_result_and_no_event_comes_after_a_runs_
     let mut seen_after_end = |run_id: &str| {
         let run_id: perftriage::runs::RunId = run_id.into();
         rt.block_on(async { jobs.start(&run_id, request()) });
-        let ended = |msg: &Msg| matches!(msg, Msg::Run(RunMsg::Finished { run_id: r, .. }) if *r == run_id);
+        let ended =
+            |msg: &Msg| matches!(msg, Msg::Job(JobMsg::Ended { job: JobKey::Run(r), .. }) if *r == run_id);
         rt.block_on(async { while !ended(&rx.recv().await.unwrap()) {} });
         assert!(rt.block_on(jobs.record_ended(|_| None, std::time::Duration::from_secs(60))));
         let mut after = Vec::new();
         while let Ok(msg) = rx.try_recv() {
-            if let Msg::Run(RunMsg::Phase { run_id: r, .. } | RunMsg::Lines { run_id: r, .. }) = &msg
+            if let Msg::Job(JobMsg::Progress { job: JobKey::Run(r), .. }) = &msg
                 && *r == run_id
             {
                 after.push(format!("{msg:?}"));

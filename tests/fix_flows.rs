@@ -10,8 +10,8 @@ mod common;
 
 use common::{chars, docker_up, enter, press, state};
 use perftriage::app::{
-    AppState, BoardState, BulkPicker, ConfirmAction, Effect, FixDone, FixMsg, FixOffer, Key, KeyCode, LogKey,
-    LogMsg, Mode, Msg, RecipeInfo, update,
+    AppState, BoardState, BulkPicker, ConfirmAction, Effect, FixDone, FixEnd, FixOffer, JobMsg, Key, KeyCode,
+    LogKey, LogMsg, Mode, Msg, Planned, RecipeInfo, update,
 };
 use perftriage::dataset::Variant;
 use perftriage::runs::Pane;
@@ -19,15 +19,17 @@ use perftriage::triage::FixOutcome;
 
 /// 7c01f706's human fixed with aimv2_exist_ok: how it went, and the image committed.
 fn aimv2_fixed(outcome: FixOutcome, image: Option<&str>) -> Msg {
-    Msg::Fix(FixMsg::Done(FixDone {
-        short: "7c01f706".into(),
-        variant: Variant::Human,
-        recipe: "aimv2_exist_ok".into(),
-        outcome,
-        image: image.map(Into::into),
-        log: Some("ws/fixes/y.log".into()),
-        commit_image: true,
-    }))
+    Msg::Job(JobMsg::fix_ended(
+        "7c01f706".into(),
+        Variant::Human,
+        FixEnd::Applied(FixDone {
+            recipe: "aimv2_exist_ok".into(),
+            outcome,
+            image: image.map(Into::into),
+            log: Some("ws/fixes/y.log".into()),
+            commit_image: true,
+        }),
+    ))
 }
 
 fn select(s: &mut AppState, short: &str) {
@@ -59,7 +61,11 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
         vec![offer("numpy_lt_2", true, None), offer("fa_utils_inject", false, Some("none of … exists"))];
     update(
         &mut s,
-        Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers: Ok(offers) }),
+        Msg::Job(JobMsg::Planned(Planned::Fixes {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            offers: Ok(offers),
+        })),
     );
     let Mode::Fix(menu) = &s.mode else { panic!() };
     assert_eq!(menu.shown().len(), 1, "recipes that do not apply are hidden");
@@ -81,11 +87,11 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     press(&mut s, Key::ch('f'));
     update(
         &mut s,
-        Msg::Fix(FixMsg::Offers {
+        Msg::Job(JobMsg::Planned(Planned::Fixes {
             short: "7c01f706".into(),
             variant: Variant::Human,
             offers: Ok(vec![offer("numpy_lt_2", true, None)]),
-        }),
+        })),
     );
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
@@ -99,15 +105,17 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     docker_up(&mut s);
 
     // Verified: recorded with its committed image, the row says "fixed" and the variant re-runs in it.
-    let done = Msg::Fix(FixMsg::Done(FixDone {
-        short: "7c01f706".into(),
-        variant: Variant::Human,
-        recipe: "numpy_lt_2".into(),
-        outcome: FixOutcome::Verified,
-        image: Some("perftriage-fixed:7c01f706418d".into()),
-        log: Some("ws/fixes/x.log".into()),
-        commit_image: true,
-    }));
+    let done = Msg::Job(JobMsg::fix_ended(
+        "7c01f706".into(),
+        Variant::Human,
+        FixEnd::Applied(FixDone {
+            recipe: "numpy_lt_2".into(),
+            outcome: FixOutcome::Verified,
+            image: Some("perftriage-fixed:7c01f706418d".into()),
+            log: Some("ws/fixes/x.log".into()),
+            commit_image: true,
+        }),
+    ));
     let effects = update(&mut s, done);
     assert!(
         matches!(&effects[0], Effect::SaveTriage(book) if book.fixes("7c01f706", "human") == ["numpy_lt_2"])
@@ -142,7 +150,14 @@ fn the_fix_menu_separates_what_answers_the_failure_from_what_else_applies_and_wh
         offer("rope_patch", true, None),
         offer("fa_utils_inject", false, Some("none of vllm/vllm_flash_attn exists")),
     ]);
-    update(&mut s, Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers }));
+    update(
+        &mut s,
+        Msg::Job(JobMsg::Planned(Planned::Fixes {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            offers,
+        })),
+    );
     let order = |s: &AppState| {
         let Mode::Fix(menu) = &s.mode else { panic!("{:?}", s.mode) };
         menu.shown().iter().map(|o| o.id.clone()).collect::<Vec<_>>()
@@ -176,20 +191,26 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('f'));
     let offers = Ok(vec![offer("numpy_lt_2", true, None)]);
-    update(&mut s, Msg::Fix(FixMsg::Offers { short: "7c01f706".into(), variant: Variant::Human, offers }));
+    update(
+        &mut s,
+        Msg::Job(JobMsg::Planned(Planned::Fixes {
+            short: "7c01f706".into(),
+            variant: Variant::Human,
+            offers,
+        })),
+    );
     press(&mut s, Key::ch('c'));
     let effects = press(&mut s, Key::ch('y'));
     assert!(matches!(effects.as_slice(), [Effect::ApplyFix(r)] if r.commit_image));
     let done = FixDone {
-        short: "7c01f706".into(),
-        variant: Variant::Human,
         recipe: "numpy_lt_2".into(),
         outcome: FixOutcome::Verified,
         image: Some("perftriage-fixed:7c01f706418d".into()),
         log: None,
         commit_image: true,
     };
-    let effects = update(&mut s, Msg::Fix(FixMsg::Done(done)));
+    let done = JobMsg::fix_ended("7c01f706".into(), Variant::Human, FixEnd::Applied(done));
+    let effects = update(&mut s, Msg::Job(done));
     assert!(effects.iter().all(|e| !matches!(e, Effect::StartRun { .. })), "c does not re-run");
     let cell =
         |s: &AppState| s.board.rows.iter().find(|r| r.short == "7c01f706").unwrap().cells[1].text.clone();
@@ -209,8 +230,7 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
         status: perftriage::dataset::RunStatus::Success,
         ..perftriage::dataset::Outcome::not_run()
     };
-    let finished = perftriage::app::RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None };
-    update(&mut s, Msg::Run(finished));
+    update(&mut s, Msg::Job(JobMsg::run_ended(run_id, outcome, None)));
     assert_ne!(cell(&s), "✚ fixed", "a run of the variant ended: it is not 'not re-run' any more");
 }
 
@@ -418,15 +438,17 @@ fn a_bulk_fix_plans_each_failing_variant_and_skips_the_ones_it_already_fixed() {
     let fixed = "perftriage-fixed-local:3092375e-human";
     update(
         &mut s,
-        Msg::Fix(FixMsg::Done(FixDone {
-            short: "3092375e".into(),
-            variant: Variant::Human,
-            recipe: "probe".into(),
-            outcome: FixOutcome::Verified,
-            image: Some(fixed.into()),
-            log: None,
-            commit_image: true,
-        })),
+        Msg::Job(JobMsg::fix_ended(
+            "3092375e".into(),
+            Variant::Human,
+            FixEnd::Applied(FixDone {
+                recipe: "probe".into(),
+                outcome: FixOutcome::Verified,
+                image: Some(fixed.into()),
+                log: None,
+                commit_image: true,
+            }),
+        )),
     );
     select(&mut s, "3092375e");
     press(&mut s, Key::ch(' '));

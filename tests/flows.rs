@@ -540,7 +540,10 @@ fn x_on_a_campaigns_run_asks_its_driver_after_a_confirm() {
     assert!(text.contains("Its driver (pid 4242 on gpu-1"), "{text}");
     assert!(text.contains("`perftriage --workspace /ws campaign cancel nightly --run r9`"), "{text}");
     let effects = press(&mut s, Key::ch('y'));
-    assert_eq!(effects, [Effect::CancelCampaignRun { name: "nightly".into(), run_id: "r9".into() }]);
+    assert_eq!(
+        effects,
+        [Effect::Cancel(perftriage::app::JobKey::CampaignRun("nightly".into(), "r9".into()))]
+    );
     press(&mut s, Key::ch('R'));
     let screen = common::screen_of(&s, 200, 48);
     assert!(screen.contains("img:h @ gpu-2 · "), "{screen}");
@@ -595,7 +598,7 @@ fn l_on_a_campaigns_running_commit_follows_its_live_log() {
 /// service is asked to stop it; a fix that ends not applied is no longer live.
 #[test]
 fn x_on_a_commit_being_fixed_or_built_cancels_the_fix_or_the_build_after_a_confirm() {
-    use perftriage::app::FixMsg;
+    use perftriage::app::{FixEnd, JobKey, JobMsg};
     let mut s = state();
     let short = s.board.selected_short().cloned().unwrap();
     let variant = perftriage::dataset::Variant::Human;
@@ -604,10 +607,10 @@ fn x_on_a_commit_being_fixed_or_built_cancels_the_fix_or_the_build_after_a_confi
     let screen = common::screen_of(&s, 160, 48);
     assert!(screen.contains(&format!("Cancel fix numpy_lt_2 on {short} human?")), "{screen}");
     let effects = press(&mut s, Key::ch('y'));
-    assert_eq!(effects, [Effect::CancelFix { short: short.clone(), variant }]);
+    assert_eq!(effects, [Effect::Cancel(JobKey::Fix(short.clone(), variant))]);
     let why = "cancelled; its container is removed and nothing recorded".to_string();
-    let not_applied = FixMsg::NotApplied { short: short.clone(), variant, recipe: "numpy_lt_2".into(), why };
-    update(&mut s, Msg::Fix(not_applied));
+    let not_applied = FixEnd::NotApplied { recipe: "numpy_lt_2".into(), why };
+    update(&mut s, Msg::Job(JobMsg::fix_ended(short.clone(), variant, not_applied)));
     assert!(s.runs.fixes.is_empty(), "no longer live");
     let effects = press(&mut s, Key::ch('x'));
     assert!(effects.is_empty() && s.session.message.as_ref().unwrap().1.contains("has no live run"));
@@ -616,5 +619,5 @@ fn x_on_a_commit_being_fixed_or_built_cancels_the_fix_or_the_build_after_a_confi
     assert!(press(&mut s, Key::ch('x')).is_empty(), "a confirm first");
     let screen = common::screen_of(&s, 160, 48);
     assert!(screen.contains(&format!("Cancel the build of {short}?")), "{screen}");
-    assert_eq!(press(&mut s, Key::ch('y')), [Effect::CancelBuild { short }]);
+    assert_eq!(press(&mut s, Key::ch('y')), [Effect::Cancel(JobKey::Build(short))]);
 }

@@ -284,7 +284,7 @@ fn hosts_the_board_watches_each_host_in_its_header_and_its_gpus_in_the_gpu_pane(
 
 #[test]
 fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
-    use perftriage::app::{DockerMsg, Key, Msg, RunMsg, update};
+    use perftriage::app::{DockerMsg, JobMsg, Key, Msg, update};
     use perftriage::docker::Gpus;
     use perftriage::runs::RunRequest;
     let csv = std::fs::read_to_string("fixtures/gpu/nvidia-smi-query-gpu.csv").unwrap();
@@ -305,7 +305,7 @@ fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
     };
     let run_id = s.queue_run(request);
     let phase = perftriage::runs::RunPhase::Placed { host: "gpu2".into() };
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+    update(&mut s, Msg::Job(JobMsg::phase(&run_id, phase)));
     update(&mut s, Msg::Key(Key::ch('H')));
     let screen = common::screen_of(&s, 160, 48);
     assert!(screen.contains("hosts: this machine [gpu2] odd · H on gpu2"), "{screen}");

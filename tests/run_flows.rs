@@ -9,7 +9,9 @@
 mod common;
 
 use common::{Planner, chars, docker_up, enter, state};
-use perftriage::app::{AppState, DockerMsg, Effect, Key, Mode, Msg, Reread, RunMsg, update};
+use perftriage::app::{
+    AppState, DockerMsg, Effect, Found, JobKey, JobMsg, Key, Mode, Msg, Planned, Reread, update,
+};
 use perftriage::dataset::{Outcome, RunStatus, Variant};
 use perftriage::metrics::Metrics;
 use perftriage::runs::{AutoRepeat, FailureKind, Pane, RepeatPlan, RunPhase};
@@ -100,7 +102,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
     assert_eq!(request.repeat, RepeatPlan::Times(3), "+ in the confirm: three benchmark runs");
     assert!(cell(&s, "7c01f706", Variant::Human).contains(" queued "));
     let run_id = run_id.clone();
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Starting }));
+    update(&mut s, Msg::Job(JobMsg::phase(&run_id, RunPhase::Starting)));
     update(&mut s, Msg::Tick("t".into()));
     update(&mut s, Msg::Tick("t".into()));
     let before = cell(&s, "7c01f706", Variant::Human);
@@ -115,22 +117,15 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
         text: "INFO:     Application startup complete.".into(),
         ..Default::default()
     };
-    update(&mut s, Msg::Run(RunMsg::Lines { run_id: run_id.clone(), pane: Pane::Server, lines: vec![line] }));
+    update(&mut s, Msg::Job(JobMsg::lines(&run_id, Pane::Server, vec![line])));
     press(&mut s, Key::ch('L'));
     assert_eq!(s.logs.run_pane, Some((run_id.clone(), Pane::Server)));
     press(&mut s, Key::ch('o'));
     assert_eq!(s.logs.run_pane, Some((run_id.clone(), Pane::Benchmark)));
     let metrics: Metrics = [("tpot_mean".to_string(), 1.25)].into_iter().collect();
-    update(
-        &mut s,
-        Msg::Run(RunMsg::Phase {
-            run_id: run_id.clone(),
-            phase: RunPhase::Done { metrics: metrics.clone() },
-        }),
-    );
+    update(&mut s, Msg::Job(JobMsg::phase(&run_id, RunPhase::Done { metrics: metrics.clone() })));
     let outcome = Outcome { status: RunStatus::Success, metrics, ..Outcome::not_run() };
-    let effects =
-        update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
+    let effects = update(&mut s, Msg::Job(JobMsg::run_ended(&run_id, outcome, None)));
     assert_eq!(cell(&s, "7c01f706", Variant::Human), "✓ 1.25 ms");
     assert!(s.runs.list[0].server.finished);
     assert_eq!(
@@ -139,7 +134,7 @@ fn choose_confirm_and_watch_a_run_go_live_to_done() {
         "the result file next"
     );
     let source = Ok("ws/results/x.json".to_string());
-    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source, reread: None }));
+    update(&mut s, Msg::Job(JobMsg::Recorded { run_id, source, reread: None }));
     let entry = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap();
     assert_eq!(entry.variants[1].outcome.source.as_deref(), Some("ws/results/x.json"));
 }
@@ -160,14 +155,13 @@ fn all_three_queue_in_order_and_cancel_needs_a_confirm() {
     assert!(press(&mut s, Key::plain(perftriage::app::KeyCode::Esc)).is_empty());
     press(&mut s, Key::ch('x'));
     let effects = press(&mut s, Key::ch('y'));
-    let [Effect::CancelRun { run_id }] = effects.as_slice() else { panic!("{effects:?}") };
+    let [Effect::Cancel(JobKey::Run(run_id))] = effects.as_slice() else { panic!("{effects:?}") };
     // A cancelled run keeps the variant's previous outcome.
     let before =
         s.board.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome.clone();
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Cancelled }));
+    update(&mut s, Msg::Job(JobMsg::phase(run_id, RunPhase::Cancelled)));
     let error = Outcome { status: RunStatus::Error, error: Some("cancelled".into()), ..Outcome::not_run() };
-    let effects =
-        update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome: error, verdict: None }));
+    let effects = update(&mut s, Msg::Job(JobMsg::run_ended(run_id, error, None)));
     assert!(effects.is_empty(), "a cancelled run writes no result: {effects:?}");
     let after = &s.board.entries.iter().find(|e| e.commit.short == "22dd9c27").unwrap().variants[2].outcome;
     assert_eq!(&before, after);
@@ -185,7 +179,7 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
     let launch = launched("old1", "015069b0", Variant::Agent);
     let found = |container: &str| {
         let found = found_run("old1", "015069b0", Variant::Agent, container);
-        Msg::Run(RunMsg::Found { found, launch: Ok(Box::new(launch.clone())) })
+        Msg::Job(JobMsg::Found(Found::Container { found, launch: Ok(Box::new(launch.clone())) }))
     };
     let effects = update(&mut s, found("c0ffee"));
     assert!(s.runs.list[0].reattached);
@@ -207,7 +201,7 @@ fn docker_status_and_reattached_runs_show_on_the_board() {
     select(&mut s, "015069b0");
     press(&mut s, Key::ch('x'));
     assert!(
-        matches!(press(&mut s, Key::ch('y')).as_slice(), [Effect::CancelRun { .. }]),
+        matches!(press(&mut s, Key::ch('y')).as_slice(), [Effect::Cancel(JobKey::Run(_))]),
         "and it can be cancelled"
     );
 }
@@ -248,7 +242,8 @@ fn a_container_found_without_a_launch_record_is_shown_cancellable_and_never_resu
     let found = found_run("old2", "015069b0", Variant::Human, "c0ffee");
     let why =
         "the container has no launch record (no perftriage.launch label: started before records were kept)";
-    let effects = update(&mut s, Msg::Run(RunMsg::Found { found, launch: Err(why.into()) }));
+    let effects =
+        update(&mut s, Msg::Job(JobMsg::Found(Found::Container { found, launch: Err(why.into()) })));
     assert!(effects.is_empty(), "nothing resumes it, so nothing records it: {effects:?}");
     assert_eq!(s.runs.list[0].phase, RunPhase::Unrecorded { why: why.into() });
     assert!(
@@ -259,7 +254,7 @@ fn a_container_found_without_a_launch_record_is_shown_cancellable_and_never_resu
     select(&mut s, "015069b0");
     press(&mut s, Key::ch('x'));
     let effects = press(&mut s, Key::ch('y'));
-    assert!(matches!(effects.as_slice(), [Effect::CancelRun { .. }]), "x removes it: {effects:?}");
+    assert!(matches!(effects.as_slice(), [Effect::Cancel(JobKey::Run(_))]), "x removes it: {effects:?}");
 }
 
 /// The variants of the runs these effects start, in order.
@@ -280,9 +275,9 @@ fn run_id_of(effects: &[Effect]) -> Vec<perftriage::runs::RunId> {
 /// The run ends: its slot is free.
 fn finish(s: &mut AppState, run_id: &str) -> Vec<Effect> {
     let phase = RunPhase::Failed { category: FailureKind::Signature("aimv2".into()), message: "x".into() };
-    let mut effects = update(s, Msg::Run(RunMsg::Phase { run_id: run_id.into(), phase }));
+    let mut effects = update(s, Msg::Job(JobMsg::phase(&run_id.into(), phase)));
     let outcome = Outcome { status: RunStatus::Error, error: Some("x".into()), ..Outcome::not_run() };
-    effects.extend(update(s, Msg::Run(RunMsg::Finished { run_id: run_id.into(), outcome, verdict: None })));
+    effects.extend(update(s, Msg::Job(JobMsg::run_ended(&run_id.into(), outcome, None))));
     effects
 }
 
@@ -325,8 +320,7 @@ fn cancelling_a_queued_run_takes_it_out_of_the_queue_without_docker() {
     docker_up(&mut s);
     let first = queue_all_three(&mut s, "22dd9c27");
     let queued = s.runs.queue[0].clone();
-    let effects =
-        update(&mut s, Msg::Run(RunMsg::Phase { run_id: "none".into(), phase: RunPhase::Starting }));
+    let effects = update(&mut s, Msg::Job(JobMsg::phase(&"none".into(), RunPhase::Starting)));
     assert!(effects.is_empty());
     // `x` cancels the newest live run of the commit: the agent run, still queued.
     press(&mut s, Key::ch('x'));
@@ -366,11 +360,11 @@ fn quitting_with_live_runs_asks_and_stops_them_before_quitting_or_leaves_them() 
     let effects = press(&mut s, Key::ch('y'));
     assert_eq!(
         effects,
-        vec![Effect::CancelRun { run_id: run_id_of(&first)[0].clone() }],
+        vec![Effect::Cancel(JobKey::Run(run_id_of(&first)[0].clone()))],
         "queued ones just leave the queue"
     );
     let phase = RunPhase::Cancelled;
-    let effects = update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id_of(&first)[0].clone(), phase }));
+    let effects = update(&mut s, Msg::Job(JobMsg::phase(&run_id_of(&first)[0], phase)));
     assert_eq!(effects, vec![Effect::Quit], "quits once the container is gone");
 
     let mut s = state();
@@ -429,13 +423,8 @@ fn a_run_whose_connection_is_lost_stays_live_and_holds_its_slot() {
     docker_up(&mut s);
     let first = queue_all_three(&mut s, "22dd9c27");
     let message = "the Docker connection is lost".to_string();
-    let effects = update(
-        &mut s,
-        Msg::Run(RunMsg::Phase {
-            run_id: run_id_of(&first)[0].clone(),
-            phase: RunPhase::ConnectionLost { message },
-        }),
-    );
+    let effects =
+        update(&mut s, Msg::Job(JobMsg::phase(&run_id_of(&first)[0], RunPhase::ConnectionLost { message })));
     assert!(started(&effects).is_empty(), "the queue waits: the container may still run");
     assert!(cell(&s, "22dd9c27", Variant::Baseline).contains(" lost "));
     assert!(s.runs.is_live());
@@ -507,7 +496,7 @@ fn a_failed_run_posts_an_error_naming_its_category_and_every_message_is_kept_in_
     let classifier = perftriage::classify::Classifier::embedded().unwrap();
     let verdict = classifier.classify("ValueError: 'aimv2' is already used by a Transformers config");
     let run_id = run_id.clone();
-    update(&mut s, Msg::Run(RunMsg::Finished { run_id, outcome, verdict }));
+    update(&mut s, Msg::Job(JobMsg::run_ended(&run_id, outcome, verdict)));
     let (level, text) = s.session.message.clone().unwrap();
     assert_eq!(level, perftriage::app::Level::Error);
     assert!(text.contains("7c01f706 human failed: aimv2"), "{text}");
@@ -544,13 +533,13 @@ fn a_set_up_failure_on_the_board_records_nothing_over_the_variant() {
         category: FailureKind::ScriptsMissing,
         message: "commit not in the checkout".into(),
     };
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+    update(&mut s, Msg::Job(JobMsg::phase(&run_id, phase)));
     let outcome = Outcome {
         status: RunStatus::Error,
         error: Some("commit not in the checkout".into()),
         ..Outcome::not_run()
     };
-    let effects = update(&mut s, Msg::Run(RunMsg::Finished { run_id, outcome, verdict: None }));
+    let effects = update(&mut s, Msg::Job(JobMsg::run_ended(&run_id, outcome, None)));
     assert!(effects.iter().all(|e| !matches!(e, Effect::WriteResult { .. })), "{effects:?}");
     let after = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().variants[1].clone();
     assert_eq!(after, before);
@@ -576,7 +565,7 @@ fn the_variant_just_run_leads_and_b_h_a_choose_another_in_f_and_l() {
     let category = verdict.as_ref().unwrap().category.clone();
     assert_ne!(category, recorded_category);
     let outcome = Outcome { status: RunStatus::Error, error: Some("fa_utils".into()), ..Outcome::not_run() };
-    update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict }));
+    update(&mut s, Msg::Job(JobMsg::run_ended(run_id, outcome, verdict)));
     assert_eq!(row(&s).category, category, "the row follows the run just made");
     let effects = press(&mut s, Key::ch('f'));
     assert!(
@@ -608,10 +597,7 @@ fn the_runs_view_lists_runs_and_cancels_or_opens_them() {
     queue_all_three(&mut s, "22dd9c27");
     let baseline = s.runs.list[0].run_id.clone();
     let image = "perftriage-fixed-local:22dd9c27-baseline".to_string();
-    update(
-        &mut s,
-        Msg::Run(RunMsg::Phase { run_id: baseline, phase: RunPhase::Creating { image: image.into() } }),
-    );
+    update(&mut s, Msg::Job(JobMsg::phase(&baseline, RunPhase::Creating { image: image.into() })));
     press(&mut s, Key::ch('R'));
     assert_eq!(s.mode, Mode::Runs(0));
     for (w, h) in [(80, 24), (160, 48)] {
@@ -646,14 +632,17 @@ fn keys_typed_while_a_run_is_planned_wait_for_its_confirm() {
     assert_eq!((short.as_str(), requests.len()), ("7c01f706", 1));
     assert!(common::press(&mut s, Key::ch('y')).is_empty(), "not a board key while planning");
     let plans = vec![(Variant::Human, Ok(vec!["H human: img".to_string()]))];
-    update(&mut s, Msg::Run(RunMsg::Planned { short: "7c01f706".into(), plans: plans.clone() }));
+    update(
+        &mut s,
+        Msg::Job(JobMsg::Planned(Planned::Runs { short: "7c01f706".into(), plans: plans.clone() })),
+    );
     assert!(matches!(s.mode, Mode::Confirm(_)), "{:?}", s.mode);
     common::press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
     common::press(&mut s, Key::ch('r'));
     common::press(&mut s, Key::ch('h'));
     common::press(&mut s, Key::plain(perftriage::app::KeyCode::Esc));
     assert_eq!(s.mode, Mode::Normal);
-    update(&mut s, Msg::Run(RunMsg::Planned { short: "7c01f706".into(), plans }));
+    update(&mut s, Msg::Job(JobMsg::Planned(Planned::Runs { short: "7c01f706".into(), plans })));
     assert_eq!(s.mode, Mode::Normal, "a plan that comes after Esc is dropped");
 }
 
@@ -671,7 +660,7 @@ fn the_result_file_as_read_back_classifies_the_run_as_a_restart_would() {
     let run_id = run_id.clone();
     let why = "pull access denied: manifest unknown";
     let outcome = Outcome { status: RunStatus::Error, error: Some(why.into()), ..Outcome::not_run() };
-    update(&mut s, Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
+    update(&mut s, Msg::Job(JobMsg::run_ended(&run_id, outcome, None)));
     let category = |s: &AppState| {
         let entry = &s.board.entries[s.board.entry_index("7c01f706").unwrap()];
         entry.variant(Variant::Human).verdict.as_ref().map(|v| v.category.clone())
@@ -680,7 +669,7 @@ fn the_result_file_as_read_back_classifies_the_run_as_a_restart_would() {
     let classifier = perftriage::classify::Classifier::embedded().unwrap();
     let reread = Reread { verdict: classifier.named("manifest_unknown", why), warnings: Vec::new() };
     let source = Ok("ws/results/x.json".to_string());
-    update(&mut s, Msg::Run(RunMsg::Recorded { run_id, source, reread: Some(reread) }));
+    update(&mut s, Msg::Job(JobMsg::Recorded { run_id, source, reread: Some(reread) }));
     assert_eq!(
         category(&s).as_deref(),
         Some("manifest_unknown"),
@@ -709,7 +698,7 @@ fn an_open_run_pane_follows_the_newest_run_of_its_variant() {
     let baseline = start(&mut s, 'b');
     assert_eq!(s.logs.run_pane, Some((first.clone(), Pane::Benchmark)), "another variant: the pane stays");
     assert_ne!(baseline, first);
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: first.clone(), phase: RunPhase::Cancelled }));
+    update(&mut s, Msg::Job(JobMsg::phase(&first, RunPhase::Cancelled)));
     let second = start(&mut s, 'h');
     assert_eq!(s.logs.run_pane, Some((second, Pane::Benchmark)), "the newest human run, same pane");
 }
@@ -742,7 +731,7 @@ fn a_finished_run_keeps_the_time_it_took_not_the_time_since_it_started() {
         }
     };
     tick(&mut s, 5);
-    update(&mut s, Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase: RunPhase::Cancelled }));
+    update(&mut s, Msg::Job(JobMsg::phase(&run_id, RunPhase::Cancelled)));
     tick(&mut s, 60);
     let run = s.runs.get(&run_id).unwrap();
     assert_eq!(run.elapsed(s.session.ticks), 5, "stopped at its end");

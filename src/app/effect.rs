@@ -54,7 +54,7 @@ pub enum Effect {
         key: LogKey,
     },
     /// Start a run now (a slot is free); `image`/`fixes`: in a fixed image, with its recipes.
-    /// Plan these runs as the executor will, for a confirm (answered by `RunMsg::Planned`).
+    /// Plan these runs as the executor will, for a confirm (answered by `Planned::Runs`).
     PlanRuns {
         short: Short,
         requests: Vec<crate::runs::RunRequest>,
@@ -80,9 +80,9 @@ pub enum Effect {
         run_id: RunId,
         gpu: Option<GpuSummary>,
     },
-    CancelRun {
-        run_id: RunId,
-    },
+    /// Stop a live job: a run's or fix's container is removed, a build stops, a campaign's run is
+    /// asked of its driver (its end follows as `JobMsg::Ended`, a campaign's as `Msg::CampaignAsked`).
+    Cancel(super::JobKey),
     /// Stop and remove these containers (left behind by a perftriage that is gone).
     RemoveContainers(Vec<String>),
     /// Probe the variant's image (its fixed image, if any) for applicable fixes.
@@ -113,11 +113,6 @@ pub enum Effect {
         shorts: Vec<Short>,
         name: crate::ids::CampaignName,
     },
-    /// Ask the campaign's driver to stop one of its runs (answered by `Msg::CampaignAsked`).
-    CancelCampaignRun {
-        name: crate::ids::CampaignName,
-        run_id: crate::ids::RunId,
-    },
     /// `perftriage campaign pause|resume|cancel NAME` in a process of its own (answered by
     /// `Msg::CampaignStarted`; the journal's next read says what it did).
     Campaign {
@@ -128,25 +123,16 @@ pub enum Effect {
     RemoveImage(String),
     /// Push a fixed image to the configured registry (`Msg::Pushed` answers).
     PushImage(String),
-    /// Plan a commit's baseline build for a confirm (answered by `BuildMsg::Planned`).
+    /// Plan a commit's baseline build for a confirm (answered by `Planned::Build`).
     PlanBuild {
         short: Short,
         knobs: crate::builds::KnobSet,
     },
-    /// Build it; its log streams to the log pane `log`, its status as `BuildMsg::Status`.
+    /// Build it; its log streams to the log pane `log`, its status as `Progress::Build`.
     StartBuild {
         short: Short,
         knobs: crate::builds::KnobSet,
         log: LogKey,
-    },
-    /// Stop a fix being applied (its container is removed; `FixMsg::NotApplied` follows).
-    CancelFix {
-        short: Short,
-        variant: crate::dataset::Variant,
-    },
-    /// Stop a live build (its container is removed; `BuildMsg::Done` follows).
-    CancelBuild {
-        short: Short,
     },
     /// Take the mouse (wheel and clicks) or give it back to the terminal for selecting text.
     MouseCapture(bool),

@@ -5,6 +5,7 @@ pub mod commands;
 mod effect;
 pub mod filter;
 mod input;
+mod job;
 mod keymap;
 mod msg;
 pub mod rows;
@@ -15,10 +16,10 @@ pub mod update;
 pub use action::Action;
 pub use effect::{Document, Effect, FixRequest};
 pub use input::{Key, KeyCode};
-pub use keymap::{KeyError, KeyMap, KeyMode};
-pub use msg::{
-    BuildMsg, CampaignPlan, DockerMsg, FixDone, FixMsg, GpuMsg, JobError, LogMsg, Msg, Pointed, Reread,
-    RunMsg,
+pub use job::{
+    BuildEnd, BuildStatus, End, FixDone, FixEnd, Found, JobError, JobKey, JobMsg, Planned, Progress, Reread,
 };
+pub use keymap::{KeyError, KeyMap, KeyMode};
+pub use msg::{CampaignPlan, DockerMsg, GpuMsg, LogMsg, Msg, Pointed};
 pub use state::*;
 pub use update::update;

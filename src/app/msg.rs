@@ -1,40 +1,12 @@
 //! Everything that can happen to the app, as data; one nested enum per source.
 
 use super::input::Key;
+use super::job::JobError;
 use super::state::{Level, LogKey};
-use crate::classify::Verdict;
-use crate::dataset::{Outcome, Variant};
-use crate::fixes::FixOffer;
+use crate::dataset::Variant;
 use crate::ids::{ImageRef, Short};
 use crate::logs::Line;
-use crate::runs::{Pane, RunId, RunPhase};
 use crate::telemetry::{GpuSample, Owners};
-use crate::triage::FixOutcome;
-
-/// A job's typed error carried to the board, which shows it: its text is composed there, by the
-/// error's own `Display`. Two are equal when they say the same (messages are compared in tests).
-#[derive(Debug, Clone)]
-pub struct JobError(pub std::sync::Arc<dyn std::error::Error + Send + Sync>);
-
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for JobError {
-    fn from(e: E) -> JobError {
-        JobError(std::sync::Arc::new(e))
-    }
-}
-
-impl std::fmt::Display for JobError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl PartialEq for JobError {
-    fn eq(&self, other: &JobError) -> bool {
-        self.to_string() == other.to_string()
-    }
-}
-
-impl Eq for JobError {}
 
 /// What a campaign over `shorts` would run: each variant's image (or why it has none), the
 /// durations of the workspace's earlier runs, and how many run at once.
@@ -93,11 +65,10 @@ pub enum Msg {
     /// The triage store finished a save.
     Saved(Result<(), JobError>),
     Log(LogMsg),
-    Run(RunMsg),
+    /// A run, a fix or a build: planned, found, moving on, ended, recorded.
+    Job(super::job::JobMsg),
     Docker(DockerMsg),
-    Fix(FixMsg),
     Gpu(GpuMsg),
-    Build(BuildMsg),
     /// The workspace lock is ours now: the book on disk, and what loading it found.
     TookOver {
         book: crate::triage::TriageBook,
@@ -119,23 +90,6 @@ pub enum Msg {
     },
 }
 
-/// What the job service reports of a baseline build.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BuildMsg {
-    /// The confirm's lines (steps, image, expected time and disk), or why it cannot be built.
-    Planned { short: Short, knobs: crate::builds::KnobSet, plan: Result<Vec<String>, JobError> },
-    /// About once a second: the phase, the gauge's fraction and the status line.
-    Status { short: Short, phase: String, fraction: Option<f64>, status: String },
-    /// Finished: the triage record (none when it was stopped), how it went in words, and a
-    /// MAX_JOBS after an OOM.
-    Done {
-        short: Short,
-        change: Option<crate::triage::Change>,
-        lines: Vec<String>,
-        suggested_jobs: Option<u32>,
-    },
-}
-
 /// Lines of a log, from its one line path.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogMsg {
@@ -150,52 +104,6 @@ pub enum LogMsg {
     SearchHits { key: LogKey, query: String, hits: Vec<(usize, Vec<(usize, usize)>)>, done: bool },
 }
 
-/// What the job service reports of a run, tagged with its id. (`Finished` is large, and
-/// rare: it is moved once, so boxing it would buy nothing.)
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunMsg {
-    Phase {
-        run_id: RunId,
-        phase: RunPhase,
-    },
-    Lines {
-        run_id: RunId,
-        pane: Pane,
-        lines: Vec<Line>,
-    },
-    /// The run ended; its outcome (and classification) replace the variant's on the board.
-    Finished {
-        run_id: RunId,
-        outcome: Outcome,
-        verdict: Option<Verdict>,
-    },
-    /// The run's result file was written (or why not), and how it reads back.
-    Recorded {
-        run_id: RunId,
-        source: Result<String, JobError>,
-        reread: Option<Reread>,
-    },
-    /// The plans asked for with `Effect::PlanRuns`: each variant's description, or why it cannot run.
-    Planned {
-        short: Short,
-        plans: Vec<(Variant, Result<Vec<String>, JobError>)>,
-    },
-    /// A container of ours found running (after a restart), created at `created` (unix seconds).
-    Found {
-        found: crate::runs::FoundRun,
-        /// Its launch record, or why it has none that can be used (it then writes no result).
-        launch: Result<Box<crate::runs::Launch>, String>,
-    },
-    /// A Slurm job this workspace's board submitted and never read back (`[slurm] board`).
-    FoundJob {
-        run_id: RunId,
-        short: Short,
-        variant: Variant,
-        job_id: u64,
-    },
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum DockerMsg {
     Connected(String),
@@ -208,35 +116,6 @@ pub enum DockerMsg {
     Hosts(Vec<crate::runs::HostSlot>),
     /// Each `[[hosts]]` host's GPUs, as its probe saw them, for the GPU pane.
     HostGpus(Vec<(String, crate::telemetry::HostGpus)>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum FixMsg {
-    Offers {
-        short: Short,
-        variant: Variant,
-        offers: Result<Vec<FixOffer>, JobError>,
-    },
-    /// A fix ended: record it, and re-run if asked.
-    Done(FixDone),
-    /// A fix that was not applied (cancelled, not applicable, Docker's error): nothing recorded.
-    NotApplied {
-        short: Short,
-        variant: Variant,
-        recipe: String,
-        why: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct FixDone {
-    pub short: Short,
-    pub variant: Variant,
-    pub recipe: String,
-    pub outcome: FixOutcome,
-    pub image: Option<ImageRef>,
-    pub log: Option<String>,
-    pub commit_image: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -255,12 +134,4 @@ pub enum Pointed {
     Board,
     /// The pane beside or below the board: a log, or the detail.
     Pane,
-}
-
-/// A run's result file as a restart will read it: its classification replaces the live one, so
-/// the board says the same before and after a restart.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reread {
-    pub verdict: Option<Verdict>,
-    pub warnings: Vec<crate::classify::Warning>,
 }

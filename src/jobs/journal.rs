@@ -127,7 +127,11 @@ impl Journal {
 
     /// The campaign as its journal says it stands.
     pub fn state(&self) -> Result<CampaignState, CampaignFileError> {
-        let parsed = self.read()?;
+        self.fold(&self.read()?)
+    }
+
+    /// The campaign as these events, read from it, say it stands.
+    pub fn fold(&self, parsed: &Parsed) -> Result<CampaignState, CampaignFileError> {
         let no_start =
             || CampaignFileError::Journal { path: self.path.clone(), source: JournalError::NoStart };
         CampaignState::fold(&parsed.events).ok_or_else(no_start)

@@ -46,7 +46,7 @@ impl Io {
                 self.jobs.resume(launch.plan, start, found.host.as_deref())
             }
             Effect::FollowJob { run_id, job_id } => self.jobs.follow_job(&run_id, job_id),
-            Effect::CancelRun { run_id } => self.jobs.cancel(&run_id),
+            Effect::Cancel(job) => self.jobs.cancel(&job),
             Effect::RemoveContainers(ids) => self.jobs.remove_containers(ids),
             Effect::ProbeFixes { short, variant, image, category, evidence } => {
                 self.jobs.probe_fixes(Probe { short, variant, image, category, evidence })
@@ -54,8 +54,6 @@ impl Io {
             Effect::ApplyFix(request) => self.jobs.apply_fix(request),
             Effect::PlanBuild { short, knobs } => self.jobs.plan_build(short, knobs),
             Effect::StartBuild { short, knobs, log } => self.jobs.start_build(short, knobs, log),
-            Effect::CancelBuild { short } => self.jobs.cancel_build(&short),
-            Effect::CancelFix { short, variant } => self.jobs.cancel_fix(&short, variant),
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),
@@ -63,7 +61,6 @@ impl Io {
             Effect::PlanCampaign(shorts) => self.jobs.plan_campaign(shorts),
             Effect::StartCampaign { shorts, name } => self.jobs.start_campaign(&shorts, &name),
             Effect::Campaign { name, verb } => self.jobs.campaign_verb(&name, verb),
-            Effect::CancelCampaignRun { name, run_id } => self.jobs.cancel_campaign_run(&name, run_id),
             Effect::RemoveImage(tag) => self.jobs.remove_image(tag),
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),

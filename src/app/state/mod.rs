@@ -207,3 +207,14 @@ impl AppState {
 }
 
 pub const READ_ONLY: &str = "read-only board: another perftriage holds the workspace";
+
+impl AppState {
+    /// Every live job the board started, one lifecycle for all kinds: runs, fixes, builds.
+    pub fn live_jobs(&self) -> Vec<crate::app::JobKey> {
+        use crate::app::JobKey;
+        let runs = self.runs.live().map(|r| JobKey::Run(r.run_id.clone()));
+        let fixes = self.runs.fixes.keys().map(|(short, variant)| JobKey::Fix(short.clone(), *variant));
+        let builds = self.builds.live().map(|(short, _)| JobKey::Build(short.clone()));
+        runs.chain(fixes).chain(builds).collect()
+    }
+}

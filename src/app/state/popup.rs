@@ -4,7 +4,6 @@
 use super::fixmenu::FixMenu;
 use crate::dataset::Variant;
 use crate::ids::Short;
-use crate::runs::RunId;
 
 /// What a text prompt is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,23 +46,8 @@ pub enum ConfirmAction {
         /// Benchmark runs against one server start (`+` in the confirm).
         repeat: crate::runs::Repeat,
     },
-    CancelRun {
-        run_id: RunId,
-    },
-    /// Stop a fix being applied (its container is removed, nothing recorded).
-    CancelFix {
-        short: Short,
-        variant: crate::dataset::Variant,
-    },
-    /// Stop a live build.
-    CancelBuild {
-        short: Short,
-    },
-    /// Stop one run of the campaign (its driver does, and leaves the cell).
-    CancelCampaignRun {
-        name: crate::ids::CampaignName,
-        run_id: RunId,
-    },
+    /// Stop a live run, fix or build, or ask a campaign's driver to stop one of its runs.
+    Cancel(crate::app::JobKey),
     /// Pause, resume or cancel the workspace's campaign.
     Campaign {
         name: crate::ids::CampaignName,

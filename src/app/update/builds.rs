@@ -3,8 +3,8 @@
 //! it; status and the outcome come back from the job service and go into the triage history.
 
 use crate::app::{
-    AppState, BuildMsg, BuildView, Confirm, ConfirmAction, Effect, Focus, JobError, Level, LogId, LogKey,
-    LogView, Mode,
+    AppState, BuildEnd, BuildStatus, BuildView, Confirm, ConfirmAction, Effect, Focus, JobError, Level,
+    LogId, LogKey, LogView, Mode,
 };
 use crate::app::{Prompt, PromptPurpose};
 use crate::builds::KnobSet;
@@ -47,28 +47,29 @@ fn plan(state: &mut AppState, short: Short, knobs: KnobSet) -> Vec<Effect> {
     vec![Effect::PlanBuild { short, knobs }]
 }
 
-pub fn message(state: &mut AppState, msg: BuildMsg) -> Vec<Effect> {
-    match msg {
-        BuildMsg::Planned { short, knobs, plan } => planned(state, short, knobs, plan),
-        BuildMsg::Status { short, phase, fraction, status } => {
-            let view = state.builds.by_commit.entry(short).or_default();
-            (view.phase, view.fraction, view.status) = (phase, fraction, status);
-        }
-        BuildMsg::Done { short, change, lines, suggested_jobs } => {
-            return done(state, &short, change, &lines, suggested_jobs);
-        }
-    }
+/// A live build's status, about once a second.
+pub fn progress(state: &mut AppState, short: Short, status: BuildStatus) -> Vec<Effect> {
+    let view = state.builds.by_commit.entry(short).or_default();
+    (view.phase, view.fraction, view.status) = (status.phase, status.fraction, status.status);
     Vec::new()
 }
 
-fn planned(state: &mut AppState, short: Short, knobs: KnobSet, plan: Result<Vec<String>, JobError>) {
+pub fn planned(
+    state: &mut AppState,
+    short: Short,
+    knobs: KnobSet,
+    plan: Result<Vec<String>, JobError>,
+) -> Vec<Effect> {
     if state.mode != Mode::Planning(short.clone()) {
-        return; // given up with Esc while it was being planned
+        return Vec::new(); // given up with Esc while it was being planned
     }
     state.mode = Mode::Normal;
     let lines = match plan {
         Ok(lines) => lines,
-        Err(why) => return state.notify(Level::Error, format!("cannot build {short}: {why}")),
+        Err(why) => {
+            state.notify(Level::Error, format!("cannot build {short}: {why}"));
+            return Vec::new();
+        }
     };
     let title = if knobs == KnobSet::default() {
         format!("Build {short}'s baseline image from source?")
@@ -77,6 +78,7 @@ fn planned(state: &mut AppState, short: Short, knobs: KnobSet, plan: Result<Vec<
     };
     let action = ConfirmAction::StartBuild { short, knobs: Box::new(knobs) };
     state.mode = Mode::Confirm(Confirm::new(title, lines, action));
+    Vec::new()
 }
 
 /// Confirmed: the build's log opens in the pane and the job service starts it.
@@ -91,13 +93,9 @@ pub fn start(state: &mut AppState, short: &str, knobs: KnobSet) -> Vec<Effect> {
     vec![Effect::StartBuild { short: short.into(), knobs, log }]
 }
 
-fn done(
-    state: &mut AppState,
-    short: &str,
-    change: Option<crate::triage::Change>,
-    lines: &[String],
-    suggested_jobs: Option<u32>,
-) -> Vec<Effect> {
+/// A build ended: recorded in the triage history unless it was stopped, and said.
+pub fn ended(state: &mut AppState, short: &str, end: BuildEnd) -> Vec<Effect> {
+    let BuildEnd { change, lines, suggested_jobs } = end;
     let view = state.builds.by_commit.entry(short.into()).or_default();
     (view.live, view.outcome, view.suggested_jobs) = (false, lines.to_vec(), suggested_jobs);
     let recorded = change.is_some();

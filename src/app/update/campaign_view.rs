@@ -3,7 +3,7 @@
 //! and says the headless command it is the same as.
 
 use super::super::state::{Confirm, ConfirmAction, Mode};
-use super::super::{AppState, Effect, Level};
+use super::super::{AppState, Effect, JobKey, Level};
 use crate::campaigns::{Liveness, Snapshot};
 use crate::ids::CampaignName;
 
@@ -93,7 +93,7 @@ pub fn ask_cancel_run(state: &mut AppState, run_id: &crate::ids::RunId) -> Vec<E
         format!("the same as `{} campaign cancel {name} --run {run_id}`", campaign.perftriage),
     ];
     let title = format!("Cancel {} {} (campaign {name})?", run.short, run.variant.name());
-    let action = ConfirmAction::CancelCampaignRun { name, run_id: run_id.clone() };
+    let action = ConfirmAction::Cancel(JobKey::CampaignRun(name, run_id.clone()));
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
     Vec::new()
 }

@@ -1,7 +1,7 @@
 //! The fix menu, applying a fix from the board and what a finished fix records.
 
 use crate::app::{
-    Action, AppState, Confirm, ConfirmAction, Effect, FixDone, FixMenu, FixMsg, FixRequest, Focus, JobError,
+    Action, AppState, Confirm, ConfirmAction, Effect, FixDone, FixEnd, FixMenu, FixRequest, Focus, JobError,
     Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
 };
 use crate::dataset::Variant;
@@ -61,25 +61,25 @@ fn open_for(state: &mut AppState, index: usize, variant: Variant, category: Stri
     vec![Effect::ProbeFixes { short, variant, image, category, evidence }]
 }
 
-pub fn message(state: &mut AppState, msg: FixMsg) -> Vec<Effect> {
-    match msg {
-        FixMsg::Offers { short, variant, offers } => {
-            got_offers(state, &short, variant, offers);
-            Vec::new()
-        }
-        FixMsg::Done(done) => {
-            state.runs.fixes.remove(&(done.short.clone(), done.variant));
-            fix_done(state, done)
-        }
-        FixMsg::NotApplied { short, variant, recipe, why } => {
-            state.runs.fixes.remove(&(short, variant));
+/// A fix ended: recorded (and re-run if asked) when it ran to its verdict, said when it did not.
+pub fn ended(state: &mut AppState, short: Short, variant: Variant, end: FixEnd) -> Vec<Effect> {
+    state.runs.fixes.remove(&(short.clone(), variant));
+    match end {
+        FixEnd::Applied(done) => fix_done(state, short, variant, done),
+        FixEnd::NotApplied { recipe, why } => {
             state.notify(Level::Error, format!("fix {recipe} not applied: {why}"));
             Vec::new()
         }
     }
 }
 
-fn got_offers(state: &mut AppState, short: &str, variant: Variant, offers: Result<Vec<FixOffer>, JobError>) {
+/// The fixes that apply, for the open menu (if it is still the variant's).
+pub fn offered(
+    state: &mut AppState,
+    short: &str,
+    variant: Variant,
+    offers: Result<Vec<FixOffer>, JobError>,
+) -> Vec<Effect> {
     if let Mode::Fix(menu) = &mut state.mode
         && menu.short == short
         && menu.variant == variant
@@ -87,6 +87,7 @@ fn got_offers(state: &mut AppState, short: &str, variant: Variant, offers: Resul
         menu.offers = Some(offers);
         menu.selected = 0;
     }
+    Vec::new()
 }
 
 pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {
@@ -165,8 +166,8 @@ pub fn apply(
 }
 
 /// Record the fix; a verified fix without a committed image is re-run at once.
-fn fix_done(state: &mut AppState, done: FixDone) -> Vec<Effect> {
-    let FixDone { short, variant, recipe, outcome, image, log, commit_image } = done;
+fn fix_done(state: &mut AppState, short: Short, variant: Variant, done: FixDone) -> Vec<Effect> {
+    let FixDone { recipe, outcome, image, log, commit_image } = done;
     let recorded = if commit_image { image.clone() } else { None };
     let change = Change::Fix {
         variant: variant.name().into(),

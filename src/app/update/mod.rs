@@ -23,7 +23,10 @@ mod runs;
 mod runs_view;
 mod triage;
 
-use super::{Action, AppState, ConfirmAction, Effect, Focus, JobError, Key, KeyCode, KeyMode, Level, Msg};
+use super::{
+    Action, AppState, ConfirmAction, Effect, End, Focus, JobError, JobKey, JobMsg, Key, KeyCode, KeyMode,
+    Level, Msg, Planned, Progress,
+};
 use prompt::Edit;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
@@ -75,11 +78,9 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::TookOver { book, messages } => triage::took_over(state, &book, &messages),
         Msg::Saved(result) => saved(state, result),
         Msg::Log(msg) => logs::message(state, msg),
-        Msg::Run(msg) => runs::message(state, msg),
+        Msg::Job(msg) => job(state, msg),
         Msg::Docker(msg) => runs::docker(state, msg),
-        Msg::Fix(msg) => fixes::message(state, msg),
         Msg::Gpu(msg) => gpu::message(state, msg),
-        Msg::Build(msg) => builds::message(state, msg),
         Msg::Notice(level, text) => {
             state.notify(level, text);
             Vec::new()
@@ -89,6 +90,45 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ResultsRead { entries, warnings } => results_read(state, entries, warnings),
+    }
+}
+
+/// A job's message goes to its kind's area, by the stage of its life.
+fn job(state: &mut AppState, msg: JobMsg) -> Vec<Effect> {
+    match msg {
+        JobMsg::Planned(Planned::Runs { short, plans }) => {
+            run_confirm::planned(state, short, plans);
+            Vec::new()
+        }
+        JobMsg::Planned(Planned::Fixes { short, variant, offers }) => {
+            fixes::offered(state, &short, variant, offers)
+        }
+        JobMsg::Planned(Planned::Build { short, knobs, plan }) => builds::planned(state, short, knobs, plan),
+        JobMsg::Found(found) => runs::found(state, found),
+        JobMsg::Progress { job: JobKey::Run(run_id), progress } => runs::progress(state, &run_id, progress),
+        JobMsg::Progress { job: JobKey::Build(short), progress: Progress::Build(status) } => {
+            builds::progress(state, short, status)
+        }
+        JobMsg::Ended { job: JobKey::Run(run_id), end: End::Run { outcome, verdict } } => {
+            runs::ended(state, &run_id, outcome, verdict)
+        }
+        JobMsg::Ended { job: JobKey::Fix(short, variant), end: End::Fix(end) } => {
+            fixes::ended(state, short, variant, end)
+        }
+        JobMsg::Ended { job: JobKey::Build(short), end: End::Build(end) } => {
+            builds::ended(state, &short, end)
+        }
+        JobMsg::Recorded { run_id, source, reread } => {
+            runs::recorded(state, &run_id, source, reread);
+            Vec::new()
+        }
+        mismatched => {
+            state.session.log(
+                Level::Warn,
+                format!("a job message whose key and kind differ, ignored: {mismatched:?}"),
+            );
+            Vec::new()
+        }
     }
 }
 
@@ -240,9 +280,8 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::StartRuns { short, variants, host, repeat } => {
             runs::start(state, &short, &variants, (host.as_deref(), repeat))
         }
-        ConfirmAction::CancelRun { run_id } => runs::cancel(state, &run_id),
-        ConfirmAction::CancelFix { short, variant } => vec![Effect::CancelFix { short, variant }],
-        ConfirmAction::CancelBuild { short } => vec![Effect::CancelBuild { short }],
+        ConfirmAction::Cancel(JobKey::Run(run_id)) => runs::cancel(state, &run_id),
+        ConfirmAction::Cancel(job) => vec![Effect::Cancel(job)],
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
             if rerun {
                 state.board.rerun_after_fix.insert((short.clone(), variant));
@@ -258,7 +297,6 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
         ConfirmAction::StartBuild { short, knobs } => builds::start(state, &short, *knobs),
         ConfirmAction::StartCampaign { shorts, name } => campaign::start(state, shorts, name),
         ConfirmAction::Campaign { name, verb } => vec![Effect::Campaign { name, verb }],
-        ConfirmAction::CancelCampaignRun { name, run_id } => vec![Effect::CancelCampaignRun { name, run_id }],
     }
 }
 

@@ -2,8 +2,8 @@
 //! Docker is connected, cancelling, and what the job service reports.
 
 use crate::app::{
-    Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, JobError, KeyMode, Level,
-    Mode, Reread, RunMsg, RunView,
+    Action, AppState, Confirm, ConfirmAction, DockerMsg, DockerStatus, Effect, Found, JobError, JobKey,
+    KeyMode, Level, Mode, Progress, Reread, RunView,
 };
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, Variant};
@@ -106,7 +106,7 @@ pub fn ask_cancel_run(state: &mut AppState, run_id: &RunId) -> Vec<Effect> {
         "Its container will be stopped and removed; the logs so far are kept.".into(),
     ];
     let title = format!("Cancel {} {}?", run.short(), run.variant().name());
-    let action = ConfirmAction::CancelRun { run_id: run.run_id.clone() };
+    let action = ConfirmAction::Cancel(JobKey::Run(run.run_id.clone()));
     state.mode = Mode::Confirm(Confirm::new(title, preview, action));
     Vec::new()
 }
@@ -120,28 +120,34 @@ pub fn cancel(state: &mut AppState, run_id: &RunId) -> Vec<Effect> {
         return Vec::new();
     }
     state.notify(Level::Info, format!("cancelling run {run_id}…"));
-    vec![Effect::CancelRun { run_id: run_id.clone() }]
+    vec![Effect::Cancel(JobKey::Run(run_id.clone()))]
 }
 
-pub fn message(state: &mut AppState, msg: RunMsg) -> Vec<Effect> {
-    match msg {
-        RunMsg::Phase { run_id, phase } => set_phase(state, &run_id, phase),
-        RunMsg::Lines { run_id, pane, lines } => {
-            if let Some(run) = state.runs.get_mut(&run_id) {
+/// A run moved on: its phase, or its log lines.
+pub fn progress(state: &mut AppState, run_id: &RunId, progress: Progress) -> Vec<Effect> {
+    match progress {
+        Progress::Phase(phase) => set_phase(state, run_id, phase),
+        Progress::Lines { pane, lines } => {
+            if let Some(run) = state.runs.get_mut(run_id) {
                 run.pane_mut(pane).append(lines);
             }
         }
-        RunMsg::Finished { run_id, outcome, verdict } => return finished(state, &run_id, outcome, verdict),
-        RunMsg::Recorded { run_id, source, reread } => recorded(state, &run_id, source, reread),
-        RunMsg::Planned { short, plans } => super::run_confirm::planned(state, short, plans),
-        RunMsg::FoundJob { run_id, short, variant, job_id } => {
-            if found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
-                return vec![Effect::FollowJob { run_id, job_id }];
-            }
-        }
-        RunMsg::Found { found, launch } => return reattached(state, found, launch),
+        Progress::Build(_) => {}
     }
     Vec::new()
+}
+
+/// A run of ours alive after a restart: a container is re-attached, a Slurm job followed.
+pub fn found(state: &mut AppState, found: Found) -> Vec<Effect> {
+    match found {
+        Found::Container { found, launch } => reattached(state, found, launch),
+        Found::SlurmJob { run_id, short, variant, job_id } => {
+            if was_found(state, &run_id, &short, variant, Some(format!("#{job_id}"))) {
+                return vec![Effect::FollowJob { run_id, job_id }];
+            }
+            Vec::new()
+        }
+    }
 }
 
 pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
@@ -193,8 +199,13 @@ fn set_phase(state: &mut AppState, run_id: &RunId, phase: RunPhase) {
     state.refresh_live_cells();
 }
 
-/// A finished run's outcome replaces the variant's on the board; its result file is written next.
-fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Option<Verdict>) -> Vec<Effect> {
+/// An ended run's outcome replaces the variant's on the board; its result file is written next.
+pub fn ended(
+    state: &mut AppState,
+    run_id: &RunId,
+    outcome: Outcome,
+    verdict: Option<Verdict>,
+) -> Vec<Effect> {
     let Some(run) = state.runs.get_mut(run_id) else { return Vec::new() };
     run.server.finished = true;
     run.bench.finished = true;
@@ -239,7 +250,12 @@ fn finished(state: &mut AppState, run_id: &RunId, outcome: Outcome, verdict: Opt
     vec![Effect::WriteResult { run_id: run_id.clone(), gpu: state.gpu.ledger.get(run_id).cloned() }]
 }
 
-fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobError>, reread: Option<Reread>) {
+pub fn recorded(
+    state: &mut AppState,
+    run_id: &RunId,
+    source: Result<String, JobError>,
+    reread: Option<Reread>,
+) {
     let Some(run) = state.runs.get(run_id) else { return };
     let (short, variant) = (run.short().to_string(), run.variant());
     let path = match source {
@@ -263,7 +279,7 @@ fn recorded(state: &mut AppState, run_id: &RunId, source: Result<String, JobErro
 /// without a usable record, shown (cancelling removes it) and never recorded.
 fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>, String>) -> Vec<Effect> {
     let host = found.host.clone();
-    if !self::found(state, &found.run_id, &found.short, found.variant, host) {
+    if !was_found(state, &found.run_id, &found.short, found.variant, host) {
         return Vec::new();
     }
     let Some(run) = state.runs.get_mut(&found.run_id) else { return Vec::new() };
@@ -286,7 +302,13 @@ fn reattached(state: &mut AppState, found: FoundRun, launch: Result<Box<Launch>,
 
 /// A container of ours still running after a restart: show it (`false` when the run is already on
 /// the board).
-fn found(state: &mut AppState, run_id: &RunId, short: &str, variant: Variant, host: Option<String>) -> bool {
+fn was_found(
+    state: &mut AppState,
+    run_id: &RunId,
+    short: &str,
+    variant: Variant,
+    host: Option<String>,
+) -> bool {
     if state.runs.get(run_id).is_some() {
         return false;
     }
@@ -336,16 +358,14 @@ pub fn ask_quit(state: &mut AppState) -> Vec<Effect> {
 
 /// Confirmed: cancel every live run; `update` quits once none is live.
 pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
-    let live: Vec<RunId> = state.runs.live().map(|r| r.run_id.clone()).collect();
     state.session.quit_when_idle = true;
-    let builds = state.builds.live().map(|(short, _)| Effect::CancelBuild { short: short.clone() });
-    let fixes = state
-        .runs
-        .fixes
-        .keys()
-        .map(|(short, variant)| Effect::CancelFix { short: short.clone(), variant: *variant });
-    let others: Vec<Effect> = builds.chain(fixes).collect();
-    live.iter().flat_map(|id| cancel(state, id)).chain(others).collect()
+    let live = state.live_jobs();
+    live.into_iter()
+        .flat_map(|job| match job {
+            JobKey::Run(run_id) => cancel(state, &run_id),
+            other => vec![Effect::Cancel(other)],
+        })
+        .collect()
 }
 
 /// Containers left by a perftriage that is gone: offer to remove them (if nothing else is open).

@@ -107,8 +107,9 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     let spec = journal.state()?.spec;
     let Some(lock) = claim(ctx, &spec)? else { return Ok(ExitCode::from(2)) };
     drop(claiming);
-    said(&journal.repaired()?, "it is dropped");
-    let state = journal.state()?;
+    let parsed = journal.repaired()?;
+    said(&parsed, "it is dropped");
+    let state = journal.fold(&parsed)?;
     if state.cancelled {
         super::out::err(&format!("perftriage: campaign {name} was cancelled; nothing to resume"));
         return Ok(ExitCode::SUCCESS);
@@ -131,8 +132,9 @@ pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    said(&journal.repaired()?, "it is dropped");
-    journal.state()?;
+    let parsed = journal.repaired()?;
+    said(&parsed, "it is dropped");
+    journal.fold(&parsed)?;
     journal.append(&crate::jobs::campaign::stop_event(cancel))?;
     drop(lock);
     Ok(ExitCode::SUCCESS)

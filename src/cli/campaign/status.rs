@@ -23,8 +23,9 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         return Ok(ExitCode::from(2));
     };
     let name = journal.name.clone();
-    super::said(&journal.read()?, "it is left out (the driver drops it when it goes on)");
-    let state = journal.state()?;
+    let parsed = journal.read()?;
+    super::said(&parsed, "it is left out (the driver drops it when it goes on)");
+    let state = journal.fold(&parsed)?;
     let liveness = crate::jobs::driver::liveness(&ctx.workspace, &name);
     let perftriage = ctx.view.perftriage(&ctx.workspace);
     let headline = state.snapshot().with_liveness(liveness.clone(), &perftriage).headline;

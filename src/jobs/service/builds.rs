@@ -4,7 +4,7 @@
 //! nothing.
 
 use super::{JobService, ServiceError};
-use crate::app::{BuildMsg, JobError, Level, LogKey, Msg};
+use crate::app::{BuildEnd, BuildStatus, JobError, JobMsg, Level, LogKey, Msg, Planned, Progress};
 use crate::builds::{BuildWatch, FailureKind, KnobSet, Machine};
 use crate::ids::Short;
 use crate::jobs::build::{BuildEvent, BuildJob, BuildReport};
@@ -13,11 +13,11 @@ use crate::jobs::lines::LinePath;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A build's job and the confirm's lines, or why it cannot be built.
-type Planned = Result<(BuildJob, Vec<String>), ServiceError>;
+type Planning = Result<(BuildJob, Vec<String>), ServiceError>;
 
 impl JobService {
     /// What a spawned task needs to make the job (the service itself stays on the loop).
-    fn planner(&self) -> impl Fn(&str, &KnobSet, Machine) -> Planned + Send + 'static {
+    fn planner(&self) -> impl Fn(&str, &KnobSet, Machine) -> Planning + Send + 'static {
         let s = &self.setup;
         let settings = BuildSettings::new(&s.build, &s.config, &s.images, &s.exec.workspace);
         let commits = self.commits.clone();
@@ -29,37 +29,22 @@ impl JobService {
         }
     }
 
-    /// Answer with `BuildMsg::Planned`: the confirm's lines, or why it cannot be built.
+    /// Answer with `Planned::Build`: the confirm's lines, or why it cannot be built.
     pub fn plan_build(&self, short: Short, knobs: KnobSet) {
         let (engine, tx, planner) = (self.engine(), self.tx.clone(), self.planner());
         tokio::spawn(async move {
             let machine = machine_of(engine.as_ref()).await;
             let plan = planner(&short, &knobs, machine).map(|(_, lines)| lines).map_err(JobError::from);
-            let _ = tx.send(Msg::Build(BuildMsg::Planned { short, knobs, plan }));
+            let _ = tx.send(Msg::Job(JobMsg::Planned(Planned::Build { short, knobs, plan })));
         });
-    }
-
-    /// Stop a live build: its container is removed and `BuildMsg::Done` follows.
-    pub fn cancel_build(&self, short: &str) {
-        if let Some(switch) = self.build_cancels.get(short) {
-            let _ = switch.send(true);
-        }
     }
 
     /// Run the build; its log goes to the pane `log`.
     pub fn start_build(&mut self, short: Short, knobs: KnobSet, log: LogKey) {
         let Some(engine) = self.engine() else {
-            let why = format!("cannot build {short}: Docker is not connected");
-            let _ = self.tx.send(Msg::Build(BuildMsg::Done {
-                short,
-                change: None,
-                lines: vec![why],
-                suggested_jobs: None,
-            }));
-            return;
+            return not_run(&self.tx, short, "Docker is not connected");
         };
-        let (switch, cancel) = tokio::sync::watch::channel(false);
-        self.build_cancels.insert(short.clone(), switch);
+        let cancel = self.switch_for(crate::app::JobKey::Build(short.clone()));
         let (planner, setup, tx) = (self.planner(), self.setup.clone(), self.tx.clone());
         tokio::spawn(async move {
             let job = match planner(&short, &knobs, machine_of(Some(&engine)).await) {
@@ -99,14 +84,16 @@ fn status(tx: &UnboundedSender<Msg>, short: &str, watch: &BuildWatch, now: f64, 
     let phase = watch.phase.map_or("starting", crate::builds::Phase::name).to_string();
     let fraction = watch.progress.fraction();
     let status = watch.status(now, stall_s);
-    let _ = tx.send(Msg::Build(BuildMsg::Status { short: short.into(), phase, fraction, status }));
+    let progress = Progress::Build(BuildStatus { phase, fraction, status });
+    let _ = tx.send(Msg::Job(JobMsg::Progress { job: crate::app::JobKey::Build(short.into()), progress }));
 }
 
 /// It did not get to build (no room, no image, Docker gone): said, nothing recorded.
 fn not_run(tx: &UnboundedSender<Msg>, short: Short, why: &str) {
     let _ = tx.send(Msg::Notice(Level::Error, format!("build of {short} not run: {why}")));
     let lines = vec![format!("build FAILED before it ran: {why}")];
-    let _ = tx.send(Msg::Build(BuildMsg::Done { short, change: None, lines, suggested_jobs: None }));
+    let end = BuildEnd { change: None, lines, suggested_jobs: None };
+    let _ = tx.send(Msg::Job(JobMsg::build_ended(short, end)));
 }
 
 fn finished(
@@ -127,5 +114,5 @@ fn finished(
         crate::jobs::build_job::change(job, report, &record, Some(log))
     });
     let suggested_jobs = report.suggestion.as_ref().map(|(jobs, _)| *jobs);
-    let _ = tx.send(Msg::Build(BuildMsg::Done { short, change, lines, suggested_jobs }));
+    let _ = tx.send(Msg::Job(JobMsg::build_ended(short, BuildEnd { change, lines, suggested_jobs })));
 }

@@ -91,7 +91,7 @@ impl JobService {
     }
 
     /// Ask `name`'s driver to stop `run_id`; said as a verb's start is.
-    pub fn cancel_campaign_run(&self, name: &CampaignName, run_id: RunId) {
+    pub(super) fn cancel_campaign_run(&self, name: &CampaignName, run_id: RunId) {
         let what = format!("campaign {name}'s driver to stop run {run_id}");
         let request = crate::jobs::driver::Request::CancelRun(run_id);
         let asked = crate::jobs::driver::ask(&self.setup.exec.workspace, name, &request);

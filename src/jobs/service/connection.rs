@@ -2,7 +2,7 @@
 //! containers are ours, ping; reconnect with backoff (1 → 30 s) when it drops.
 
 use super::{EngineSlot, JobSetup};
-use crate::app::{DockerMsg, Msg, RunMsg};
+use crate::app::{DockerMsg, Found, JobMsg, Msg};
 use crate::dataset::Variant;
 use crate::docker::Engine;
 use crate::runs::{
@@ -80,7 +80,7 @@ pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Ms
         }
         let (container, created, host) = (c.id.clone(), c.created, host.map(String::from));
         let found = FoundRun { run_id, short: short.into(), variant, container, created, host };
-        let _ = tx.send(Msg::Run(RunMsg::Found { found, launch }));
+        let _ = tx.send(Msg::Job(JobMsg::Found(Found::Container { found, launch })));
     }
 }
 
@@ -113,7 +113,7 @@ pub(super) fn remove_by_run(
                 }
             }
         }
-        let _ = tx.send(Msg::Run(RunMsg::Phase { run_id, phase: RunPhase::Cancelled }));
+        let _ = tx.send(Msg::Job(JobMsg::phase(&run_id, RunPhase::Cancelled)));
     });
 }
 

@@ -2,7 +2,7 @@
 //! (one at a time), its output taking the line path into the log pane and its outcome reported.
 
 use super::{JobService, ServiceError};
-use crate::app::{FixDone, FixMsg, FixRequest, JobError, Msg};
+use crate::app::{FixDone, FixEnd, FixRequest, JobError, JobMsg, Msg, Planned};
 use crate::dataset::Variant;
 use crate::ids::{ImageRef, Short};
 use crate::jobs::fix::{FixError, FixJob, FixReport};
@@ -44,7 +44,8 @@ impl JobService {
         let Probe { short, variant, image, category, evidence } = probe;
         let job = self.fix_job(&short, variant, image, evidence, false);
         let tx = self.tx.clone();
-        let reply = move |offers| drop(tx.send(Msg::Fix(FixMsg::Offers { short, variant, offers })));
+        let reply =
+            move |offers| drop(tx.send(Msg::Job(JobMsg::Planned(Planned::Fixes { short, variant, offers }))));
         let (job, engine) = match (job, self.engine()) {
             (Ok(job), Some(engine)) => (job, engine),
             (Err(why), _) => return reply(Err(JobError::from(why))),
@@ -55,13 +56,6 @@ impl JobService {
             let offers = crate::jobs::fix::offers(&engine, &job, &setup.recipes, &[category]).await;
             reply(offers.map_err(JobError::from));
         });
-    }
-
-    /// Stop the fix being applied to `short`'s `variant` (it may still wait for its turn).
-    pub fn cancel_fix(&mut self, short: &Short, variant: Variant) {
-        if let Some(switch) = self.fix_cancels.remove(&(short.clone(), variant)) {
-            let _ = switch.send(true);
-        }
     }
 
     /// Apply a fix, one at a time; its output takes the line path into the log pane `req.log`.
@@ -88,8 +82,8 @@ impl JobService {
             Err(e) => return notice(format!("cannot create {}: {e}", spool.display())),
         };
         let (lock, setup, tx) = (self.fix_lock.clone(), self.setup.clone(), self.tx.clone());
-        let (switch, cancel) = tokio::sync::watch::channel(false);
-        self.fix_cancels.insert((req.short.clone(), req.variant), switch);
+        // Thrown while it waits for its turn too: `apply` then stops before it starts.
+        let cancel = self.switch_for(crate::app::JobKey::Fix(req.short.clone(), req.variant));
         tokio::spawn(async move {
             let _one_at_a_time = lock.lock().await;
             let repo = setup.config.vllm_repo.as_deref();
@@ -105,7 +99,7 @@ impl JobService {
 /// A fix that ended without a report: the model stops counting it as applied now.
 fn not_applied(tx: &UnboundedSender<Msg>, req: &FixRequest, why: String) {
     let (short, variant, recipe) = (req.short.clone(), req.variant, req.recipe.clone());
-    let _ = tx.send(Msg::Fix(FixMsg::NotApplied { short, variant, recipe, why }));
+    let _ = tx.send(Msg::Job(JobMsg::fix_ended(short, variant, FixEnd::NotApplied { recipe, why })));
 }
 
 fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, FixError>, log: String) {
@@ -114,13 +108,11 @@ fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, Fi
         Err(why) => return not_applied(tx, &req, why.to_string()),
     };
     let done = FixDone {
-        short: req.short,
-        variant: req.variant,
         recipe: req.recipe,
         outcome: report.outcome,
         image: report.image,
         log: Some(log),
         commit_image: req.commit_image,
     };
-    let _ = tx.send(Msg::Fix(FixMsg::Done(done)));
+    let _ = tx.send(Msg::Job(JobMsg::fix_ended(req.short, req.variant, FixEnd::Applied(done))));
 }

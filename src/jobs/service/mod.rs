@@ -14,11 +14,10 @@ mod runner;
 mod slurm_runs;
 
 use super::run::Start;
-use crate::app::{JobError, Level, LogKey, LogMsg, Msg, RunMsg};
+use crate::app::{JobError, JobKey, JobMsg, Level, LogKey, LogMsg, Msg, Planned};
 use crate::dataset::{Commit, CommitIndex, ImageTemplates, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
-use crate::ids::Short;
 use crate::runs::{Failure, FailureKind, Planning, RunConfig, RunId, RunPlan, RunRequest, launch_plan, plan};
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
@@ -41,15 +40,11 @@ pub struct JobService {
     setup: Arc<JobSetup>,
     /// The dataset's commits by short hash, shared with the document reader and build planners.
     commits: CommitIndex,
-    /// Cancel switch of each started run.
-    cancels: HashMap<RunId, watch::Sender<bool>>,
-    /// Cancel switch of each commit's latest build.
-    build_cancels: HashMap<Short, watch::Sender<bool>>,
+    /// The cancel switch of each live job: runs, fixes and builds in one map.
+    cancels: HashMap<JobKey, watch::Sender<bool>>,
     /// Each finished run waits here for the GPU summary its result file gets.
     results: HashMap<RunId, oneshot::Sender<Option<GpuSummary>>>,
     tx: UnboundedSender<Msg>,
-    /// Cancel switch of each variant's fix being applied.
-    fix_cancels: HashMap<(Short, Variant), watch::Sender<bool>>,
     /// Fixes run one at a time.
     fix_lock: Arc<tokio::sync::Mutex<()>>,
     /// The campaign runs whose result files were handed to the board.
@@ -98,12 +93,10 @@ impl JobService {
             setup: Arc::new(setup),
             commits,
             cancels: HashMap::new(),
-            build_cancels: HashMap::new(),
             results: HashMap::new(),
             campaign_results: Arc::default(),
             tx,
             fix_lock: Arc::default(),
-            fix_cancels: HashMap::new(),
         }
     }
 
@@ -163,7 +156,7 @@ impl JobService {
         if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
             last.push(format!("  {check}"));
         }
-        let _ = self.tx.send(Msg::Run(RunMsg::Planned { short: short.into(), plans }));
+        let _ = self.tx.send(Msg::Job(JobMsg::Planned(Planned::Runs { short: short.into(), plans })));
     }
 
     /// Start a run now: `update` found it a slot.
@@ -215,7 +208,7 @@ impl JobService {
     /// The run's cancel switch and the channel its GPU summary comes back on.
     fn switches(&mut self, run_id: &RunId) -> (watch::Receiver<bool>, oneshot::Receiver<Option<GpuSummary>>) {
         let (switch, cancel) = watch::channel(false);
-        self.cancels.insert(run_id.clone(), switch);
+        self.cancels.insert(JobKey::Run(run_id.clone()), switch);
         let (gpu_tx, gpu_rx) = oneshot::channel();
         self.results.insert(run_id.clone(), gpu_tx);
         (cancel, gpu_rx)
@@ -226,13 +219,27 @@ impl JobService {
         runner::failed(&self.tx, run_id, failure);
     }
 
-    pub fn cancel(&mut self, run_id: &RunId) {
-        log::info!("run {run_id}: cancel asked");
-        // A run this board did not start (a re-attached one), or whose task has ended, is removed
-        // by its label.
-        if self.cancels.get(run_id).is_none_or(|switch| switch.send(true).is_err()) {
-            connection::remove_by_run(self.engine(), &self.setup, run_id, self.tx.clone());
+    /// Stop a live job: its switch is thrown (its task removes what it started and reports its
+    /// end); a campaign's run is asked of its driver.
+    pub fn cancel(&mut self, job: &JobKey) {
+        log::info!("{job:?}: cancel asked");
+        let thrown = self.cancels.remove(job).is_some_and(|switch| switch.send(true).is_ok());
+        match job {
+            // A run this board did not start (a re-attached one), or whose task has ended, is
+            // removed by its label.
+            JobKey::Run(run_id) if !thrown => {
+                connection::remove_by_run(self.engine(), &self.setup, run_id, self.tx.clone())
+            }
+            JobKey::CampaignRun(name, run_id) => self.cancel_campaign_run(name, run_id.clone()),
+            _ => {}
         }
+    }
+
+    /// The cancel switch a new job's task watches.
+    fn switch_for(&mut self, job: JobKey) -> watch::Receiver<bool> {
+        let (switch, cancel) = watch::channel(false);
+        self.cancels.insert(job, switch);
+        cancel
     }
 
     /// Stop and remove containers by id, saying how it went.
@@ -262,7 +269,7 @@ impl JobService {
 
     /// The run's result file is written with the GPU use the model saw.
     pub fn write_result(&mut self, run_id: &RunId, gpu: Option<GpuSummary>) {
-        self.cancels.remove(run_id);
+        self.cancels.remove(&JobKey::Run(run_id.clone()));
         if let Some(waiting) = self.results.remove(run_id) {
             let _ = waiting.send(gpu);
         }

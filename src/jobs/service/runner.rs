@@ -3,7 +3,7 @@
 //! container removed from whichever engine has it.
 
 use super::{JobSetup, ServiceError};
-use crate::app::{JobError, Level, Msg, Reread, RunMsg};
+use crate::app::{JobError, JobMsg, Level, Msg, Reread};
 use crate::classify::Classifier;
 use crate::dataset::{Outcome, RunStatus};
 use crate::docker::Engine;
@@ -41,10 +41,10 @@ pub(super) fn spawn_run(
         let run_id = ask.plan.run_id.clone();
         match setup.exec.execute(ask, &events).await {
             Ok(outcome) => ended(&setup, &tx, &outcome, gpu).await,
-            Err(Unplaced::Cancelled) => phase(&tx, &run_id, RunPhase::Cancelled),
+            Err(Unplaced::Cancelled) => phase_of(&tx, &run_id, RunPhase::Cancelled),
             // The container may still run on a host that does not answer: held, not ended.
             Err(Unplaced::Failed(why @ PlaceError::HostDown { .. })) if resuming => {
-                phase(&tx, &run_id, RunPhase::ConnectionLost { message: why.to_string() });
+                phase_of(&tx, &run_id, RunPhase::ConnectionLost { message: why.to_string() });
             }
             Err(Unplaced::Failed(why)) => {
                 failed(&tx, &run_id, Failure::new(FailureKind::DockerUnreachable, why.to_string()));
@@ -68,16 +68,16 @@ async fn ended(
     }
 }
 
-fn phase(tx: &UnboundedSender<Msg>, run_id: &RunId, phase: RunPhase) {
-    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+fn phase_of(tx: &UnboundedSender<Msg>, run_id: &RunId, phase: RunPhase) {
+    let _ = tx.send(Msg::Job(JobMsg::phase(run_id, phase)));
 }
 
 /// A run that could not start: it fails at once, so its slot is freed.
 pub(super) fn failed(tx: &UnboundedSender<Msg>, run_id: &RunId, failure: Failure) {
     let why = failure.message.clone();
-    phase(tx, run_id, RunPhase::Failed { category: failure.kind, message: failure.message });
+    phase_of(tx, run_id, RunPhase::Failed { category: failure.kind, message: failure.message });
     let outcome = Outcome { status: RunStatus::Error, error: Some(why.clone()), ..Outcome::not_run() };
-    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome, verdict: None }));
+    let _ = tx.send(Msg::Job(JobMsg::run_ended(run_id, outcome, None)));
     let _ = tx.send(Msg::Notice(Level::Error, format!("run {run_id}: {why}")));
 }
 
@@ -104,7 +104,7 @@ async fn record(tx: &UnboundedSender<Msg>, setup: &JobSetup, outcome: &RunOutcom
         Err(e) => (Err(JobError::from(e)), None),
     };
     let run_id = outcome.plan.run_id.clone();
-    let _ = tx.send(Msg::Run(RunMsg::Recorded { run_id, source, reread }));
+    let _ = tx.send(Msg::Job(JobMsg::Recorded { run_id, source, reread }));
 }
 
 /// The written result read back as a restart reads it (`None` when it cannot be: the live
@@ -122,11 +122,11 @@ pub(super) fn to_the_board(tx: UnboundedSender<Msg>) -> Events {
         let msg = match event {
             RunEvent::Phase(phase) => {
                 log_phase(&run_id, &phase);
-                RunMsg::Phase { run_id, phase }
+                JobMsg::phase(&run_id, phase)
             }
-            RunEvent::Lines { pane, lines } => RunMsg::Lines { run_id, pane, lines },
+            RunEvent::Lines { pane, lines } => JobMsg::lines(&run_id, pane, lines),
         };
-        let _ = tx.send(Msg::Run(msg));
+        let _ = tx.send(Msg::Job(msg));
     })
 }
 
@@ -149,7 +149,7 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &RunId, outcome: &RunOutcome) {
             message: outcome.error.clone().unwrap_or_default(),
         },
     };
-    let _ = tx.send(Msg::Run(RunMsg::Phase { run_id: run_id.clone(), phase }));
+    phase_of(tx, run_id, phase);
     let result = Outcome {
         fixes: outcome.plan.fixes.clone(),
         image: Some(outcome.plan.image.clone()),
@@ -162,5 +162,5 @@ fn report(tx: &UnboundedSender<Msg>, run_id: &RunId, outcome: &RunOutcome) {
         samples: outcome.samples.clone(),
     };
     let verdict = outcome.verdict.clone();
-    let _ = tx.send(Msg::Run(RunMsg::Finished { run_id: run_id.clone(), outcome: result, verdict }));
+    let _ = tx.send(Msg::Job(JobMsg::run_ended(run_id, result, verdict)));
 }

@@ -5,7 +5,7 @@
 //! its next start) and how their ends become its messages.
 
 use super::JobSetup;
-use crate::app::{Msg, RunMsg};
+use crate::app::{Found, JobMsg, Msg};
 use crate::classify::Verdict;
 use crate::dataset::{Outcome, RunStatus};
 use crate::ids::Short;
@@ -89,7 +89,7 @@ pub(super) fn find_ours(setup: &JobSetup, tx: &UnboundedSender<Msg>) {
         let Some(variant) = crate::dataset::Variant::parse(&mine.variant) else { continue };
         if mine.workspace == workspace && !dir.join(READ_BACK).exists() {
             let (run_id, short, job_id) = (mine.run_id, mine.short, mine.job_id);
-            let _ = tx.send(Msg::Run(RunMsg::FoundJob { run_id, short, variant, job_id }));
+            let _ = tx.send(Msg::Job(JobMsg::Found(Found::SlurmJob { run_id, short, variant, job_id })));
         }
     }
 }
@@ -119,19 +119,19 @@ struct Board {
 }
 
 impl Board {
-    fn send(&self, msg: RunMsg) {
-        let _ = self.tx.send(Msg::Run(msg));
+    fn send(&self, msg: JobMsg) {
+        let _ = self.tx.send(Msg::Job(msg));
     }
 
     fn phase(&self, phase: RunPhase) {
-        self.send(RunMsg::Phase { run_id: self.run_id.clone(), phase });
+        self.send(JobMsg::phase(&self.run_id, phase));
     }
 
     fn failed(&self, category: FailureKind, message: String) {
         let outcome =
             Outcome { status: RunStatus::Error, error: Some(message.clone()), ..Outcome::not_run() };
         self.phase(RunPhase::Failed { category, message });
-        self.send(RunMsg::Finished { run_id: self.run_id.clone(), outcome, verdict: None });
+        self.send(JobMsg::run_ended(&self.run_id, outcome, None));
     }
 }
 
@@ -143,7 +143,7 @@ fn read_back(setup: &JobSetup, Followed { end, verdict }: Followed, to: &Board) 
         JobEnd::Cancelled | JobEnd::Left => {
             to.phase(RunPhase::Cancelled);
             let outcome = Outcome::not_run();
-            return to.send(RunMsg::Finished { run_id: to.run_id.clone(), outcome, verdict: None });
+            return to.send(JobMsg::run_ended(&to.run_id, outcome, None));
         }
         JobEnd::NoResult { why } => return to.failed(FailureKind::ToolError, why),
         JobEnd::Lost(why) => return to.failed(FailureKind::ToolError, format!("Slurm: {why}")),
@@ -153,7 +153,7 @@ fn read_back(setup: &JobSetup, Followed { end, verdict }: Followed, to: &Board) 
         return to.failed(FailureKind::ToolError, format!("cannot read the job's result {}", copy.display()));
     };
     finished(setup, record, verdict, to);
-    to.send(RunMsg::Recorded {
+    to.send(JobMsg::Recorded {
         run_id: to.run_id.clone(),
         source: Ok(copy.display().to_string()),
         reread: None,
@@ -175,5 +175,5 @@ fn finished(
             message: outcome.error.clone().unwrap_or_default(),
         },
     });
-    to.send(RunMsg::Finished { run_id: to.run_id.clone(), outcome, verdict });
+    to.send(JobMsg::run_ended(&to.run_id, outcome, verdict));
 }
