@@ -59,6 +59,27 @@ pub enum RegularError {
     NotRegular { path: std::path::PathBuf },
     #[error("cannot open {}: {source}", path.display())]
     Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{} is over {max} bytes: not a file perftriage wrote", path.display())]
+    TooBig { path: std::path::PathBuf, max: u64 },
+}
+
+impl RegularError {
+    /// Whether the file is not there at all.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, RegularError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// A file perftriage wrote, read back whole: opened only as a regular file, at most `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, RegularError> {
+    let file = open_regular(path, false)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut bytes)
+        .map_err(|source| RegularError::Io { path: path.into(), source })?;
+    match bytes.len() as u64 > max {
+        true => Err(RegularError::TooBig { path: path.into(), max }),
+        false => Ok(bytes),
+    }
 }
 
 /// `path` opened only as a regular file (made 0600 when `create`): a symlink is not followed, a

@@ -2,7 +2,7 @@
 //! ephemeral 127.0.0.1 port, GPUs on request, found again by their labels.
 
 use super::{DockerError, Engine};
-use crate::runs::{ContainerSpec, GpuRequest, LABEL_WORKSPACE};
+use crate::runs::{ContainerSpec, CreatedAs, GpuRequest, LABEL_WORKSPACE};
 use bollard::models::{ContainerCreateBody, DeviceRequest, HostConfig, PortBinding};
 use bollard::query_parameters::{
     CreateContainerOptionsBuilder, InspectContainerOptions, ListContainersOptionsBuilder,
@@ -108,6 +108,21 @@ impl Engine {
             .map_err(|e| DockerError::api("inspect container", e))?;
         let state = info.state.unwrap_or_default();
         Ok((state.running.unwrap_or(false), state.exit_code))
+    }
+
+    /// What the container was created as: its name, image and labels (Docker's inspect).
+    pub async fn created_as(&self, id: &str) -> Result<CreatedAs, DockerError> {
+        let info = self
+            .raw()
+            .inspect_container(id, None::<InspectContainerOptions>)
+            .await
+            .map_err(|e| DockerError::api("inspect container", e))?;
+        let config = info.config.unwrap_or_default();
+        Ok(CreatedAs {
+            name: info.name.unwrap_or_default().trim_start_matches('/').to_string(),
+            image: config.image.unwrap_or_default(),
+            labels: config.labels.unwrap_or_default(),
+        })
     }
 
     /// Bytes the container wrote over its image (what a commit adds); 0 when unknown.

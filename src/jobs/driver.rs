@@ -129,6 +129,9 @@ fn open_regular(path: &Path, create: bool) -> Result<File, DriverError> {
     crate::files::open_regular(path, create).map_err(|e| match e {
         crate::files::RegularError::NotRegular { path } => DriverError::NotRegular { path },
         crate::files::RegularError::Io { path, source } => DriverError::Io { path, source },
+        crate::files::RegularError::TooBig { path, max } => {
+            DriverError::Record { path, why: format!("over {max} bytes") }
+        }
     })
 }
 

@@ -18,8 +18,6 @@ pub enum CampaignFileError {
     Journal { path: PathBuf, source: JournalError },
     #[error(transparent)]
     Unusable(crate::files::RegularError),
-    #[error("{} is over {max} bytes: not a journal perftriage wrote", path.display())]
-    TooBig { path: PathBuf, max: u64 },
 }
 
 /// A journal of 288 runs is ~300 KB; this is a thousand times that.
@@ -88,21 +86,12 @@ impl Journal {
     /// The journal's events; it is opened only as a regular file (no symlink followed out, no
     /// FIFO waited on) and read up to `MAX_JOURNAL` bytes.
     pub fn read(&self) -> Result<Parsed, CampaignFileError> {
-        let io = |source| CampaignFileError::Io { path: self.path.clone(), source };
-        let file = crate::files::open_regular(&self.path, false).map_err(|e| match e {
-            crate::files::RegularError::Io { source, .. }
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
+        let bytes = crate::files::read_regular(&self.path, MAX_JOURNAL).map_err(|e| match e {
+            e if e.is_missing() => {
                 CampaignFileError::Missing { name: self.name.clone(), path: self.path.clone() }
             }
             other => CampaignFileError::Unusable(other),
         })?;
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_JOURNAL + 1), &mut bytes)
-            .map_err(io)?;
-        if bytes.len() as u64 > MAX_JOURNAL {
-            return Err(CampaignFileError::TooBig { path: self.path.clone(), max: MAX_JOURNAL });
-        }
         parse(&bytes).map_err(|source| CampaignFileError::Journal { path: self.path.clone(), source })
     }
 

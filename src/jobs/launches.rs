@@ -20,6 +20,10 @@ pub fn write(
     }
 }
 
+/// A launch record is a few KB; this is a thousand times that (a bigger one was not written by
+/// perftriage).
+const MAX_LAUNCH: u64 = 4 * 1024 * 1024;
+
 /// Run `run_id`'s record in `workspace` (an id read from a container's label that would lead out
 /// of the workspace's `runs/` is refused).
 pub fn read(workspace: &Path, run_id: &crate::runs::RunId) -> Result<Launch, LaunchError> {
@@ -27,7 +31,7 @@ pub fn read(workspace: &Path, run_id: &crate::runs::RunId) -> Result<Launch, Lau
         return Err(LaunchError::BadRunId(run_id.clone()));
     }
     let path = Launch::path(workspace, run_id);
-    let bytes = std::fs::read(&path).map_err(|source| LaunchError::Read { path: path.clone(), source })?;
+    let bytes = crate::files::read_regular(&path, MAX_LAUNCH).map_err(LaunchError::Unreadable)?;
     Launch::parse(&path, &bytes, run_id)
 }
 

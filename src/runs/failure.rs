@@ -33,6 +33,9 @@ pub enum FailureKind {
     /// A campaign's Slurm job that could not be submitted or followed, or ended without a result
     /// (a node failure): an infrastructure failure, retried.
     SlurmLost,
+    /// A launch record that disagrees with its container (labels, name, image, plan): the run is
+    /// refused, its container left for a look and nothing recorded.
+    LaunchMismatch,
     /// A classifier rule id (`aimv2`, `numpy2`, …).
     Signature(String),
 }
@@ -58,6 +61,7 @@ const NAMES: &[(FailureKind, &str)] = &[
     (FailureKind::CancelledOnRequest, "cancelled_on_request"),
     (FailureKind::LostInARestart, "lost_in_a_restart"),
     (FailureKind::SlurmLost, "slurm_lost"),
+    (FailureKind::LaunchMismatch, "launch_mismatch"),
 ];
 
 impl FailureKind {
@@ -79,7 +83,13 @@ impl FailureKind {
     /// The run never got to measure anything because this host's set-up is wrong (the vLLM
     /// checkout lacks the commit, the plan cannot be made): not a result of the commit.
     pub fn is_setup_error(&self) -> bool {
-        matches!(self, FailureKind::ScriptsMissing | FailureKind::PlanError | FailureKind::NoRoom)
+        matches!(
+            self,
+            FailureKind::ScriptsMissing
+                | FailureKind::PlanError
+                | FailureKind::NoRoom
+                | FailureKind::LaunchMismatch
+        )
     }
 
     /// Says nothing specific: a named signature in the output explains the failure better.

@@ -33,14 +33,21 @@ pub enum LaunchError {
     BadRunId(RunId),
     #[error("the container has no launch record (no {LABEL_LAUNCH} label: started before records were kept)")]
     NoLabel,
-    #[error("cannot read the launch record {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("launch record: {0}")]
+    Unreadable(crate::files::RegularError),
     #[error("the launch record {} is corrupt: {source}", path.display())]
     Corrupt { path: PathBuf, source: serde_json::Error },
     #[error("the launch record {} has schema {found}, not {LAUNCH_SCHEMA}", path.display())]
     Schema { path: PathBuf, found: u32 },
     #[error("the launch record {} is of run {found}, not {expected}", path.display())]
     OtherRun { path: PathBuf, found: RunId, expected: RunId },
+}
+
+impl LaunchError {
+    /// Whether there is no record at all (as opposed to one that cannot be used).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, LaunchError::Unreadable(e) if e.is_missing())
+    }
 }
 
 impl Launch {

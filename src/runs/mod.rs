@@ -3,6 +3,8 @@
 //! Pure: the runtime carries plans out against Docker.
 
 pub mod auto;
+mod claim;
+pub use claim::{CreatedAs, Disagreement, LABEL_PLAN, check as check_claim};
 mod container;
 mod describe;
 pub use auto::{AutoRepeat, Next, Repeat, RepeatPlan};

@@ -27,10 +27,28 @@ impl Crew<'_> {
             say(&format!("{short} {}: run {run_id} had ended before the stop", variant.name()));
             return Ok(self.journal.append(&finished)?);
         }
-        let Ok(launch) = crate::jobs::launches::read(&ctx.workspace, run_id) else {
-            removed(ctx, run_id).await;
-            return self.unrun(run_id, FailureKind::LostInARestart, "it had not started before the stop");
+        let launch = match crate::jobs::launches::read(&ctx.workspace, run_id) {
+            Ok(launch) => launch,
+            Err(why) => {
+                // Killed between its container's creation and its record, or a record that cannot
+                // be used: its container (ours by its labels) is removed and the cell runs again.
+                removed(ctx, run_id).await;
+                let why = match why.is_missing() {
+                    true => "it had not started before the stop".to_string(),
+                    false => format!("{why}; its container is removed and the cell runs again"),
+                };
+                return self.unrun(run_id, FailureKind::LostInARestart, &why);
+            }
         };
+        if (&launch.plan.short, launch.plan.variant) != (short, variant) {
+            let (recorded, cell) = (launch.plan.short.as_str(), launch.plan.variant.name());
+            let why = format!(
+                "its launch record is of {} {cell}, the journal's cell is {short} {}: refused, its container left for a look",
+                crate::logs::display_text(recorded),
+                variant.name()
+            );
+            return self.unrun(run_id, FailureKind::LaunchMismatch, &why);
+        }
         let host = launch.host.as_deref();
         let engine = match crate::jobs::fixing::engine_of(ctx, host).await {
             Ok(engine) => engine,

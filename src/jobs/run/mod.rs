@@ -121,8 +121,12 @@ pub async fn execute(plan: &RunPlan, env: RunEnv) -> RunOutcome {
 pub async fn run(plan: &RunPlan, mut env: RunEnv, start: Start) -> RunOutcome {
     let started = std::time::Instant::now();
     let mut outcome = RunOutcome::new(plan);
-    if let Start::Resume { image_digest, .. } = &start {
+    if let Start::Resume { image_digest, container, .. } = &start {
         outcome.image_digest.clone_from(image_digest);
+        // Nothing is stopped, read or removed on a record's word alone.
+        if let Err(refused) = resume::claim_holds(plan, &env, container).await {
+            return outcome.failed(refused, started);
+        }
     }
     let suffix = match &start {
         Start::Fresh => String::new(),

@@ -8,6 +8,14 @@ use super::{PaneLog, RunEnv, phase};
 use crate::runs::{Failure, FailureKind, RunPhase, RunPlan};
 use tokio::sync::mpsc;
 
+/// Whether the container is the one the launch record `plan` says it launched: ours, and
+/// created from that plan (a record edited since, or naming another container, is refused).
+pub(super) async fn claim_holds(plan: &RunPlan, env: &RunEnv, id: &str) -> Result<(), Failure> {
+    let created = env.engine.created_as(id).await.map_err(|e| super::docker_failure(&e))?;
+    crate::runs::check_claim(plan, &env.workspace, &created)
+        .map_err(|why| Failure::new(FailureKind::LaunchMismatch, why.to_string()))
+}
+
 /// Pick a running container up again: its server output from now on, readiness, then the
 /// benchmark. What it printed before is in its earlier spool; a benchmark cut off by the loss
 /// runs again. A container found exited fails as the crash its log says.

@@ -42,6 +42,7 @@ pub(super) async fn run_steps(
     outcome.create_sent = true;
     let mut spec = container_spec(plan);
     spec.labels.insert(LABEL_LAUNCH.into(), launch.display().to_string());
+    spec.labels.insert(crate::runs::LABEL_PLAN.into(), plan.fingerprint());
     let id = env.engine.start(&spec).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
