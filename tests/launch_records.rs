@@ -152,3 +152,24 @@ fn a_missing_image_fails_on_the_board_as_the_next_board_reads_it() {
     let reread = again.until("the next board", 60, |t| row_has(t, short, "✗"));
     assert!(failed(&reread), "the same category after a restart:\nlive:\n{screen}\nagain:\n{reread}");
 }
+
+/// A fixed image removed outside perftriage (`docker rmi`) is not planned as if it were there:
+/// `run` falls back to the image it stood in for, unfixed, says so, and records that image and no
+/// fix (it tried to pull `perftriage-fixed:…` from a registry and failed as `manifest_unknown`).
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_fixed_image_removed_outside_perftriage_falls_back_to_the_unfixed_image() {
+    let Some(_engine) = ready() else { return };
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
+    let out = perftriage(&s, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let fixed = fixed_image(&s);
+    docker(&["rmi", &fixed]);
+    let out = perftriage(&s, &["run", &s.short, "--variant", "human"]);
+    assert!(text(&out).contains("unfixed: its fixed image is gone"), "{}", text(&out));
+    let r = result(&s, "human");
+    assert_eq!(r["perftriage"]["image"], "perftriage-test/vllm:aimv2", "{r:#}");
+    assert_eq!(r["perftriage"]["fixes"], serde_json::json!([]), "{r:#}");
+    assert_eq!(r["perftriage"]["classification"]["category"], "aimv2", "the commit's own failure: {r:#}");
+}

@@ -10,6 +10,7 @@ mod describe;
 pub use auto::{AutoRepeat, Next, Repeat, RepeatPlan};
 pub use describe::one_workload;
 mod failure;
+mod fixed;
 pub use crate::ids::RunId;
 mod launch;
 pub use launch::{FoundRun, LABEL_LAUNCH, LAUNCH_SCHEMA, Launch, LaunchError};

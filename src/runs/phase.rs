@@ -47,6 +47,11 @@ pub enum RunPhase {
         state: String,
         node: String,
     },
+    /// Its fixed image `gone` is not on the engine (removed since the fix): it runs unfixed, in
+    /// the image the fixed one stood in for.
+    Unfixed {
+        gone: ImageRef,
+    },
     /// Docker stopped answering; the run is held until its container is known to be gone.
     ConnectionLost {
         message: String,
@@ -72,6 +77,7 @@ impl RunPhase {
             RunPhase::Placed { .. } => "placed",
             RunPhase::Slurm { .. } => "slurm job",
             RunPhase::Pulling { .. } => "pulling",
+            RunPhase::Unfixed { .. } => "unfixed: its fixed image is gone",
             RunPhase::Creating { .. } => "creating",
             RunPhase::Starting => "starting",
             RunPhase::Ready { .. } => "ready",
@@ -94,6 +100,7 @@ impl RunPhase {
             RunPhase::Slurm { state, .. } if state.starts_with("PENDING") => "pend",
             RunPhase::Slurm { .. } => "job",
             RunPhase::Pulling { .. } => "pull",
+            RunPhase::Unfixed { .. } => "unfix",
             RunPhase::Creating { .. } => "create",
             RunPhase::Starting => "start",
             RunPhase::Ready { .. } => "ready",

@@ -115,6 +115,9 @@ pub struct RunPlan {
     pub final_command: String,
     /// Fix recipes applied to this variant's environment (recorded in the triage state).
     pub fixes: Vec<String>,
+    /// The image a fixed image stands in for: run in it, unfixed, if the fixed one is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfixed: Option<ImageRef>,
     /// Free disk a pull of the image needs (estimate and reserve).
     pub pull_needs_bytes: u64,
     /// Benchmark runs against the one server start (with `auto`: the fewest).
@@ -228,6 +231,7 @@ pub fn plan(
         run_timeout_s: config.run_timeout_s,
         final_command,
         fixes: Vec::new(),
+        unfixed: None,
         pull_needs_bytes: config.pull_needs_bytes(),
         repeat: 1,
         auto: None,
@@ -305,14 +309,6 @@ impl RunPlan {
             Some(question) => Some(super::Repeat::Auto { max: question.max }),
             None => (self.repeat > 1).then_some(super::Repeat::Times(self.repeat)),
         }
-    }
-
-    /// Run in a fixed image (from a fix), with the recipes that made it.
-    pub fn with_fixed_image(mut self, image: ImageRef, fixes: Vec<String>) -> RunPlan {
-        self.container.image = image.clone();
-        self.image = image;
-        self.fixes = fixes;
-        self
     }
 }
 

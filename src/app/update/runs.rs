@@ -178,6 +178,10 @@ fn set_phase(state: &mut AppState, run_id: &RunId, phase: RunPhase) {
             run.host = Some(host.clone());
             None
         }
+        RunPhase::Unfixed { gone } => Some((
+            Level::Warn,
+            format!("run {run_id}: its fixed image {gone} is gone from the engine: it runs unfixed"),
+        )),
         RunPhase::Placing { why } if run.phase != phase => {
             Some((Level::Warn, format!("run {run_id} waits for a host: {why}")))
         }

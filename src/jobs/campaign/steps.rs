@@ -270,13 +270,16 @@ fn finished(ctx: &Context, exec: &Executor, outcome: &RunOutcome) -> Result<Even
 /// Where a campaign run's events go: its lines are in its spools (the board tails them); a wait
 /// for a host is said once.
 pub(super) fn narrated() -> Events {
+    use std::sync::atomic::Ordering::Relaxed;
     let said = std::sync::atomic::AtomicBool::new(false);
-    Events::new(move |JobEvent { run_id, event }| {
-        if let RunEvent::Phase(RunPhase::Placing { why }) = event
-            && !said.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
+    Events::new(move |JobEvent { run_id, event }| match event {
+        RunEvent::Phase(RunPhase::Placing { why }) if !said.swap(true, Relaxed) => {
             say(&format!("run {run_id}: waiting for a host: {why}"));
         }
+        RunEvent::Phase(RunPhase::Unfixed { gone }) => {
+            say(&format!("run {run_id}: its fixed image {gone} is gone from the engine: it runs unfixed"));
+        }
+        _ => {}
     })
 }
 

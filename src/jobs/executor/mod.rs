@@ -142,6 +142,10 @@ impl Executor {
     pub async fn execute(&self, ask: Ask, events: &Events) -> Result<RunOutcome, Unplaced> {
         let Ask { plan, target, start, mut cancel } = ask;
         let (host, engine) = self.place(&plan, target, &mut cancel, events).await?;
+        let plan = match start {
+            Start::Fresh => image_there(plan, &engine, events).await,
+            Start::Resume { .. } => plan, // its container exists: it goes on as launched
+        };
         let env = self.env((engine, host), events.of_run(&plan.run_id), cancel);
         let outcome = crate::jobs::run::run(&plan, env, start).await;
         self.claims.release(&plan.run_id);
@@ -224,4 +228,16 @@ impl Executor {
 
 fn tell(events: &Events, run_id: &RunId, phase: RunPhase) {
     events.send(JobEvent { run_id: run_id.clone(), event: RunEvent::Phase(phase) });
+}
+
+/// A plan in a fixed image only an engine could have made, which that engine no longer has
+/// (removed since the fix): back in the image it stood in for, unfixed, and said — never a pull
+/// of a name no registry holds.
+async fn image_there(plan: RunPlan, engine: &Engine, events: &Events) -> RunPlan {
+    if !plan.in_a_local_fixed_image() || engine.has_image(&plan.image).await {
+        return plan;
+    }
+    let Some(unfixed) = plan.without_fix() else { return plan };
+    tell(events, &plan.run_id, RunPhase::Unfixed { gone: plan.image.clone() });
+    unfixed
 }
