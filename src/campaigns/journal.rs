@@ -136,13 +136,15 @@ pub enum JournalError {
     BadLine { line: usize, why: String },
     #[error("the journal does not start with the campaign's `started` event")]
     NoStart,
+    #[error("journal line {line}: {why}; the journal is left as it is")]
+    Refused { line: usize, why: String },
 }
 
 /// A journal's bytes, read: every line but the last must be a whole event (or one of a kind this
 /// binary does not know, skipped); the last, without its newline, may be cut anywhere, in a
 /// character too.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, JournalError> {
-    let mut parsed = Parsed::default();
+    let (mut parsed, mut order) = (Parsed::default(), super::checks::Order::default());
     let mut lines = bytes.split(|b| *b == b'\n').enumerate().peekable();
     while let Some((i, line)) = lines.next() {
         let last = lines.peek().is_none();
@@ -150,7 +152,13 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, JournalError> {
             continue;
         }
         match (event(line), last) {
-            (Ok(Some(event)), _) => parsed.events.push(event),
+            (Ok(Some(event)), _) => {
+                if parsed.events.is_empty() && !matches!(event, Event::Started { .. }) {
+                    return Err(JournalError::NoStart);
+                }
+                order.check(&event).map_err(|why| JournalError::Refused { line: i + 1, why })?;
+                parsed.events.push(event);
+            }
             (Ok(None), _) => {
                 parsed.skipped.push(format!("line {}: unknown event (a newer perftriage's?)", i + 1))
             }

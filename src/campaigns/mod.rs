@@ -2,6 +2,7 @@
 //! journal of events, the state the journal folds to, and the policy that says what each
 //! (commit, variant) needs next. Pure: running and writing the journal are the caller's.
 
+mod checks;
 mod driver;
 mod journal;
 mod outcome;

@@ -122,8 +122,13 @@ impl Snapshot {
 impl Snapshot {
     /// The runs in flight, as `placed_of` (their launch records) says where they run.
     pub fn with_placed(mut self, placed_of: impl Fn(&RunId) -> Option<Placed>) -> Snapshot {
+        // A launch record is read back: what it says is shown cleaned.
+        let cleaned = |p: Placed| Placed {
+            image: crate::logs::display_text(p.image.as_str()).into(),
+            host: p.host.map(|h| crate::logs::display_text(&h)),
+        };
         for run in self.runs.iter_mut().filter(|r| r.in_flight()) {
-            run.placed = placed_of(&run.run_id);
+            run.placed = placed_of(&run.run_id).map(cleaned);
         }
         self
     }
@@ -172,7 +177,7 @@ fn standing(cell: &Cell) -> String {
     match (finish.status, &cell.decided) {
         (RunStatus::Success, _) => "✓ ok".into(),
         // A retry's wait is a decision too; a leave is the cell's standing.
-        (_, Some(super::Decision::Leave { reason })) => format!("✗ {reason}"),
+        (_, Some(super::Decision::Leave { reason })) => format!("✗ {}", crate::logs::display_text(reason)),
         _ => format!("↻ {category}"),
     }
 }
@@ -228,5 +233,34 @@ mod tests {
         let runs: Vec<(&str, &str)> =
             snapshot.runs.iter().map(|r| (r.run_id.as_str(), r.word.as_str())).collect();
         assert_eq!(runs, [("r1", "ok"), ("r2", "aimv2"), ("r3", "patch_fail"), ("r4", "running")]);
+    }
+
+    /// A journal's words reach the `O` view: a decision's reason and a launch record's image and
+    /// host with an OSC 52 write or a bidi override are shown cleaned.
+    #[test]
+    fn a_journals_reason_and_a_launch_records_placing_are_shown_cleaned() {
+        let reason = "left \u{202e}exe.txt \u{1b}]52;c;aGk=\u{7}for a look".to_string();
+        let decided = Event::decided(
+            "aaaa0002".into(),
+            Variant::Baseline,
+            crate::campaigns::Decision::Leave { reason },
+            "t".into(),
+        );
+        let events = two_commits(&[
+            launched("aaaa0002", Variant::Baseline, "r3"),
+            finished("r3", RunStatus::Error, Some("patch_fail")),
+            decided,
+            launched("aaaa0002", Variant::Human, "r4"),
+        ]);
+        let placed = |_: &crate::ids::RunId| {
+            let (image, host) = ("img\u{1b}[2J:1".into(), Some("h\u{202e}ost".to_string()));
+            Some(crate::campaigns::Placed { image, host })
+        };
+        let snapshot = CampaignState::fold(&events).unwrap().snapshot().with_placed(placed);
+        let hostile = |t: &str| t.contains(['\u{1b}', '\u{7}', '\u{202e}']);
+        assert!(snapshot.cells.iter().all(|c| !hostile(&c.standing)), "{:?}", snapshot.cells);
+        let run = snapshot.runs.iter().find(|r| r.run_id == "r4").unwrap();
+        let placed = run.placed.as_ref().unwrap();
+        assert!(!hostile(placed.image.as_str()) && !hostile(placed.host.as_deref().unwrap()), "{placed:?}");
     }
 }

@@ -13,7 +13,7 @@ pub use run::RunId;
 pub use short::Short;
 
 /// Letters, digits, `-`, `_` and `.`, not starting with a `.`: usable as one file name.
-fn plain_name(name: &str) -> bool {
+pub fn plain_name(name: &str) -> bool {
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     !name.is_empty() && !name.starts_with('.') && name.chars().all(plain)
 }

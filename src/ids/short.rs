@@ -10,6 +10,13 @@ pub struct Short(String);
 
 super::string_identity!(Short);
 
+impl Short {
+    /// Letters, digits, `-`, `_` and `.`, not starting with a `.`: usable as one file name.
+    pub fn is_plain(&self) -> bool {
+        super::plain_name(&self.0)
+    }
+}
+
 /// A short hash names a folder and a file: `results/<short>_…`, `logs/<short>/…`.
 impl AsRef<std::path::Path> for Short {
     fn as_ref(&self) -> &std::path::Path {

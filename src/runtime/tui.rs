@@ -143,6 +143,7 @@ fn close(runtime: &tokio::runtime::Runtime, mut io: Io, state: &AppState, ctx: &
     }
     io.saver.finish();
     if let Err(e) = crate::session::board_prefs::save(&ctx.workspace, &state.board.prefs()) {
+        let e = crate::logs::display_text(&e.to_string());
         eprintln!("perftriage: the board's sort, view and filter were not kept: {e}");
     }
 }

@@ -211,6 +211,7 @@ impl Context {
     pub fn find(&self, short: &str) -> Option<&Entry> {
         let found = self.entries.iter().find(|e| e.commit.short == short || e.commit.full == short);
         if found.is_none() {
+            let short = crate::logs::display_text(short);
             eprintln!("perftriage: no commit `{short}` in the dataset (use the 8-character short hash)");
         }
         found
