@@ -145,7 +145,10 @@ fn gate(record: &mut ResultRecord) {
     }
     let limits = crate::metrics::gates::configured();
     let texts: Vec<&str> = record.texts.iter().map(|t| t.text.as_str()).collect();
-    if let Some(failure) = crate::metrics::gates::check(&texts, &record.outcome.metrics, &limits) {
+    let scan = crate::metrics::gates::Scan::of(&texts);
+    // One token a request: TPOT and ITL printed as 0.00 are undefined, not measured.
+    crate::metrics::gates::drop_undefined(&scan, &mut record.outcome.metrics);
+    if let Some(failure) = crate::metrics::gates::check_scanned(&scan, &record.outcome.metrics, &limits) {
         record.outcome.status = RunStatus::Error;
         record.outcome.error = Some(failure.to_string());
         record.invalid = Some(failure);

@@ -121,9 +121,18 @@ pub(super) fn fields(obj: &Obj, names: &[&str], prefix: &str) -> Vec<TextField> 
         .collect()
 }
 
-/// Every text nested one object down, each labelled `outer.inner`.
+/// Every text nested one object down, each labelled `outer.inner`; where the object was written
+/// as a string (a Python `repr` of it, as December-2025 harnesses did), that string whole.
 pub(super) fn nested_texts(obj: &Obj, outer: &str) -> Vec<TextField> {
-    let Some(Value::Object(inner)) = obj.get(outer) else { return Vec::new() };
+    let inner = match obj.get(outer) {
+        Some(Value::Object(inner)) => inner,
+        Some(Value::String(text)) if !text.is_empty() => {
+            // The repr escaped the output's newlines: give its lines back, so evidence is a line.
+            let text = text.replace("\\n", "\n");
+            return vec![TextField { field: outer.to_string(), text }];
+        }
+        _ => return Vec::new(),
+    };
     let texts = inner.iter().filter_map(|(k, v)| Some((k, v.as_str().filter(|s| !s.is_empty())?)));
     texts.map(|(k, text)| TextField { field: format!("{outer}.{k}"), text: text.to_string() }).collect()
 }

@@ -143,7 +143,22 @@ pub fn check_scanned(scan: &Scan, metrics: &Metrics, limits: &Limits) -> Option<
     if metrics.is_empty() {
         return Some(GateFailure { gate: Gate::NoMetrics, evidence: "metrics: {}".into() });
     }
-    line_gates(scan, limits).or_else(|| metric_gates(metrics))
+    line_gates(scan, limits).or_else(|| metric_gates(metrics, scan.one_token_each()))
+}
+
+/// Per-token metrics a run with one output token a request cannot have (TPOT, ITL): its primary
+/// metric is then TTFT.
+pub const PER_TOKEN: [&str; 2] = ["tpot_", "itl_"];
+
+/// Drop from `metrics` what `scan` shows is undefined (TPOT and ITL of one-token outputs); whether
+/// any was dropped.
+pub fn drop_undefined(scan: &Scan, metrics: &mut Metrics) -> bool {
+    if !scan.one_token_each() {
+        return false;
+    }
+    let before = metrics.len();
+    metrics.retain(|name, _| !PER_TOKEN.iter().any(|p| name.starts_with(p)));
+    metrics.len() < before
 }
 
 /// The gates a plain benchmark log fails, read from its lines (`Scan::feed` block by block);
@@ -168,7 +183,8 @@ fn line_gates(scan: &Scan, limits: &Limits) -> Option<GateFailure> {
     if let Some((_, line)) = scan.last(Label::Duration).filter(|(n, _)| *n == 0.0) {
         return fail(Gate::ZeroDuration, line);
     }
-    let (value, line) = HEADLINES.iter().find_map(|&label| scan.last(label))?;
+    let undefined = |label: &Label| scan.one_token_each() && matches!(label, Label::Tpot | Label::Itl);
+    let (value, line) = HEADLINES.iter().filter(|l| !undefined(l)).find_map(|&label| scan.last(label))?;
     primary_gate(value).and_then(|gate| fail(gate, line))
 }
 
@@ -182,9 +198,10 @@ fn primary_gate(value: f64) -> Option<Gate> {
 }
 
 /// The gates read from the numbers themselves.
-fn metric_gates(metrics: &Metrics) -> Option<GateFailure> {
+fn metric_gates(metrics: &Metrics, one_token_each: bool) -> Option<GateFailure> {
     let shown = |gate, name: &str, v: f64| Some(GateFailure { gate, evidence: format!("{name} = {v}") });
-    if let Some((name, &v)) = PRIMARY.iter().find_map(|n| Some((*n, metrics.get(*n)?)))
+    let defined = |name: &&&str| !(one_token_each && PER_TOKEN.iter().any(|p| name.starts_with(p)));
+    if let Some((name, &v)) = PRIMARY.iter().filter(defined).find_map(|n| Some((*n, metrics.get(*n)?)))
         && let Some(gate) = primary_gate(v)
     {
         return shown(gate, name, v);

@@ -73,6 +73,17 @@ impl Scan {
         }
     }
 
+    /// Whether every request generated at most one token (`--random-output-len 1`): there is no
+    /// second token, so TPOT and ITL are undefined (printed as 0.00), not measured as zero.
+    pub fn one_token_each(&self) -> bool {
+        let (Some((generated, _)), Some((served, _))) =
+            (self.last(Label::GeneratedTokens), self.last(Label::Successful))
+        else {
+            return false;
+        };
+        served > 0.0 && generated <= served
+    }
+
     pub fn last(&self, label: Label) -> Option<(f64, &str)> {
         self.last[label as usize].as_ref().map(|(v, line)| (*v, line.as_str()))
     }
