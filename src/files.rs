@@ -70,6 +70,23 @@ impl RegularError {
     }
 }
 
+/// A file the user names (a config, recipes, rules), read whole: a symlink to it is followed
+/// (they are often kept elsewhere), but only a regular file is opened — a FIFO is never waited
+/// on, a device never read — and at most `max` bytes are.
+pub fn read_named(path: &Path, max: u64) -> Result<String, RegularError> {
+    let io = |source| RegularError::Io { path: path.into(), source };
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(RegularError::NotRegular { path: path.into() });
+    }
+    let mut text = String::new();
+    let file = File::open(path).map_err(io)?;
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, max + 1), &mut text).map_err(io)?;
+    match text.len() as u64 > max {
+        true => Err(RegularError::TooBig { path: path.into(), max }),
+        false => Ok(text),
+    }
+}
+
 /// A file perftriage wrote, read back whole: opened only as a regular file, at most `max` bytes.
 pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, RegularError> {
     let file = open_regular(path, false)?;

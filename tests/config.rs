@@ -260,3 +260,30 @@ fn an_empty_cuda_arch_sets_none() {
         perftriage::config::Config::parse("[build]\ncuda_arch = \"\"\n", std::path::Path::new("c.toml"));
     assert_eq!(config.unwrap().build.cuda_arch.as_deref(), Some(""));
 }
+
+/// A config that is a FIFO hung the load (read waited for a writer); one that is a symlink to
+/// `/dev/zero` grew without end. Both are refused at once, named; a symlink to a real config is
+/// still followed (configs are often kept elsewhere).
+#[test]
+fn a_config_that_is_a_fifo_or_a_device_is_refused_at_once_and_a_symlinked_one_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let zero = dir.path().join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    for config in [&fifo, &zero] {
+        let err = Config::load(Some(config)).unwrap_err().to_string();
+        assert!(
+            err.contains("is not a regular file") && err.contains(&config.display().to_string()),
+            "{err}"
+        );
+    }
+    let real = dir.path().join("real.toml");
+    std::fs::write(&real, "theme = \"default\"\n").unwrap();
+    let linked = dir.path().join("linked.toml");
+    std::os::unix::fs::symlink(&real, &linked).unwrap();
+    assert!(Config::load(Some(&linked)).is_ok());
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
+    assert!(Config::load(Some(&big)).unwrap_err().to_string().contains("is over 1048576 bytes"));
+}

@@ -126,6 +126,19 @@ fn an_unreadable_triage_path_is_moved_aside_too() {
     store.save(&book_with("new")).unwrap();
 }
 
+/// A triage file that is a FIFO hung the load (a read waits for a writer): it is not opened, and
+/// is moved aside as any unreadable one.
+#[test]
+fn a_triage_file_that_is_a_fifo_is_moved_aside_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("triage.json");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let store = TriageStore::open(dir.path()).unwrap();
+    let (_, report) = store.load("t1");
+    assert!(report.messages[0].contains("not a regular file"), "{report:?}");
+    assert!(dir.path().join("triage.json.corrupt-t1").exists());
+}
+
 #[test]
 fn two_corruptions_in_one_second_keep_both_copies() {
     let dir = tempfile::tempdir().unwrap();

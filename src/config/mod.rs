@@ -78,6 +78,24 @@ pub enum ConfigError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("invalid config {path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error("config {path} is not a regular file (a FIFO or a device?): perftriage will not read it")]
+    NotRegular { path: PathBuf },
+    #[error("config {path} is over {MAX_CONFIG} bytes: not a config")]
+    TooBig { path: PathBuf },
+}
+
+/// A config is a few KB; a bigger one is not a config.
+const MAX_CONFIG: u64 = 1 << 20;
+
+impl From<crate::files::RegularError> for ConfigError {
+    fn from(e: crate::files::RegularError) -> ConfigError {
+        use crate::files::RegularError as E;
+        match e {
+            E::Io { path, source } => ConfigError::Read { path, source },
+            E::NotRegular { path } => ConfigError::NotRegular { path },
+            E::TooBig { path, .. } => ConfigError::TooBig { path },
+        }
+    }
 }
 
 impl Config {
@@ -90,10 +108,14 @@ impl Config {
                 None => return Ok((Config::default(), None)),
             },
         };
-        match std::fs::read_to_string(&path) {
+        match crate::files::read_named(&path, MAX_CONFIG).map_err(ConfigError::from) {
             Ok(text) => Ok((Config::parse(&text, &path)?, Some(path))),
-            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
-            Err(source) => Err(ConfigError::Read { path, source }),
+            Err(ConfigError::Read { source, .. })
+                if !required && source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Ok((Config::default(), None))
+            }
+            Err(e) => Err(e),
         }
     }
 

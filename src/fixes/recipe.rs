@@ -66,7 +66,8 @@ impl RecipeBook {
     /// The embedded recipes plus an operator's file (same id replaces).
     pub fn with_file(path: &Path) -> Result<RecipeBook, RecipeError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path)
+        // Recipes are a few KB: a bigger file is not one.
+        let text = crate::files::read_named(path, 1 << 20)
             .map_err(|e| RecipeError { origin: origin.clone(), message: e.to_string() })?;
         let mut book = RecipeBook::embedded()?;
         for recipe in RecipeBook::parse(&text, &origin)?.recipes {

@@ -21,12 +21,16 @@ pub enum PrefsError {
 /// The board as it was left.
 pub fn load(workspace: &Path) -> Result<Option<BoardPrefs>, PrefsError> {
     let path = path(workspace);
-    match std::fs::read(&path) {
+    match crate::files::read_regular(&path, 1 << 20) {
         Ok(bytes) => {
             serde_json::from_slice(&bytes).map(Some).map_err(|source| PrefsError::Invalid { path, source })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(PrefsError::Unreadable { path, source }),
+        Err(e) if e.is_missing() => Ok(None),
+        Err(crate::files::RegularError::Io { source, .. }) => Err(PrefsError::Unreadable { path, source }),
+        Err(_) => {
+            let source = std::io::Error::other("not a regular file of at most 1 MiB");
+            Err(PrefsError::Unreadable { path, source })
+        }
     }
 }
 

@@ -40,6 +40,9 @@ pub struct TriageStore {
     blocked: std::sync::Mutex<Option<String>>,
 }
 
+/// A book of every commit of a 10,000-commit dataset with long histories is a few MB.
+const MAX_BOOK: u64 = 256 << 20;
+
 impl TriageStore {
     /// Open the workspace for writing; fails with `Locked` when another instance holds it.
     pub fn open(dir: &Path) -> Result<TriageStore, StoreError> {
@@ -85,9 +88,14 @@ impl TriageStore {
     pub fn load(&self, now_compact: &str) -> (TriageBook, LoadReport) {
         let path = self.path();
         let mut report = LoadReport::default();
-        let problem = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (TriageBook::new(), report),
-            Err(e) => BookError::Unreadable(e).to_string(),
+        // Opened only as a regular file (a FIFO is never waited on), under a bound.
+        let problem = match crate::files::read_regular(&path, MAX_BOOK) {
+            Err(e) if e.is_missing() => return (TriageBook::new(), report),
+            Err(crate::files::RegularError::Io { source, .. }) => BookError::Unreadable(source).to_string(),
+            Err(crate::files::RegularError::NotRegular { .. }) => {
+                "unreadable: not a regular file (a folder, a symlink, a FIFO?)".to_string()
+            }
+            Err(crate::files::RegularError::TooBig { max, .. }) => format!("over {max} bytes"),
             Ok(bytes) => match parse(&bytes) {
                 Ok(book) => return (book, report),
                 Err(problem) => problem.to_string(),

@@ -66,4 +66,20 @@ mod tests {
             assert!(!records_a_result(Some(&kind)), "{kind} is this host's set-up");
         }
     }
+
+    /// A result that cannot be written (here `results/` is a file; a full disk the same) says
+    /// which file, not only `os error 28`.
+    #[test]
+    fn a_result_that_cannot_be_written_names_its_file() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("results"), "").unwrap();
+        let commits = crate::dataset::load_embedded().unwrap().commits;
+        let (config, images) = (crate::runs::RunConfig::default(), crate::dataset::ImageTemplates::default());
+        let variant = crate::dataset::Variant::Human;
+        let plan =
+            crate::runs::plan(&commits[0], variant, &config, &images, ws.path(), &"r1".into()).unwrap();
+        let redactor = crate::logs::Redactor::process();
+        let err = record(&RunOutcome::new(&plan), (ws.path(), &redactor), None).unwrap_err().to_string();
+        assert!(err.contains(&ws.path().join("results").display().to_string()), "{err}");
+    }
 }

@@ -235,11 +235,13 @@ pub fn write_result(
         "perftriage": ours(outcome, redactor, now, gpu),
     });
     let dir = workspace.join("results");
-    crate::files::private_dir(&dir)?;
     let path = dir.join(format!("{}_{}_result.json", plan.short, plan.variant.name()));
     let tmp = dir.join(format!(".{}_{}_result.json.tmp", plan.short, plan.variant.name()));
-    crate::files::write(&tmp, &serde_json::to_vec_pretty(&body).map_err(std::io::Error::other)?)?;
-    std::fs::rename(&tmp, &path)?;
+    // A full disk says which file it could not write.
+    crate::files::private_dir(&dir).map_err(at(&dir))?;
+    let bytes = serde_json::to_vec_pretty(&body).map_err(std::io::Error::other)?;
+    crate::files::write(&tmp, &bytes).map_err(at(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(at(&path))?;
     Ok(path)
 }
 
@@ -282,4 +284,9 @@ fn classification(outcome: &RunOutcome, redactor: &Redactor) -> Value {
         "category": outcome.category, "disposition": v.disposition.name(), "evidence": redactor.text(&v.evidence),
         "line": v.line, "tags": v.tags, "fixes": v.fixes,
     })
+}
+
+/// An I/O error that names the file it happened to.
+fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
