@@ -79,7 +79,7 @@ mod tests {
         let plan =
             crate::runs::plan(&commits[0], variant, &config, &images, ws.path(), &"r1".into()).unwrap();
         let redactor = crate::logs::Redactor::process();
-        let err = record(&RunOutcome::new(&plan), (ws.path(), &redactor), None).unwrap_err().to_string();
+        let err = record(&RunOutcome::new(&plan), (ws.path(), redactor), None).unwrap_err().to_string();
         assert!(err.contains(&ws.path().join("results").display().to_string()), "{err}");
     }
 }
