@@ -192,6 +192,12 @@ impl CampaignState {
         self.cells.values().filter_map(Cell::in_flight).cloned().collect()
     }
 
+    /// The runs the journal says ended.
+    pub fn runs_ended(&self) -> std::collections::BTreeSet<RunId> {
+        let attempts = self.cells.values().flat_map(|c| c.attempts.iter());
+        attempts.filter(|a| a.finish.is_some()).map(|a| a.run_id.clone()).collect()
+    }
+
     fn cell_mut(&mut self, short: &Short, variant: Variant) -> &mut Cell {
         self.cells.entry((short.clone(), variant)).or_default()
     }

@@ -26,6 +26,22 @@ pub async fn find(engine: &Engine, workspace: &str) -> Vec<Orphan> {
         .collect()
 }
 
+/// Our running containers in `workspace` of runs that ended (`ended`), whose owning process no
+/// longer runs here: a run given up on (its host unknown, its record refused) whose container
+/// still ran.
+pub async fn running_after_their_end(
+    engine: &Engine,
+    workspace: &str,
+    ended: &std::collections::BTreeSet<crate::ids::RunId>,
+) -> Vec<(String, String)> {
+    let ours = engine.ours(workspace).await.unwrap_or_default();
+    let stale = |c: &crate::docker::Ours| {
+        let run = c.labels.get(LABEL_RUN).map(|r| crate::ids::RunId::from(r.as_str()));
+        c.running && run.is_some_and(|r| ended.contains(&r)) && !owned(&c.labels)
+    };
+    ours.into_iter().filter(stale).map(|c| (c.id, c.name)).collect()
+}
+
 /// A build (its label names the parent), or a fix (no run label, its owner's pid given).
 fn cannot_go_on(labels: &std::collections::HashMap<String, String>) -> bool {
     let build = labels.get(crate::runs::LABEL_BUILD).is_some_and(|p| !p.is_empty());

@@ -29,7 +29,7 @@ pub async fn drive(ctx: &Context, journal: &Journal, lock: DriverLock) -> Result
     journal.append(&Event::Driven { driver: lock.driver.clone(), at })?;
     let (cancel_tx, cancel) = watch::channel(false);
     let stopped = crate::jobs::signals::cancel_on_stop(&cancel_tx);
-    super::restart::swept(ctx, &journal.state()?.runs_in_flight()).await;
+    super::restart::swept(ctx, &journal.state()?).await;
     let (exec, (fixing, runs)) = (crate::jobs::executor::Executor::of(ctx), Default::default());
     let crew = Crew { ctx, journal, cancel, exec, fixing, runs };
     let ended = go(&crew, &stopped, &cancel_tx).await;

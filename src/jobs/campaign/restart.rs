@@ -123,14 +123,22 @@ async fn removed(ctx: &Context, run_id: &RunId) {
 /// Containers a stopped perftriage left that cannot go on (a fix's, a stopped run's) are removed
 /// from every engine before the campaign goes on; the containers of the campaign's runs in flight
 /// (`in_flight`), running or exited, are left for their cells to pick up.
-pub async fn swept(ctx: &Context, in_flight: &std::collections::BTreeSet<RunId>) {
+pub async fn swept(ctx: &Context, state: &crate::campaigns::CampaignState) {
+    let (in_flight, ended) = (state.runs_in_flight(), state.runs_ended());
+    let workspace = ctx.workspace.display().to_string();
     for engine in engines(ctx).await {
-        for orphan in crate::jobs::orphans::find(&engine, &ctx.workspace.display().to_string()).await {
+        for orphan in crate::jobs::orphans::find(&engine, &workspace).await {
             if in_flight.contains(&orphan.run_id) {
                 continue;
             }
             say(&format!("removing {} (left by a stopped perftriage)", orphan.name));
             let _ = engine.remove(&orphan.id).await;
+        }
+        // A run given up on while its container still ran (its host unknown, its launch record
+        // refused) is not left running silently: gone once its engine answers again.
+        for (id, name) in crate::jobs::orphans::running_after_their_end(&engine, &workspace, &ended).await {
+            say(&format!("removing {name}: still running, though its run ended in the journal"));
+            let _ = engine.remove(&id).await;
         }
     }
 }
