@@ -457,6 +457,13 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
         liveness: perftriage::campaigns::Liveness::Unknown,
         perftriage: "perftriage".into(),
     };
+    // A journal naming a recipe this board does not know records nothing.
+    let unknown = update(&mut s, Msg::Campaign(Some(snapshot.clone())));
+    assert!(!unknown.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "{unknown:?}");
+    assert_eq!(s.board.book.fixed_image("4fb56914", "human"), None);
+    let known =
+        perftriage::app::RecipeInfo { id: "numpy_lt_2".into(), title: "numpy".into(), answers: vec![] };
+    s.session.recipes = vec![known];
     let effects = update(&mut s, Msg::Campaign(Some(snapshot.clone())));
     assert!(effects.iter().any(|e| matches!(e, Effect::SaveTriage(_))), "{effects:?}");
     assert_eq!(

@@ -23,6 +23,13 @@ pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {
         if known || state.session.read_only {
             continue;
         }
+        // The journal is read back: only a recipe this board knows becomes a verified fix.
+        if !state.session.recipes.iter().any(|r| r.id == fix.recipe) {
+            let what =
+                format!("campaign fix `{}` on {} is no known recipe: not recorded", fix.recipe, fix.short);
+            state.session.log(Level::Warn, crate::logs::display_text(&what));
+            continue;
+        }
         let (variant, recipe, image) =
             (fix.variant.name().into(), fix.recipe.clone(), Some(fix.image.clone()));
         let change = Change::Fix { variant, recipe, outcome: FixOutcome::Verified, image, log: None };
