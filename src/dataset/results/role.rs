@@ -29,7 +29,22 @@ const TEXT_FIELDS: &[&str] = &[
 const STAND_IN_MODEL: &str = "facebook/opt-125m";
 
 pub(super) fn one(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Option<Stamp>) -> ResultSet {
-    ResultSet { records: vec![role_record(origin, short, variant, obj, at)], ..ResultSet::default() }
+    with_sample_warnings(origin, vec![role_record(origin, short, variant, obj, at)])
+}
+
+/// The records, and a warning for each sample that is not a finite number (a `null` in a file):
+/// its pair says so too, and nothing else of the record is lost.
+fn with_sample_warnings(origin: &Origin, records: Vec<ResultRecord>) -> ResultSet {
+    let warnings = records
+        .iter()
+        .flat_map(|r| {
+            let bad = r.outcome.samples.iter().filter(|(_, values)| values.iter().any(|v| !v.is_finite()));
+            bad.map(move |(metric, _)| {
+                origin.warn(&format!("{}: a sample of {metric} is not a finite number", r.variant.name()))
+            })
+        })
+        .collect();
+    ResultSet { records, warnings, ..ResultSet::default() }
 }
 
 pub(super) fn per_role_objects(origin: &Origin, short: &str, roles: &Obj, at: Option<Stamp>) -> ResultSet {
@@ -40,7 +55,7 @@ pub(super) fn per_role_objects(origin: &Origin, short: &str, roles: &Obj, at: Op
             _ => None,
         })
         .collect();
-    ResultSet { records, ..ResultSet::default() }
+    with_sample_warnings(origin, records)
 }
 
 fn role_record(origin: &Origin, short: &str, variant: Variant, obj: &Obj, at: Option<Stamp>) -> ResultRecord {
@@ -168,5 +183,19 @@ mod tests {
         assert_eq!((tpot.len(), tpot[0], tpot[1].is_nan()), (3, 3.0, true), "{samples:?}");
         assert_eq!(samples["ttft_mean_ms"], [1.0, 1.1, 0.9]);
         assert!(!samples.contains_key("odd"), "no list, no samples");
+    }
+
+    /// Such a sample is also a warning on load, naming the file, the variant and the metric.
+    #[test]
+    fn a_sample_that_is_no_number_is_a_load_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("7c01f706_human_result.json");
+        let body = r#"{"status": "success", "metrics": {"tpot_mean": 3.0},
+            "perftriage": {"repeats": {"samples": {"tpot_mean_ms": [3.0, null, 2.9]}}}}"#;
+        std::fs::write(&path, body).unwrap();
+        let set = super::super::read_file(&path).unwrap();
+        let said: Vec<&str> = set.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(said, ["human: a sample of tpot_mean_ms is not a finite number"], "{:?}", set.warnings);
+        assert_eq!(set.records[0].outcome.samples["tpot_mean_ms"].len(), 3);
     }
 }
