@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::engine::{Setup, ready, result, run, setup};
+use common::engine::{Setup, board_jobs, human_request, ready, result, run, setup};
 use common::wait::{Reaped, Watched};
 use perftriage::docker::{Engine, RepoFilter};
 use std::path::Path;
@@ -813,38 +813,4 @@ fn a_cancelled_fix_removes_its_container_and_commits_nothing() {
     assert!(common::engine::docker(&["ps", "-aq", "--filter", &label]).is_empty(), "its container removed");
     let tag = format!("{}:{}", job.commit_to.0, job.commit_to.1);
     assert!(common::engine::docker(&["images", "-q", &tag]).is_empty(), "nothing committed as {tag}");
-}
-
-/// The board's job service on the setup's workspace, connected to Docker, and its messages.
-fn board_jobs(
-    rt: &tokio::runtime::Runtime,
-    s: &Setup,
-) -> (perftriage::jobs::service::JobService, tokio::sync::mpsc::UnboundedReceiver<perftriage::app::Msg>) {
-    use perftriage::app::Msg;
-    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
-    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
-    let commits = text.head(usize::MAX).unwrap().0.commits;
-    let setup =
-        common::job_setup(s.root.join("ws"), config.runs.clone(), config.images.clone(), config.fixed_repo());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let jobs = rt.block_on(async {
-        let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);
-        jobs.connect_forever();
-        jobs
-    });
-    let connected = |msg: &Msg| matches!(msg, Msg::Docker(perftriage::app::DockerMsg::Connected(_)));
-    rt.block_on(async { while !connected(&rx.recv().await.unwrap()) {} });
-    (jobs, rx)
-}
-
-/// One human run of the setup's commit, as the board asks for it.
-fn human_request(s: &Setup) -> perftriage::runs::RunRequest {
-    perftriage::runs::RunRequest {
-        short: s.short.as_str().into(),
-        variant: perftriage::dataset::Variant::Human,
-        image: None,
-        fixes: Vec::new(),
-        host: None,
-        repeat: perftriage::runs::RepeatPlan::Times(1),
-    }
 }

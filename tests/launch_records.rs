@@ -173,3 +173,35 @@ fn a_fixed_image_removed_outside_perftriage_falls_back_to_the_unfixed_image() {
     assert_eq!(r["perftriage"]["fixes"], serde_json::json!([]), "{r:#}");
     assert_eq!(r["perftriage"]["classification"]["category"], "aimv2", "the commit's own failure: {r:#}");
 }
+
+/// The board's run confirm says what will run: a variant whose fixed image was removed outside
+/// perftriage is planned in the unfixed image, and the confirm says its fixed image is gone.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn the_boards_confirm_says_a_removed_fixed_image_is_gone_and_plans_the_unfixed_one() {
+    use perftriage::app::{JobMsg, Msg, Planned};
+    let Some(_engine) = ready() else { return };
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
+    let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
+    assert_eq!(perftriage(&s, &args).status.code(), Some(0));
+    let fixed = fixed_image(&s);
+    docker(&["rmi", &fixed]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (jobs, mut rx) = common::engine::board_jobs(&rt, &s);
+    let mut request = common::engine::human_request(&s);
+    (request.image, request.fixes) = (Some(fixed.as_str().into()), vec![RECIPE.into()]);
+    rt.block_on(async { jobs.preview(&s.short, &[request]) });
+    let lines = rt.block_on(async {
+        loop {
+            if let Msg::Job(JobMsg::Planned(Planned::Runs { plans, .. })) = rx.recv().await.unwrap() {
+                break plans[0].1.clone().unwrap();
+            }
+        }
+    });
+    assert!(
+        lines[0].contains("perftriage-test/vllm:aimv2") && !lines[0].contains("fixed image:"),
+        "{lines:?}"
+    );
+    let said = format!("  its fixed image {fixed} is gone from the engine: it runs unfixed");
+    assert!(lines.contains(&said), "{lines:?}");
+}

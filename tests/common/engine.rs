@@ -227,3 +227,37 @@ pub fn docker(args: &[&str]) -> String {
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// The board's job service on the setup's workspace, connected to Docker, and its messages.
+pub fn board_jobs(
+    rt: &tokio::runtime::Runtime,
+    s: &Setup,
+) -> (perftriage::jobs::service::JobService, tokio::sync::mpsc::UnboundedReceiver<perftriage::app::Msg>) {
+    use perftriage::app::Msg;
+    let (config, _) = perftriage::config::Config::load(Some(&s.config)).unwrap();
+    let text = perftriage::dataset::DatasetText::read(&s.root.join("dataset.jsonl")).unwrap();
+    let commits = text.head(usize::MAX).unwrap().0.commits;
+    let setup =
+        super::job_setup(s.root.join("ws"), config.runs.clone(), config.images.clone(), config.fixed_repo());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let jobs = rt.block_on(async {
+        let jobs = perftriage::jobs::service::JobService::new(setup, commits.iter().collect(), tx);
+        jobs.connect_forever();
+        jobs
+    });
+    let connected = |msg: &Msg| matches!(msg, Msg::Docker(perftriage::app::DockerMsg::Connected(_)));
+    rt.block_on(async { while !connected(&rx.recv().await.unwrap()) {} });
+    (jobs, rx)
+}
+
+/// One human run of the setup's commit, as the board asks for it.
+pub fn human_request(s: &Setup) -> perftriage::runs::RunRequest {
+    perftriage::runs::RunRequest {
+        short: s.short.as_str().into(),
+        variant: perftriage::dataset::Variant::Human,
+        image: None,
+        fixes: Vec::new(),
+        host: None,
+        repeat: perftriage::runs::RepeatPlan::Times(1),
+    }
+}

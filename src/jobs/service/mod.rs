@@ -18,6 +18,7 @@ use crate::app::{JobError, JobKey, JobMsg, Level, LogKey, LogMsg, Msg, Planned};
 use crate::dataset::{Commit, CommitIndex, ImageTemplates, Variant};
 use crate::docker::Engine;
 use crate::fixes::RecipeBook;
+use crate::ids::Short;
 use crate::runs::{Failure, FailureKind, Planning, RunConfig, RunId, RunPlan, RunRequest, launch_plan, plan};
 use crate::telemetry::GpuSummary;
 use std::collections::HashMap;
@@ -145,18 +146,28 @@ impl JobService {
         Ok(launch_plan((&commit, request.variant), run_id, on, request.ask())?)
     }
 
-    /// Describe the runs a confirm asks about, from their plans.
+    /// Describe the runs a confirm asks about, from their plans — as they will run: one whose
+    /// local fixed image the engine no longer has runs unfixed, and the confirm says so.
     pub fn preview(&self, short: &str, requests: &[RunRequest]) {
         let planned: Vec<_> =
             requests.iter().map(|r| (r.variant, self.planned(&"preview".into(), r))).collect();
-        let ok: Vec<&RunPlan> = planned.iter().filter_map(|(_, p)| p.as_ref().ok()).collect();
-        let check = crate::runs::one_workload(&ok);
-        let mut plans: Vec<_> =
-            planned.into_iter().map(|(v, p)| (v, p.map(|p| p.describe()).map_err(JobError::from))).collect();
-        if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
-            last.push(format!("  {check}"));
+        let (tx, short) = (self.tx.clone(), Short::from(short));
+        let fixed = planned.iter().any(|(_, p)| p.as_ref().is_ok_and(RunPlan::in_a_local_fixed_image));
+        match (self.engine(), fixed) {
+            (Some(engine), true) => drop(tokio::spawn(async move {
+                let mut planned = planned;
+                let mut gone = Vec::new();
+                for (variant, plan) in planned.iter_mut() {
+                    let Ok(p) = plan.as_mut() else { continue };
+                    if p.in_a_local_fixed_image() && !engine.has_image(&p.image).await {
+                        gone.push((*variant, p.image.clone()));
+                        *p = p.without_fix().unwrap_or_else(|| p.clone());
+                    }
+                }
+                described(&tx, short, planned, &gone);
+            })),
+            _ => described(&tx, short, planned, &[]),
         }
-        let _ = self.tx.send(Msg::Job(JobMsg::Planned(Planned::Runs { short: short.into(), plans })));
     }
 
     /// Start a run now: `update` found it a slot.
@@ -299,4 +310,30 @@ pub(super) fn forward(
 ) {
     let lines = lines.unwrap_or_default();
     let _ = tx.send(Msg::Log(LogMsg::Lines { key: key.clone(), lines, skipped: 0, finished }));
+}
+
+/// The confirm's description of each plan, with the check that they measure one workload.
+/// `gone`: the variants whose fixed image is gone, and that image.
+fn described(
+    tx: &UnboundedSender<Msg>,
+    short: Short,
+    planned: Vec<(Variant, Result<RunPlan, ServiceError>)>,
+    gone: &[(Variant, crate::ids::ImageRef)],
+) {
+    let ok: Vec<&RunPlan> = planned.iter().filter_map(|(_, p)| p.as_ref().ok()).collect();
+    let check = crate::runs::one_workload(&ok);
+    let said = |v: Variant, mut lines: Vec<String>| {
+        let fixed = gone.iter().find(|(g, _)| *g == v).map(|(_, image)| image);
+        lines
+            .extend(fixed.map(|i| format!("  its fixed image {i} is gone from the engine: it runs unfixed")));
+        lines
+    };
+    let mut plans: Vec<_> = planned
+        .into_iter()
+        .map(|(v, p)| (v, p.map(|p| said(v, p.describe())).map_err(JobError::from)))
+        .collect();
+    if let Some((_, Ok(last))) = plans.iter_mut().rev().find(|(_, p)| p.is_ok()) {
+        last.push(format!("  {check}"));
+    }
+    let _ = tx.send(Msg::Job(JobMsg::Planned(Planned::Runs { short, plans })));
 }
