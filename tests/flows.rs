@@ -306,8 +306,14 @@ fn the_detail_pane_stops_at_its_end() {
 fn nightly_snapshot() -> perftriage::campaigns::Snapshot {
     use perftriage::campaigns::{Headline, Liveness, Progress, Snapshot};
     let progress = Progress { total: 288, ended: 37, ok: 29, failed: 6, again: 2 };
-    let headline =
-        Headline { name: "nightly".into(), progress, left_s: Some(11_400), state: "", stopped: None };
+    let headline = Headline {
+        name: "nightly".into(),
+        progress,
+        left_s: Some(11_400),
+        at_once: 1,
+        state: "",
+        stopped: None,
+    };
     let liveness = Liveness::Unknown;
     let perftriage = "perftriage".into();
     Snapshot { headline, cells: Vec::new(), runs: Vec::new(), fixes: Vec::new(), liveness, perftriage }
@@ -324,7 +330,7 @@ fn the_header_says_how_the_workspaces_campaign_stands() {
     update(&mut s, Msg::Campaign(Some(nightly_snapshot())));
     let screen = common::screen_of(&s, 200, 48);
     assert!(
-        screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left"),
+        screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · ~3h10 left (1 at once)"),
         "{screen}"
     );
 }
@@ -423,7 +429,8 @@ fn the_board_records_a_campaigns_fixes_and_shows_its_cells_and_runs() {
     use perftriage::dataset::Variant;
     let mut s = state();
     let progress = Progress { total: 3, ended: 2, ok: 1, failed: 1, again: 1 };
-    let headline = Headline { name: "nightly".into(), progress, left_s: None, state: "", stopped: None };
+    let headline =
+        Headline { name: "nightly".into(), progress, left_s: None, at_once: 1, state: "", stopped: None };
     let cell = |v, standing: &str| CellLine {
         short: "4fb56914".into(),
         variant: v,

@@ -3,6 +3,8 @@
 //! (commit, variant) needs next. Pure: running and writing the journal are the caller's.
 
 mod checks;
+#[cfg(test)]
+mod counts;
 mod driver;
 mod journal;
 mod outcome;

@@ -16,12 +16,15 @@ pub fn outcome(state: &CampaignState, usable: impl Fn(&Short) -> bool) -> Outcom
         usable_now: state.spec.commits.iter().filter(|s| usable(s)).count(),
         ..Outcome::default()
     };
-    state.cells.values().for_each(|cell| count(&mut out, cell));
+    state.cells.values().for_each(|cell| count(&mut out, cell, state.cancelled));
     out
 }
 
-fn count(out: &mut Outcome, cell: &Cell) {
-    if let Some(finish) = cell.last_finish().filter(|f| f.status != RunStatus::Success) {
+/// A cell's part: its failure where it is left failed (one still to be fixed or retried is not
+/// left yet), its verified fixes, its retries and its runs' time.
+fn count(out: &mut Outcome, cell: &Cell, cancelled: bool) {
+    let left = cell.is_final(cancelled) == Some(false);
+    if let Some(finish) = cell.last_finish().filter(|f| left && f.status != RunStatus::Success) {
         let category =
             finish.category.as_ref().map_or(crate::classify::UNCLASSIFIED, |k| k.name()).to_string();
         *out.left.entry(category).or_default() += 1;
@@ -87,6 +90,12 @@ mod tests {
             at(launched("aaaa0002", Variant::Human, "r4"), "01:00"),
             ended("r4", err, Some("patch_fail"), Some(Disposition::AgentFailure), "01:20"),
         ];
+        // Before the policy leaves it, the failure may still be fixed or retried: nothing is left.
+        let pending = outcome(&CampaignState::fold(&events).unwrap(), |_| false);
+        assert!(pending.left.is_empty(), "{:?}", pending.left);
+        let leave = crate::campaigns::Decision::Leave { reason: "patch_fail: the same every run".into() };
+        let left = Event::decided("aaaa0002".into(), Variant::Human, leave, "t".into());
+        let events = [events.as_slice(), &[left]].concat();
         let state = CampaignState::fold(&events).unwrap();
         let outcome = outcome(&state, |s| s.as_str() == "aaaa0001");
         assert_eq!((outcome.commits, outcome.usable_now, outcome.usable_before), (2, 1, None));

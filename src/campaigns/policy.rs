@@ -171,7 +171,7 @@ mod tests {
             image: None,
             at: "t".into(),
         };
-        Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None }
+        Cell { attempts, fixes: fixes.iter().map(fix).collect(), decided: None, decided_after: 0 }
     }
 
     const POLICY: Policy = Policy { auto_fix: true, retries: 2, retry_wait_s: 30 };

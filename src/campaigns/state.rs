@@ -36,6 +36,8 @@ pub struct Cell {
     pub fixes: Vec<FixTry>,
     /// The last decision that was not a run (why it is left, a retry's wait).
     pub decided: Option<super::Decision>,
+    /// How many runs the cell had when that decision was made.
+    pub decided_after: usize,
 }
 
 impl Attempt {
@@ -46,12 +48,16 @@ impl Attempt {
     }
 }
 
-/// What the board's header says of a campaign: `campaign nightly 37/288 ✓29 ✗6 ↻2 · 3h10 left`.
+/// What the board's header says of a campaign: `campaign nightly 37/288 ✓29 ✗6 ↻2 · ~3h10 left
+/// (4 at once)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Headline {
     pub name: String,
     pub progress: Progress,
+    /// The time its remaining runs take at its concurrency, from its runs' mean so far.
     pub left_s: Option<u64>,
+    /// Its runs at once.
+    pub at_once: u32,
     /// `paused`, `cancelled`, or empty.
     pub state: &'static str,
     /// Said when its driving process is gone before the campaign ended (`driver::stopped_line`).
@@ -64,7 +70,9 @@ impl std::fmt::Display for Headline {
         write!(f, "campaign {} {}/{} ✓{} ✗{} ↻{}", self.name, p.ended, p.total, p.ok, p.failed, p.again)?;
         match (self.state, self.left_s, &self.stopped) {
             ("", _, Some(stopped)) => write!(f, " · {stopped}"),
-            ("", Some(s), None) => write!(f, " · {}h{:02} left", s / 3600, s % 3600 / 60),
+            ("", Some(s), None) => {
+                write!(f, " · ~{}h{:02} left ({} at once)", s / 3600, s % 3600 / 60, self.at_once)
+            }
             ("", None, None) => Ok(()),
             (state, _, _) => write!(f, " · {state}"),
         }
@@ -85,6 +93,19 @@ impl Cell {
     /// The host its runs must go to: the one its fixed image was committed on.
     pub fn pinned_host(&self) -> Option<&str> {
         self.fixes.iter().rev().find(|f| f.verified).and_then(|f| f.host.as_deref())
+    }
+
+    /// The cell's final outcome — `Some(true)` measured, `Some(false)` left failed — or `None`
+    /// while something is still to happen to it (a run under way, a fix or a retry to come). A
+    /// failure is final once the policy left it after that run, or the campaign was cancelled.
+    pub fn is_final(&self, cancelled: bool) -> Option<bool> {
+        let finish = self.last_finish()?;
+        if finish.status == RunStatus::Success {
+            return Some(true);
+        }
+        let left = matches!(self.decided, Some(super::Decision::Leave { .. }))
+            && self.decided_after == self.attempts.len();
+        (left || cancelled).then_some(false)
     }
 
     /// The run launched and not seen to end.
@@ -123,7 +144,7 @@ pub struct CampaignState {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
     pub total: usize,
-    /// Cells whose newest run ended (any way).
+    /// Cells whose outcome is final: measured, or left failed (a cell to fix or to retry is not).
     pub ended: usize,
     pub ok: usize,
     pub failed: usize,
@@ -179,7 +200,8 @@ impl CampaignState {
             }
             Event::Decided { short, variant, what, decision, .. } => {
                 let decision = decision.clone().unwrap_or_else(|| super::Decision::from_words(what));
-                self.cell_mut(short, *variant).decided = Some(decision);
+                let cell = self.cell_mut(short, *variant);
+                (cell.decided, cell.decided_after) = (Some(decision), cell.attempts.len());
             }
             Event::Paused { .. } => self.paused = true,
             Event::Resumed { .. } => self.paused = false,
@@ -212,8 +234,11 @@ impl CampaignState {
         let took: Vec<i64> =
             self.cells.values().flat_map(|c| &c.attempts).filter_map(Attempt::seconds).collect();
         let mean = i64::try_from(took.len()).ok().filter(|n| *n > 0).map(|n| took.iter().sum::<i64>() / n);
-        let to_go = i64::try_from(progress.total - progress.ended).unwrap_or(0);
-        let left_s = mean.filter(|_| to_go > 0).map(|m| u64::try_from(m * to_go).unwrap_or(0));
+        let at_once = self.spec.concurrency.max(1);
+        // Every cell not ended has a run to go (a fix's re-run included), `at_once` at a time.
+        let to_go = (progress.total - progress.ended).div_ceil(at_once as usize);
+        let to_go = i64::try_from(to_go).unwrap_or(i64::MAX);
+        let left_s = mean.filter(|_| to_go > 0).map(|m| u64::try_from(m.saturating_mul(to_go)).unwrap_or(0));
         let state = if self.cancelled {
             "cancelled"
         } else if self.paused {
@@ -221,18 +246,19 @@ impl CampaignState {
         } else {
             ""
         };
-        Headline { name: self.spec.name.to_string(), progress, left_s, state, stopped: None }
+        Headline { name: self.spec.name.to_string(), progress, left_s, at_once, state, stopped: None }
     }
 
+    /// Counts that only grow as the journal does: a cell is ended once its outcome is final.
     pub fn progress(&self) -> Progress {
         let mut p = Progress { total: self.cells.len(), ..Progress::default() };
         for cell in self.cells.values() {
             p.again += cell.attempts.len().saturating_sub(1);
-            let Some(finish) = cell.last_finish() else { continue };
+            let Some(ok) = cell.is_final(self.cancelled) else { continue };
             p.ended += 1;
-            match finish.status {
-                RunStatus::Success => p.ok += 1,
-                _ => p.failed += 1,
+            match ok {
+                true => p.ok += 1,
+                false => p.failed += 1,
             }
         }
         p
@@ -292,11 +318,21 @@ pub(crate) mod tests {
             timed(launched("aaaa0001", Variant::Human, "r2"), "1:20:00"),
             timed(finished("r2", RunStatus::Error, Some("aimv2")), "1:30:00"),
         ];
-        let mut state = CampaignState::fold(&events).unwrap();
+        let state = CampaignState::fold(&events).unwrap();
         assert_eq!(
             state.headline().to_string(),
-            "campaign nightly 2/6 ✓1 ✗1 ↻0 · 1h00 left",
-            "4 to go at 15 min"
+            "campaign nightly 1/6 ✓1 ✗0 ↻0 · ~1h15 left (1 at once)",
+            "the failure may yet be fixed or retried: 5 to go at 15 min"
+        );
+        let leave = crate::campaigns::Decision::Leave { reason: "aimv2: no recipe".into() };
+        let left = Event::decided("aaaa0001".into(), Variant::Human, leave, "t".into());
+        let mut state = CampaignState::fold(&[events.as_slice(), &[left]].concat()).unwrap();
+        assert_eq!(state.headline().to_string(), "campaign nightly 2/6 ✓1 ✗1 ↻0 · ~1h00 left (1 at once)");
+        state.spec.concurrency = 4;
+        assert_eq!(
+            state.headline().to_string(),
+            "campaign nightly 2/6 ✓1 ✗1 ↻0 · ~0h15 left (4 at once)",
+            "4 to go, 4 at once"
         );
         state.paused = true;
         assert_eq!(state.headline().to_string(), "campaign nightly 2/6 ✓1 ✗1 ↻0 · paused");

@@ -9,6 +9,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// What a campaign's header counts.
+const CAMPAIGN_HEADER: [&str; 3] = [
+    "campaign 37/288: its cells ended of all; ✓ measured  ✗ left failed",
+    "↻ runs beyond each cell's first (retries, re-runs after a fix)",
+    "a cell still to fix or retry is not ended; ~time left, n at once",
+];
+
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let keymap = &state.session.keymap;
     let mut lines = Vec::new();
@@ -18,6 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         lines.push(Line::raw(""));
     }
     lines.push(Line::styled("✓ ok  ✗ fail  ◷ timeout  ⊘ skip  · not run", theme.dim));
+    lines.extend(CAMPAIGN_HEADER.map(|line| Line::styled(line, theme.dim)));
     let height = area.height.saturating_sub(2);
     let last_top = super::cells(lines.len()).saturating_sub(height.saturating_sub(2));
     let scroll = state.session.help_scroll.min(last_top);
