@@ -54,7 +54,7 @@ fn journal(choices: &[u8]) -> Vec<Event> {
                 events.push(Event::decided(short, variant, retry, "t".into()));
                 launch(&mut runs, &mut events)
             }
-            (Cell::Final, 3) if choices.len() % 7 == 0 => {
+            (Cell::Final, 3) if choices.len().is_multiple_of(7) => {
                 // Nothing is launched after a cancel (a cancelled campaign is not resumed).
                 events.push(Event::Cancelled { at: "t".into() });
                 break;
