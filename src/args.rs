@@ -74,6 +74,9 @@ pub(crate) enum Command {
         /// Fill the agent variant with this agent's results (default: the newest of any agent).
         #[arg(long)]
         agent: Option<String>,
+        /// The campaign whose outcome it gives (default: the workspace's newest).
+        #[arg(long)]
+        campaign: Option<String>,
     },
     /// Classify plain logs or result JSON files: category, disposition, fixes, evidence.
     Classify {
@@ -255,7 +258,12 @@ pub(crate) enum CampaignCommand {
         #[arg(long)]
         name: Option<String>,
     },
-    /// How it stands (the newest campaign without a name).
+    /// Every campaign of the workspace, newest first: state, started, ended, cells ✓/✗, usable before → now.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// How it stands (the newest campaign without a name). Exit 0 none left failed, 3 some.
     Status {
         name: Option<String>,
         #[arg(long)]

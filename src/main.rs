@@ -74,7 +74,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn dispatch(ctx: &Context, options: &Options, command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Status { json, agent } => headless::status(ctx, json, agent.as_deref()),
-        Command::Report { format, agent } => headless::report(ctx, format, agent.as_deref()),
+        Command::Report { format, agent, campaign } => {
+            headless::report(ctx, format, agent.as_deref(), campaign.as_deref())
+        }
         Command::Mark(args) => headless::mark(ctx, &args.short, args.change.change()),
         Command::Gpu { once, json, interval } => {
             perftriage::cli::gpu::gpu_cli(options.gpu_replay.as_deref(), &ctx.workspace, once, json, interval)
@@ -157,6 +159,7 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
             };
             campaign::start(ctx, &args)
         }
+        CampaignCommand::List { json } => campaign::list(ctx, json),
         CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),
         CampaignCommand::Resume { name } => campaign::resume(ctx, &name),
         CampaignCommand::Pause { name } => campaign::stop(ctx, &name, false),

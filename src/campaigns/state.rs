@@ -249,6 +249,18 @@ impl CampaignState {
         Headline { name: self.spec.name.to_string(), progress, left_s, at_once, state, stopped: None }
     }
 
+    /// Whether nothing more will happen to it: cancelled, or every cell's outcome final.
+    pub fn has_ended(&self) -> bool {
+        let p = self.progress();
+        self.cancelled || p.ended == p.total
+    }
+
+    /// When it ended: its last run's end (RFC 3339), once it has.
+    pub fn ended_at(&self) -> Option<&str> {
+        let ends = self.cells.values().flat_map(|c| c.attempts.iter().filter_map(|a| a.finish.as_ref()));
+        self.has_ended().then(|| ends.map(|f| f.at.as_str()).max()).flatten()
+    }
+
     /// Counts that only grow as the journal does: a cell is ended once its outcome is final.
     pub fn progress(&self) -> Progress {
         let mut p = Progress { total: self.cells.len(), ..Progress::default() };

@@ -120,7 +120,17 @@ fn paint(glyph: &str, status: crate::dataset::RunStatus, colour: bool) -> String
     if colour { format!("\x1b[{code}m{glyph}\x1b[0m") } else { glyph.to_string() }
 }
 
-pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Result<ExitCode> {
+/// `report`: the dataset's counts and outcomes, and a campaign's (`campaign`, else the newest).
+pub fn report(
+    ctx: &Context,
+    format: ReportFormat,
+    agent: Option<&str>,
+    campaign: Option<&str>,
+) -> Result<ExitCode> {
+    let name = match campaign_named(ctx, campaign) {
+        Ok(name) => name,
+        Err(code) => return Ok(code),
+    };
     let entries = match entries_for(ctx, agent) {
         Ok(entries) => entries,
         Err(code) => return Ok(code),
@@ -128,7 +138,7 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
     let book = read_book(ctx);
     let mut built = report::build(&entries, &book);
     built.patches = super::agents::patch_rows(&entries, ctx);
-    built.campaign = campaign_outcome(ctx);
+    built.campaign = name.and_then(|name| campaign_outcome(ctx, name));
     let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
@@ -137,10 +147,24 @@ pub fn report(ctx: &Context, format: ReportFormat, agent: Option<&str>) -> Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// The workspace's newest campaign and its outcome; none without one (or with an unreadable
-/// journal, said).
-fn campaign_outcome(ctx: &Context) -> Option<(String, crate::campaigns::Outcome)> {
-    let name = crate::jobs::journal::newest(&ctx.workspace)?;
+/// The campaign asked for (exit 2 when there is none by that name), else the newest, if any.
+fn campaign_named(ctx: &Context, asked: Option<&str>) -> Result<Option<crate::ids::CampaignName>, ExitCode> {
+    let Some(name) = asked.map(crate::ids::CampaignName::from) else {
+        return Ok(crate::jobs::journal::newest(&ctx.workspace));
+    };
+    if name.is_plain() && crate::campaigns::CampaignSpec::journal_path(&ctx.workspace, &name).exists() {
+        return Ok(Some(name));
+    }
+    let shown = crate::logs::display_text(name.as_str());
+    super::out::err(&format!("perftriage: no campaign `{shown}` in this workspace"));
+    Err(ExitCode::from(2))
+}
+
+/// The campaign's outcome; none with an unreadable journal (said).
+fn campaign_outcome(
+    ctx: &Context,
+    name: crate::ids::CampaignName,
+) -> Option<(String, crate::campaigns::Outcome)> {
     match crate::jobs::journal::Journal::of(&ctx.workspace, &name).state() {
         Ok(state) => {
             let outcome = crate::campaigns::outcome(&state, |s| super::campaign::usable(ctx, s));

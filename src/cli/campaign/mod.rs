@@ -4,6 +4,7 @@
 //! campaign stopped any way — a signal, SIGKILL, a reboot — goes on with `resume`. Exit 0 every
 //! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
 
+mod list;
 mod status;
 mod stop;
 
@@ -17,6 +18,7 @@ use crate::session::Context;
 use anyhow::Result;
 use std::process::ExitCode;
 
+pub use list::list;
 pub use status::status;
 
 /// `campaign start`'s request, as the command line gave it.
@@ -134,7 +136,12 @@ pub fn stop(ctx: &Context, name: &str, cancel: bool) -> Result<ExitCode> {
     };
     let parsed = journal.repaired()?;
     said(&parsed, "it is dropped");
-    journal.fold(&parsed)?;
+    let state = journal.fold(&parsed)?;
+    if state.has_ended() {
+        let tally = state.progress().tally();
+        super::out::err(&format!("perftriage: campaign {name} already ended ({tally}); nothing changed"));
+        return Ok(ExitCode::SUCCESS);
+    }
     journal.append(&crate::jobs::campaign::stop_event(cancel))?;
     drop(lock);
     Ok(ExitCode::SUCCESS)

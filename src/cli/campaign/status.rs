@@ -46,7 +46,8 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         }
         false => print_text(&mut out, &headline, &liveness, &cells, &outcome)?,
     }
-    Ok(ExitCode::SUCCESS)
+    // As the README says: 0 none left failed, 3 some.
+    Ok(if outcome.left.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
 }
 
 /// What the containers of the runs in flight do, their driver gone.

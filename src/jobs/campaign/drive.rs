@@ -68,7 +68,7 @@ async fn go(
             }
         }
         if working.is_empty() {
-            return end(crew.journal, halt, &state);
+            return end(crew.journal, halt);
         }
         if let Some(Halt::Failed(e)) = halt {
             let _ = cancel.send(true);
@@ -111,7 +111,7 @@ fn halted(stopped: &Stopped, state: &CampaignState) -> Option<Halt> {
 }
 
 /// Nothing under way: how the loop ends.
-fn end(journal: &Journal, halt: Option<Halt>, state: &CampaignState) -> Result<ExitCode, EngineError> {
+fn end(journal: &Journal, halt: Option<Halt>) -> Result<ExitCode, EngineError> {
     match halt {
         Some(Halt::Signal(name, number)) => {
             journal.append(&Event::Paused { at: crate::session::now_rfc3339() })?;
@@ -123,7 +123,8 @@ fn end(journal: &Journal, halt: Option<Halt>, state: &CampaignState) -> Result<E
             Ok(ExitCode::SUCCESS)
         }
         Some(Halt::Failed(e)) => Err(e),
-        None => Ok(ended(state)),
+        // Read again: the decisions that left its last cells were journalled after `state`.
+        None => Ok(ended(&journal.state()?)),
     }
 }
 

@@ -1,0 +1,62 @@
+//! The morning after a campaign (issue 57), on the real engine with the mock vLLM: counts and
+//! codes as documented, verbs that leave an ended campaign alone, every campaign listed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{Setup, perftriage, ready, text};
+
+fn journal(s: &Setup, name: &str) -> Vec<u8> {
+    std::fs::read(s.root.join("ws/campaigns").join(name).join("journal.jsonl")).unwrap()
+}
+
+/// A campaign over one cell, run to its end; its exit code.
+fn ran(s: &Setup, name: &str, variants: &str, short: &str) -> Option<i32> {
+    let args = ["campaign", "start", "--name", name, "--variants", variants, "--commits", short];
+    perftriage(s, &args).status.code()
+}
+
+/// `campaign status` exits 0 with nothing left failed and 3 with some (it said 0 for both);
+/// `pause` and `cancel` of an ended campaign say so and change nothing (they rewrote it as
+/// cancelled); `campaign list` gives every campaign, newest first, with its counts.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn an_ended_campaign_is_listed_said_ended_and_its_status_exits_as_documented() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok", "ok"], "");
+    assert_eq!(ran(&s, "first", "b", &shorts[0]), Some(0));
+    // The last commit's agent patch does not apply: its cell is left failed.
+    assert_eq!(ran(&s, "second", "a", &shorts[1]), Some(3));
+    let status = |name: &str| perftriage(&s, &["campaign", "status", name]).status.code();
+    assert_eq!((status("first"), status("second")), (Some(0), Some(3)));
+    for verb in ["pause", "cancel"] {
+        let before = journal(&s, "first");
+        let out = perftriage(&s, &["campaign", verb, "first"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(
+            text(&out).contains("campaign first already ended (1/1 ended · ✓1 ✗0 ↻0); nothing changed"),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(journal(&s, "first"), before, "{verb} changed nothing");
+    }
+    let out = perftriage(&s, &["campaign", "list"]);
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("second  ended  ") && lines[0].contains("1 cells ✓0 ✗1"),
+        "newest first: {lines:?}"
+    );
+    assert!(lines[1].starts_with("first  ended  ") && lines[1].contains("1 cells ✓1 ✗0"), "{lines:?}");
+    let out = perftriage(&s, &["campaign", "list", "--json"]);
+    let first: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().nth(1).unwrap()).unwrap();
+    assert!(first["ended"].as_str().is_some_and(|e| e >= first["started"].as_str().unwrap()), "{first:#}");
+    // `report` gives the newest campaign; `--campaign` any other, and an unknown one is refused.
+    let report = |extra: &[&str]| text(&perftriage(&s, &[&["report"], extra].concat()));
+    assert!(report(&[]).contains("## Campaign second"), "{}", report(&[]));
+    let first = report(&["--campaign", "first"]);
+    assert!(first.contains("## Campaign first") && !first.contains("## Campaign second"), "{first}");
+    let none = perftriage(&s, &["report", "--campaign", "nope"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+}
