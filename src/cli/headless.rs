@@ -138,7 +138,7 @@ pub fn report(
     let book = read_book(ctx);
     let mut built = report::build(&entries, &book);
     built.patches = super::agents::patch_rows(&entries, ctx);
-    built.campaign = name.and_then(|name| campaign_outcome(ctx, name));
+    built.campaign = name.and_then(|name| campaign_outcome(ctx, &name));
     let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
@@ -163,9 +163,9 @@ fn campaign_named(ctx: &Context, asked: Option<&str>) -> Result<Option<crate::id
 /// The campaign's outcome; none with an unreadable journal (said).
 fn campaign_outcome(
     ctx: &Context,
-    name: crate::ids::CampaignName,
+    name: &crate::ids::CampaignName,
 ) -> Option<(String, crate::campaigns::Outcome)> {
-    match crate::jobs::journal::Journal::of(&ctx.workspace, &name).state() {
+    match crate::jobs::journal::Journal::of(&ctx.workspace, name).state() {
         Ok(state) => {
             let outcome = crate::campaigns::outcome(&state, |s| super::campaign::usable(ctx, s));
             Some((name.to_string(), outcome))
