@@ -28,6 +28,8 @@ fn an_ended_campaign_is_listed_said_ended_and_its_status_exits_as_documented() {
     // The last commit's agent patch does not apply: its cell is left failed.
     assert_eq!(ran(&s, "second", "a", &shorts[1]), Some(3));
     let status = |name: &str| perftriage(&s, &["campaign", "status", name]).status.code();
+    let said = text(&perftriage(&s, &["campaign", "status", "first"]));
+    assert!(said.contains(" · ended 20") && said.contains(" · wall 0h0"), "start, end and wall time: {said}");
     assert_eq!((status("first"), status("second")), (Some(0), Some(3)));
     for verb in ["pause", "cancel"] {
         let before = journal(&s, "first");

@@ -635,3 +635,34 @@ fn x_on_a_commit_being_fixed_or_built_cancels_the_fix_or_the_build_after_a_confi
     assert!(screen.contains(&format!("Cancel the build of {short}?")), "{screen}");
     assert_eq!(press(&mut s, Key::ch('y')), [Effect::Cancel(JobKey::Build(short))]);
 }
+
+/// A campaign the board watched run ends: a toast says how it went, and the terminal's bell rings
+/// with a desktop notification; a campaign already ended when first read does neither.
+#[test]
+fn the_end_of_a_watched_campaign_is_said_with_a_toast_and_the_bell() {
+    use perftriage::campaigns::{Headline, Progress, Snapshot};
+    let mut s = state();
+    let snapshot = |ended: usize| {
+        let progress = Progress { total: 2, ended, ok: ended, failed: 0, again: 0 };
+        let headline =
+            Headline { name: "nightly".into(), progress, left_s: None, at_once: 1, state: "", stopped: None };
+        let liveness = perftriage::campaigns::Liveness::Unknown;
+        Snapshot {
+            headline,
+            cells: vec![],
+            runs: vec![],
+            fixes: vec![],
+            liveness,
+            perftriage: "perftriage".into(),
+        }
+    };
+    assert!(update(&mut s, Msg::Campaign(Some(snapshot(1)))).is_empty());
+    let effects = update(&mut s, Msg::Campaign(Some(snapshot(2))));
+    assert_eq!(effects, [Effect::Notify("campaign nightly ended: 2/2 ended · ✓2 ✗0 ↻0".into())]);
+    assert!(
+        s.session.message.as_ref().is_some_and(|m| m.1.contains("campaign nightly ended")),
+        "{:?}",
+        s.session.message
+    );
+    assert!(update(&mut s, Msg::Campaign(Some(snapshot(2)))).is_empty(), "said once");
+}

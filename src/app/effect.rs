@@ -138,6 +138,8 @@ pub enum Effect {
     MouseCapture(bool),
     /// Put text on the terminal's clipboard (OSC 52).
     Copy(String),
+    /// Ring the terminal's bell with a desktop notification of this text (OSC 9).
+    Notify(String),
 }
 
 /// What the log pane can show besides logs.

@@ -14,10 +14,20 @@ pub fn outcome(state: &CampaignState, usable: impl Fn(&Short) -> bool) -> Outcom
         commits: state.spec.commits.len(),
         usable_before: state.usable_before,
         usable_now: state.spec.commits.iter().filter(|s| usable(s)).count(),
+        started: state.started_at.clone(),
+        ended: state.ended_at().map(str::to_string),
+        wall_s: wall_s(state),
         ..Outcome::default()
     };
     state.cells.values().for_each(|cell| count(&mut out, cell, state.cancelled));
     out
+}
+
+/// Its wall time, start to end, once it ended.
+fn wall_s(state: &CampaignState) -> Option<i64> {
+    use crate::dataset::results::Stamp;
+    let (from, to) = (Stamp::parse(&state.started_at)?, Stamp::parse(state.ended_at()?)?);
+    Some(to.seconds_since(from))
 }
 
 /// A cell's part: its failure where it is left failed (one still to be fixed or retried is not
@@ -108,5 +118,11 @@ mod tests {
         assert_eq!(outcome.retries, 1, "the run after the lost one");
         assert_eq!(outcome.run_s, 60 + 90 + 10 + 20);
         assert_eq!(outcome.lines()[0], "usable 3-way: ? before → 1 now, of 2 commits");
+        assert_eq!(outcome.lines()[4], "started t0 · not ended", "two baselines never ran");
+        let mut state = state;
+        (state.cancelled, state.started_at) = (true, "2026-11-27T01:00:00Z".into());
+        let ended = super::outcome(&state, |_| false);
+        assert_eq!((ended.ended.as_deref(), ended.wall_s), (Some("2026-11-27T01:02:30Z"), Some(150)));
+        assert_eq!(ended.lines()[4], "started 2026-11-27T01:00:00Z · ended 2026-11-27T01:02:30Z · wall 0h02");
     }
 }

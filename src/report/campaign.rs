@@ -19,6 +19,10 @@ pub struct CampaignOutcome {
     pub retries: usize,
     /// Every run's time from launch to end, in seconds.
     pub run_s: i64,
+    /// When it started and, once it ended, when (RFC 3339), and the wall time between.
+    pub started: String,
+    pub ended: Option<String>,
+    pub wall_s: Option<i64>,
 }
 
 impl CampaignOutcome {
@@ -40,6 +44,17 @@ impl CampaignOutcome {
                 self.run_s / 3600,
                 self.run_s % 3600 / 60
             ),
+            self.when(),
         ]
+    }
+
+    /// `started … · ended … · wall 5h12`, or `started … · not ended`.
+    fn when(&self) -> String {
+        match (&self.ended, self.wall_s) {
+            (Some(ended), Some(s)) => {
+                format!("started {} · ended {ended} · wall {}h{:02}", self.started, s / 3600, s % 3600 / 60)
+            }
+            _ => format!("started {} · not ended", self.started),
+        }
     }
 }

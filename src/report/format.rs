@@ -188,6 +188,9 @@ fn campaign_rows(o: &super::CampaignOutcome) -> Vec<(String, String)> {
     rows.extend(o.fixes.iter().map(|(r, n)| (format!("fixed_{r}"), n.to_string())));
     rows.push(("retries".into(), o.retries.to_string()));
     rows.push(("run_seconds".into(), o.run_s.to_string()));
+    rows.push(("started".into(), o.started.clone()));
+    rows.push(("ended".into(), o.ended.clone().unwrap_or_default()));
+    rows.push(("wall_seconds".into(), o.wall_s.map_or(String::new(), |s| s.to_string())));
     rows
 }
 

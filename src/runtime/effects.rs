@@ -65,6 +65,7 @@ impl Io {
             Effect::PushImage(tag) => self.jobs.push_image(tag),
             Effect::MouseCapture(on) => super::terminal::mouse_capture(on),
             Effect::Copy(text) => super::terminal::copy(&text),
+            Effect::Notify(text) => super::terminal::notify(&text),
         }
         true
     }

@@ -57,3 +57,13 @@ pub fn copy(text: &str) {
     let _ = write!(out, "\x1b]52;c;{encoded}\x07");
     let _ = out.flush();
 }
+
+/// Ring the terminal's bell and ask for a desktop notification with `text` (OSC 9: terminals that
+/// do not take it ignore it). Only printable text goes out, the escape's own terminator included.
+pub fn notify(text: &str) {
+    use std::io::Write;
+    let clean = crate::logs::display_text(text).replace(|c: char| c.is_control(), " ");
+    let mut out = stdout();
+    let _ = write!(out, "\x07\x1b]9;{clean}\x07");
+    let _ = out.flush();
+}

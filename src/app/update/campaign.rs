@@ -40,8 +40,22 @@ pub fn read(state: &mut AppState, snapshot: Option<Snapshot>) -> Vec<Effect> {
     if snapshot.as_ref().is_some_and(|s| Some(&s.headline.name) == starting.as_ref()) {
         state.session.campaign_starting = None;
     }
+    effects.extend(said_ended(state, snapshot.as_ref()));
     state.session.campaign = snapshot;
     effects
+}
+
+/// A campaign this board watched run has just ended: a toast, and the terminal's bell with a
+/// desktop notification.
+fn said_ended(state: &mut AppState, now: Option<&Snapshot>) -> Option<Effect> {
+    let ended = |s: &Snapshot| s.headline.progress.ended == s.headline.progress.total;
+    let (before, now) = (state.session.campaign.as_ref()?, now?);
+    if before.headline.name != now.headline.name || ended(before) || !ended(now) {
+        return None;
+    }
+    let text = format!("campaign {} ended: {}", now.headline.name, now.headline.progress.tally());
+    state.notify(Level::Info, text.clone());
+    Some(Effect::Notify(text))
 }
 
 /// A result a campaign's run wrote: the variant shows it, as after one of the board's own runs
