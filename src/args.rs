@@ -230,9 +230,12 @@ pub(crate) enum CampaignCommand {
         /// The board's filter language (`cat:numpy2`, `status:failed`, words).
         #[arg(long)]
         filter: Option<String>,
-        /// Only commits with a failing variant among those asked.
+        /// Only the failing (commit, variant) cells among those asked.
         #[arg(long)]
         failing: bool,
+        /// Only the cells campaign NAME left failed (instead of --commits, --filter, --failing, --variants).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["commits", "filter", "failing"])]
+        rerun_failed: Option<String>,
         /// `baseline,human,agent` or `b,h,a`.
         #[arg(long, default_value = "b,h,a")]
         variants: String,

@@ -144,6 +144,7 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
             concurrency,
             slurm,
             name,
+            rerun_failed,
         } => {
             let policy = perftriage::campaigns::Policy { auto_fix, retries, retry_wait_s: retry_wait };
             let args = campaign::StartArgs {
@@ -156,6 +157,7 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
                 concurrency,
                 slurm,
                 name,
+                rerun_failed,
             };
             campaign::start(ctx, &args)
         }

@@ -62,3 +62,42 @@ fn an_ended_campaign_is_listed_said_ended_and_its_status_exits_as_documented() {
     let none = perftriage(&s, &["report", "--campaign", "nope"]);
     assert_eq!(none.status.code(), Some(2), "{}", text(&none));
 }
+
+fn launched(s: &Setup, name: &str) -> usize {
+    String::from_utf8_lossy(&journal(s, name))
+        .lines()
+        .filter(|l| l.contains("\"event\":\"launched\""))
+        .count()
+}
+
+/// `--rerun-failed NAME` runs only the cells that campaign left failed, and `--failing` only the
+/// failing (commit, variant) cells — it re-ran a commit's successful variants with its failed one.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn only_the_failed_cells_run_again() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok", "ok"], "");
+    // The last commit: its baseline and human measure, its agent's patch does not apply.
+    assert_eq!(ran(&s, "night", "b,h,a", &shorts[1]), Some(3));
+    assert_eq!(launched(&s, "night"), 3);
+    let again = ["campaign", "start", "--name", "again", "--rerun-failed", "night"];
+    assert_eq!(perftriage(&s, &again).status.code(), Some(3));
+    assert_eq!(launched(&s, "again"), 1, "the agent only");
+    let failing = [
+        "campaign",
+        "start",
+        "--name",
+        "failing",
+        "--failing",
+        "--variants",
+        "b,h,a",
+        "--commits",
+        &shorts[1],
+    ];
+    let out = perftriage(&s, &failing);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("1 runs (1 commits × baseline, human, agent)"), "{}", text(&out));
+    assert_eq!(launched(&s, "failing"), 1, "the failing cell, not the commit");
+    let none = perftriage(&s, &["campaign", "start", "--name", "none", "--rerun-failed", "nope"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+}

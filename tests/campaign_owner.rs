@@ -259,6 +259,7 @@ fn journal_of(s: &Setup, more: &[u8]) -> std::path::PathBuf {
         policy: Policy { auto_fix: false, retries: 0, retry_wait_s: 1 },
         concurrency: 1,
         slurm: false,
+        only: None,
     };
     let started = Event::Started { schema: SCHEMA, spec, usable: None, at: "2026-11-28T01:00:00Z".into() };
     let path = s.root.join("ws/campaigns/nightly/journal.jsonl");

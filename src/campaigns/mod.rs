@@ -39,6 +39,10 @@ pub struct CampaignSpec {
     /// Its runs go to Slurm (`[slurm]`) as batch jobs rather than to Docker engines.
     #[serde(default)]
     pub slurm: bool,
+    /// Only these (commit, variant) cells, not every commit × variant (`--failing`,
+    /// `--rerun-failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<Vec<(Short, Variant)>>,
 }
 
 fn one() -> u32 {
@@ -48,7 +52,8 @@ fn one() -> u32 {
 impl CampaignSpec {
     /// Every (commit, variant) of the campaign, in order: commit by commit, variants as asked.
     pub fn cells(&self) -> impl Iterator<Item = (Short, Variant)> + '_ {
-        self.commits.iter().flat_map(|c| self.variants.iter().map(move |v| (c.clone(), *v)))
+        let every = self.commits.iter().flat_map(|c| self.variants.iter().map(move |v| (c.clone(), *v)));
+        every.filter(|cell| self.only.as_ref().is_none_or(|only| only.contains(cell)))
     }
 
     /// `<workspace>/campaigns/<name>/journal.jsonl`.
@@ -85,6 +90,10 @@ pub enum CampaignError {
     NoCommit(String),
     #[error("no commit matches what was asked (--commits, --filter, --failing)")]
     NothingAsked,
+    #[error("campaign {0} has no cell left failed to run again")]
+    NothingFailed(CampaignName),
+    #[error("campaign {0} cannot be read: {1}")]
+    Unreadable(CampaignName, String),
     #[error(
         "--auto-fix with --slurm: a job's run on its node cannot take a fixed image yet; fix first, or run without --auto-fix"
     )]

@@ -292,6 +292,7 @@ pub(crate) mod tests {
             policy: Policy { auto_fix: true, retries: 2, retry_wait_s: 30 },
             concurrency: 1,
             slurm: false,
+            only: None,
         };
         Event::Started { schema: super::super::SCHEMA, spec, usable: None, at: "t0".into() }
     }

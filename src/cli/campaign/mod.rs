@@ -35,6 +35,8 @@ pub struct StartArgs {
     /// Runs go to Slurm as batch jobs.
     pub slurm: bool,
     pub name: Option<String>,
+    /// Only the cells this campaign left failed.
+    pub rerun_failed: Option<String>,
 }
 
 pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
@@ -55,7 +57,7 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
     super::out::err(&format!(
         "perftriage: campaign {}: {} runs ({} commits × {}), journal {}",
         spec.name,
-        spec.commits.len() * spec.variants.len(),
+        spec.cells().count(),
         spec.commits.len(),
         spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
         journal.path.display()
@@ -203,8 +205,15 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
     if !name.is_plain() {
         return Err(CampaignError::Name(name.to_string()));
     }
-    let variants = parse_variants(&args.variants)?;
-    let commits = commits(ctx, args, &variants)?;
+    let (commits, variants, only) = match &args.rerun_failed {
+        Some(of) => failed_cells(ctx, of)?,
+        None => {
+            let variants = parse_variants(&args.variants)?;
+            let commits = commits(ctx, args, &variants)?;
+            let only = args.failing.then(|| failing_cells(ctx, &commits, &variants));
+            (commits, variants, only)
+        }
+    };
     let repeat = args.repeat.unwrap_or(ctx.config.runs.repeat);
     let concurrency = args.concurrency.unwrap_or_else(|| crate::config::total_slots(&ctx.config.hosts));
     if args.slurm && args.policy.auto_fix {
@@ -214,7 +223,41 @@ fn spec(ctx: &Context, args: &StartArgs) -> Result<CampaignSpec, CampaignError> 
         return Err(CampaignError::NoSharedDir);
     }
     let (policy, slurm) = (args.policy, args.slurm);
-    Ok(CampaignSpec { name, commits, variants, repeat, policy, concurrency, slurm })
+    Ok(CampaignSpec { name, commits, variants, repeat, policy, concurrency, slurm, only })
+}
+
+/// Cells of a campaign's commits and variants whose variant failed: `--failing` runs only these.
+fn failing_cells(ctx: &Context, commits: &[Short], variants: &[Variant]) -> Vec<(Short, Variant)> {
+    let failing = |short: &Short, v: Variant| {
+        ctx.entries.iter().any(|e| e.commit.short == *short && e.variant(v).outcome.status.is_failure())
+    };
+    let cells = commits.iter().flat_map(|c| variants.iter().map(move |v| (c.clone(), *v)));
+    cells.filter(|(c, v)| failing(c, *v)).collect()
+}
+
+/// The cells campaign `of` left failed, with their commits and variants: `--rerun-failed`.
+type Cells = (Vec<Short>, Vec<Variant>, Option<Vec<(Short, Variant)>>);
+fn failed_cells(ctx: &Context, of: &str) -> Result<Cells, CampaignError> {
+    let name = CampaignName::from(of);
+    if !name.is_plain() {
+        return Err(CampaignError::Name(crate::logs::display_text(of)));
+    }
+    let state = Journal::of(&ctx.workspace, &name)
+        .state()
+        .map_err(|e| CampaignError::Unreadable(name.clone(), e.to_string()))?;
+    let left: Vec<(Short, Variant)> = state
+        .cells
+        .iter()
+        .filter(|(_, cell)| cell.is_final(state.cancelled) == Some(false))
+        .map(|(key, _)| key.clone())
+        .collect();
+    if left.is_empty() {
+        return Err(CampaignError::NothingFailed(name));
+    }
+    let mut commits: Vec<Short> = left.iter().map(|(s, _)| s.clone()).collect();
+    commits.dedup();
+    let variants = Variant::ALL.into_iter().filter(|v| left.iter().any(|(_, lv)| lv == v)).collect();
+    Ok((commits, variants, Some(left)))
 }
 
 fn default_name() -> String {
