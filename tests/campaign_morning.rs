@@ -101,3 +101,34 @@ fn only_the_failed_cells_run_again() {
     let none = perftriage(&s, &["campaign", "start", "--name", "none", "--rerun-failed", "nope"]);
     assert_eq!(none.status.code(), Some(2), "{}", text(&none));
 }
+
+/// A cell that failed, was fixed and passed keeps both results: the journal's `finished` of each
+/// run points at a file that holds that run (the first used to point at the cell's file, which
+/// the re-run had overwritten).
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn every_attempt_keeps_its_result_and_the_journal_points_at_it() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["aimv2", "ok"], "");
+    let args =
+        ["campaign", "start", "--name", "fixed", "--variants", "b", "--auto-fix", "--commits", &shorts[0]];
+    let out = perftriage(&s, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let text = String::from_utf8_lossy(&journal(&s, "fixed")).into_owned();
+    let finished: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == "finished")
+        .collect();
+    assert_eq!(finished.len(), 2, "failed, fixed, passed: {text}");
+    for (event, status) in finished.iter().zip(["error", "success"]) {
+        let file = std::fs::read(event["result"].as_str().unwrap()).unwrap();
+        let result: serde_json::Value = serde_json::from_slice(&file).unwrap();
+        assert_eq!(
+            (&result["perftriage"]["run_id"], result["status"].as_str()),
+            (&event["run_id"], Some(status))
+        );
+    }
+    let newest = common::engine::result_of(&s, &shorts[0], "baseline");
+    assert_eq!(newest["perftriage"]["run_id"], finished[1]["run_id"], "readers look at the newest");
+}

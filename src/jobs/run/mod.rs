@@ -7,7 +7,7 @@ mod result;
 mod resume;
 mod steps;
 
-pub use result::{RunOutcome, write_result};
+pub use result::{RunOutcome, own_result_path, write_result};
 
 use super::lines::LinePath;
 use crate::docker::{DockerError, Engine};

@@ -205,7 +205,8 @@ fn upstream_name(name: &str) -> String {
     }
 }
 
-/// Write `<workspace>/results/<short>_<variant>_result.json` (atomically); returns its path.
+/// Write `<workspace>/results/<short>_<variant>_result.json` (atomically), the cell's newest, and the run's own
+/// copy `runs/<run id>/result.json`, never replaced; returns the first's path.
 pub fn write_result(
     outcome: &RunOutcome,
     workspace: &Path,
@@ -240,6 +241,9 @@ pub fn write_result(
     // A full disk says which file it could not write.
     crate::files::private_dir(&dir).map_err(at(&dir))?;
     let bytes = serde_json::to_vec_pretty(&body).map_err(std::io::Error::other)?;
+    // The run's own copy first: the cell's file is replaced by its next attempt, this never is.
+    let own = own_result_path(workspace, &plan.run_id);
+    crate::files::write(&own, &bytes).map_err(at(&own))?;
     crate::files::write(&tmp, &bytes).map_err(at(&tmp))?;
     std::fs::rename(&tmp, &path).map_err(at(&path))?;
     Ok(path)
@@ -284,6 +288,11 @@ fn classification(outcome: &RunOutcome, redactor: &Redactor) -> Value {
         "category": outcome.category, "disposition": v.disposition.name(), "evidence": redactor.text(&v.evidence),
         "line": v.line, "tags": v.tags, "fixes": v.fixes,
     })
+}
+
+/// Where a run's own result is kept, beside its launch record: `runs/<run id>/result.json`.
+pub fn own_result_path(workspace: &Path, run_id: &crate::ids::RunId) -> PathBuf {
+    workspace.join("runs").join(run_id).join("result.json")
 }
 
 /// An I/O error that names the file it happened to.
