@@ -132,3 +132,23 @@ fn every_attempt_keeps_its_result_and_the_journal_points_at_it() {
     let newest = common::engine::result_of(&s, &shorts[0], "baseline");
     assert_eq!(newest["perftriage"]["run_id"], finished[1]["run_id"], "readers look at the newest");
 }
+
+/// Baseline and agent run in the same parent image: once the baseline's was fixed, the agent
+/// starts in the fixed image — it used to launch in the broken one first, fail, and only then
+/// take its sibling's.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_sibling_starts_in_the_fixed_image_before_it_fails() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["aimv2", "ok"], "");
+    let args =
+        ["campaign", "start", "--name", "shared", "--variants", "b,a", "--auto-fix", "--commits", &shorts[0]];
+    let out = perftriage(&s, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("agent: starts in its sibling's fixed image"), "{}", text(&out));
+    let journal = String::from_utf8_lossy(&journal(&s, "shared")).into_owned();
+    let agent = journal.lines().filter(|l| l.contains("\"launched\"") && l.contains("\"agent\"")).count();
+    assert_eq!(agent, 1, "the agent ran once, in the fixed image: {journal}");
+    let result = common::engine::result_of(&s, &shorts[0], "agent");
+    assert!(result["perftriage"]["image"].as_str().unwrap().starts_with("perftriage-fixed"), "{result:#}");
+}

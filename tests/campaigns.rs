@@ -75,7 +75,7 @@ fn ended_runs(s: &Setup) -> BTreeMap<Cell, Vec<(String, String, String)>> {
 }
 
 /// Every cell ended as the flavours say: the fixable ones failed once, were fixed and succeeded
-/// once; the refused pull failed once and succeeded on its retry; the patch that does not apply
+/// once (an agent may start in its baseline's fixed image and succeed at once); the refused pull failed once and succeeded on its retry; the patch that does not apply
 /// failed once and was never retried; no run that ended ran twice; each result file is its
 /// cell's last run's, in the image it ran in.
 fn ended_as_expected(s: &Setup, shorts: &[String], flavours: &[&str]) {
@@ -106,7 +106,10 @@ fn ended_as_expected(s: &Setup, shorts: &[String], flavours: &[&str]) {
             Some(category) => vec![("error", category), ("success", "")],
             None => vec![("success", "")],
         };
-        assert_eq!(outcomes, wanted, "{short} {variant}: {cell:#}");
+        // An agent whose baseline was fixed first starts in that image (baseline and agent share
+        // the parent's); one launched before the fix existed fails first, as the others do.
+        let shared = variant == "agent" && failed_first.is_some() && outcomes == [("success", "")];
+        assert!(outcomes == wanted || shared, "{short} {variant}: {outcomes:?}, {cell:#}");
         let image = result["perftriage"]["image"].as_str().unwrap();
         let fixed = !matches!(flavours[i], "ok" | "pull");
         assert_eq!(image.starts_with("perftriage-fixed"), fixed, "{short} {variant} ran in {image}");
@@ -138,7 +141,7 @@ fn a_campaign_runs_every_variant_fixes_what_a_recipe_answers_and_leaves_a_patch_
     outcome_as_counted(&s);
     // The board on the workspace says how the campaign stands.
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "campaign", 200);
-    board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 18/18 ✓17 ✗1 ↻6"));
+    board.until("the campaign in the header", 60, |t| t.contains("campaign nightly 18/18 ✓17 ✗1 ↻4"));
 }
 
 /// `campaign status` and `report` count the outcome: no commit usable 3-way before (the dataset

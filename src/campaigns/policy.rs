@@ -134,7 +134,8 @@ fn is_infra(finish: &super::Finish) -> bool {
 /// Once fixed: run again once; a fix that did not verify, or a run after it that failed, is left
 /// for a look with both attempts kept.
 fn after_fix(cell: &Cell, category: &str) -> Option<Next> {
-    let fix = cell.fixes.last()?;
+    // A sibling's fixed image taken before the cell's first run answered no failure of its own.
+    let fix = cell.fixes.last().filter(|f| f.after_attempts > 0)?;
     Some(match (fix.verified, cell.attempts.len() > fix.after_attempts) {
         (false, _) => Next::Leave(format!("{} did not verify", fix.recipe)),
         (true, false) => Next::Run,

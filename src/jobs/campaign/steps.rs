@@ -170,16 +170,39 @@ impl Crew<'_> {
         let Some(entry) = ctx.find(short) else {
             return self.unrun(&run_id, FailureKind::PlanError, "not in the dataset");
         };
-        // The journal's fixed image first: a board holding the workspace records it only later.
-        let book = ctx.read_workspace().book;
-        let recorded =
-            || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
-        let fixed = given.fixed.clone().or_else(recorded);
+        let fixed = self.fixed_for((short, variant), given)?;
         match crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
             Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
             Ok(plan) => self.carried(plan, given.pinned.as_deref()).await,
             Err(why) => self.unrun(&run_id, FailureKind::PlanError, &why.to_string()),
         }
+    }
+
+    /// The image a new run of the cell goes in: the journal's fixed image first (a board holding
+    /// the workspace records it only later), else the triage history's, else — baseline and agent
+    /// run in the same parent image — the sibling's fixed image, taken (and recorded as this
+    /// cell's) before this variant fails in the broken one.
+    fn fixed_for(
+        &self,
+        (short, variant): (&Short, Variant),
+        given: &Given,
+    ) -> Result<Option<(crate::ids::ImageRef, Vec<String>)>, EngineError> {
+        let book = self.ctx.read_workspace().book;
+        let recorded =
+            || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
+        if let Some(fixed) = given.fixed.clone().or_else(recorded) {
+            return Ok(Some(fixed));
+        }
+        let from_history = |other: Variant| {
+            let recipe = book.fixes(short, other.name()).last()?.clone();
+            Some((recipe, book.fixed_image(short, other.name())?))
+        };
+        let shared = given.sibling_fixes.last().cloned().or_else(|| sibling(variant).and_then(from_history));
+        let Some((recipe, image)) = shared else { return Ok(None) };
+        say(&format!("{short} {}: starts in its sibling's fixed image {image} ({recipe})", variant.name()));
+        let cell = (short, variant);
+        super::fixes::campaign_shared_fix(self.ctx, self.journal, cell, (&recipe, image.clone()), None)?;
+        Ok(Some((image, vec![recipe])))
     }
 
     /// Hand the plan to the executor (for `host`, where its fixed image is); journal how it ended.
