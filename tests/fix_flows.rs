@@ -32,6 +32,11 @@ fn aimv2_fixed(outcome: FixOutcome, image: Option<&str>) -> Msg {
     ))
 }
 
+/// The fix menu's offers for 7c01f706's human, as the job service answers a probe.
+fn human_offers(offers: Result<Vec<FixOffer>, perftriage::app::JobError>) -> Msg {
+    Msg::Job(JobMsg::Planned(Planned::Fixes { short: "7c01f706".into(), variant: Variant::Human, offers }))
+}
+
 fn select(s: &mut AppState, short: &str) {
     press(s, Key::ch('/'));
     chars(s, short);
@@ -59,14 +64,7 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     assert_eq!((short.as_str(), *variant, category.as_str()), ("7c01f706", Variant::Human, "rope_llama3"));
     let offers =
         vec![offer("numpy_lt_2", true, None), offer("fa_utils_inject", false, Some("none of … exists"))];
-    update(
-        &mut s,
-        Msg::Job(JobMsg::Planned(Planned::Fixes {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            offers: Ok(offers),
-        })),
-    );
+    update(&mut s, human_offers(Ok(offers)));
     let Mode::Fix(menu) = &s.mode else { panic!() };
     assert_eq!(menu.shown().len(), 1, "recipes that do not apply are hidden");
     press(&mut s, Key::ch('w'));
@@ -85,14 +83,7 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     );
     assert!(press(&mut s, enter()).is_empty(), "Cancel is the default");
     press(&mut s, Key::ch('f'));
-    update(
-        &mut s,
-        Msg::Job(JobMsg::Planned(Planned::Fixes {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            offers: Ok(vec![offer("numpy_lt_2", true, None)]),
-        })),
-    );
+    update(&mut s, human_offers(Ok(vec![offer("numpy_lt_2", true, None)])));
     press(&mut s, enter());
     let effects = press(&mut s, Key::ch('y'));
     let [Effect::ApplyFix(req)] = effects.as_slice() else { panic!("{effects:?}") };
@@ -150,14 +141,7 @@ fn the_fix_menu_separates_what_answers_the_failure_from_what_else_applies_and_wh
         offer("rope_patch", true, None),
         offer("fa_utils_inject", false, Some("none of vllm/vllm_flash_attn exists")),
     ]);
-    update(
-        &mut s,
-        Msg::Job(JobMsg::Planned(Planned::Fixes {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            offers,
-        })),
-    );
+    update(&mut s, human_offers(offers));
     let order = |s: &AppState| {
         let Mode::Fix(menu) = &s.mode else { panic!("{:?}", s.mode) };
         menu.shown().iter().map(|o| o.id.clone()).collect::<Vec<_>>()
@@ -191,14 +175,7 @@ fn a_fix_that_is_not_re_run_yet_says_so_on_the_row() {
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('f'));
     let offers = Ok(vec![offer("numpy_lt_2", true, None)]);
-    update(
-        &mut s,
-        Msg::Job(JobMsg::Planned(Planned::Fixes {
-            short: "7c01f706".into(),
-            variant: Variant::Human,
-            offers,
-        })),
-    );
+    update(&mut s, human_offers(offers));
     press(&mut s, Key::ch('c'));
     let effects = press(&mut s, Key::ch('y'));
     assert!(matches!(effects.as_slice(), [Effect::ApplyFix(r)] if r.commit_image));

@@ -208,21 +208,20 @@ mod tests {
     use crate::campaigns::state::tests::{finished, launched, two_commits};
     use crate::dataset::{RunStatus, Variant};
 
-    #[test]
-    fn each_cell_says_its_standing_and_every_run_is_listed_in_launch_order() {
-        let reason = "patch_fail: the same on every run, not retried".to_string();
-        let decided = Event::decided(
-            "aaaa0002".into(),
-            Variant::Baseline,
-            crate::campaigns::Decision::Leave { reason },
-            "t".into(),
-        );
-        let events = two_commits(&[
+    /// Two commits: the second's baseline failed (r3) and was left with `reason`, its human runs (r4).
+    fn left_with(reason: &str) -> Vec<Event> {
+        let leave = crate::campaigns::Decision::Leave { reason: reason.into() };
+        two_commits(&[
             launched("aaaa0002", Variant::Baseline, "r3"),
             finished("r3", RunStatus::Error, Some("patch_fail")),
-            decided,
+            Event::decided("aaaa0002".into(), Variant::Baseline, leave, "t".into()),
             launched("aaaa0002", Variant::Human, "r4"),
-        ]);
+        ])
+    }
+
+    #[test]
+    fn each_cell_says_its_standing_and_every_run_is_listed_in_launch_order() {
+        let events = left_with("patch_fail: the same on every run, not retried");
         let snapshot = CampaignState::fold(&events).unwrap().snapshot();
         let standings: Vec<&str> = snapshot.cells.iter().map(|c| c.standing.as_str()).collect();
         assert_eq!(
@@ -239,19 +238,7 @@ mod tests {
     /// host with an OSC 52 write or a bidi override are shown cleaned.
     #[test]
     fn a_journals_reason_and_a_launch_records_placing_are_shown_cleaned() {
-        let reason = "left \u{202e}exe.txt \u{1b}]52;c;aGk=\u{7}for a look".to_string();
-        let decided = Event::decided(
-            "aaaa0002".into(),
-            Variant::Baseline,
-            crate::campaigns::Decision::Leave { reason },
-            "t".into(),
-        );
-        let events = two_commits(&[
-            launched("aaaa0002", Variant::Baseline, "r3"),
-            finished("r3", RunStatus::Error, Some("patch_fail")),
-            decided,
-            launched("aaaa0002", Variant::Human, "r4"),
-        ]);
+        let events = left_with("left \u{202e}exe.txt \u{1b}]52;c;aGk=\u{7}for a look");
         let placed = |_: &crate::ids::RunId| {
             let (image, host) = ("img\u{1b}[2J:1".into(), Some("h\u{202e}ost".to_string()));
             Some(crate::campaigns::Placed { image, host })
