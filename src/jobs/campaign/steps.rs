@@ -40,6 +40,9 @@ fn sibling(variant: Variant) -> Option<Variant> {
     }
 }
 
+/// A fixed image and the recipes that made it, and the host it was made on where the run must go.
+type Fixed = ((crate::ids::ImageRef, Vec<String>), Option<String>);
+
 /// What a step needs of the campaign's state, taken when it starts.
 pub struct Given {
     repeat: Repeat,
@@ -57,6 +60,8 @@ pub struct Given {
     pub last_job: Option<(u64, String)>,
     /// The images the policy's fixes committed for the sibling variant, by recipe.
     sibling_fixes: Vec<(String, crate::ids::ImageRef)>,
+    /// The host the sibling's fixed image was committed on.
+    sibling_host: Option<String>,
 }
 
 impl Given {
@@ -74,6 +79,9 @@ impl Given {
                 .and_then(|v| state.cells.get(&(key.0.clone(), v)))
                 .map(|c| c.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?))).collect())
                 .unwrap_or_default(),
+            sibling_host: sibling(key.1)
+                .and_then(|v| state.cells.get(&(key.0.clone(), v)))
+                .and_then(|c| c.pinned_host().map(str::to_string)),
         }
     }
 
@@ -170,10 +178,13 @@ impl Crew<'_> {
         let Some(entry) = ctx.find(short) else {
             return self.unrun(&run_id, FailureKind::PlanError, "not in the dataset");
         };
-        let fixed = self.fixed_for((short, variant), given)?;
+        let (fixed, host) = match self.fixed_for((short, variant), given)? {
+            Some((fixed, host)) => (Some(fixed), host.or_else(|| given.pinned.clone())),
+            None => (None, given.pinned.clone()),
+        };
         match crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
             Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
-            Ok(plan) => self.carried(plan, given.pinned.as_deref()).await,
+            Ok(plan) => self.carried(plan, host.as_deref()).await,
             Err(why) => self.unrun(&run_id, FailureKind::PlanError, &why.to_string()),
         }
     }
@@ -181,17 +192,17 @@ impl Crew<'_> {
     /// The image a new run of the cell goes in: the journal's fixed image first (a board holding
     /// the workspace records it only later), else the triage history's, else — baseline and agent
     /// run in the same parent image — the sibling's fixed image, taken (and recorded as this
-    /// cell's) before this variant fails in the broken one.
+    /// cell's) before this variant fails in the broken one, on the host it was made on.
     fn fixed_for(
         &self,
         (short, variant): (&Short, Variant),
         given: &Given,
-    ) -> Result<Option<(crate::ids::ImageRef, Vec<String>)>, EngineError> {
+    ) -> Result<Option<Fixed>, EngineError> {
         let book = self.ctx.read_workspace().book;
         let recorded =
             || book.fixed_image(short, variant.name()).map(|i| (i, book.fixes(short, variant.name())));
         if let Some(fixed) = given.fixed.clone().or_else(recorded) {
-            return Ok(Some(fixed));
+            return Ok(Some((fixed, None)));
         }
         let from_history = |other: Variant| {
             let recipe = book.fixes(short, other.name()).last()?.clone();
@@ -200,9 +211,15 @@ impl Crew<'_> {
         let shared = given.sibling_fixes.last().cloned().or_else(|| sibling(variant).and_then(from_history));
         let Some((recipe, image)) = shared else { return Ok(None) };
         say(&format!("{short} {}: starts in its sibling's fixed image {image} ({recipe})", variant.name()));
-        let cell = (short, variant);
-        super::fixes::campaign_shared_fix(self.ctx, self.journal, cell, (&recipe, image.clone()), None)?;
-        Ok(Some((image, vec![recipe])))
+        let (cell, host) = ((short, variant), given.sibling_host.clone());
+        super::fixes::campaign_shared_fix(
+            self.ctx,
+            self.journal,
+            cell,
+            (&recipe, image.clone()),
+            host.as_deref(),
+        )?;
+        Ok(Some(((image, vec![recipe]), host)))
     }
 
     /// Hand the plan to the executor (for `host`, where its fixed image is); journal how it ended.
