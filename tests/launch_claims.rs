@@ -70,10 +70,19 @@ fn a_launch_record_naming_another_container_is_refused_and_that_container_is_unt
     let image = docker(&["inspect", "-f", "{{.Config.Image}}", &id]);
     let stranger = format!("unrelated-{run}");
     docker(&["run", "-d", "--name", &stranger, &image, "sleep", "100000"]);
+    let _gone = Removed(stranger.clone());
     tamper(&s, &run, |l| l["plan"]["container"]["name"] = stranger.clone().into());
     refused(&s, &short, &id, &format!("its name is `{stranger}` in the record"));
     assert!(running(&stranger), "the unrelated container still runs");
-    docker(&["rm", "-f", &stranger]);
+}
+
+/// A container of the test's own, removed when the test ends however it ends.
+struct Removed(String);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("docker").args(["rm", "-f", &self.0]).output();
+    }
 }
 
 /// The record's variant changed from baseline to human: the human run overwrote the baseline's
