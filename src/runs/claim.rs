@@ -60,9 +60,12 @@ pub fn check(plan: &RunPlan, workspace: &Path, created: &CreatedAs) -> Result<()
     let created_as = [
         ("its name", plan.container.name.clone(), created.name.clone()),
         ("its image", plan.image.to_string(), created.image.clone()),
-        // Last: any other change (commands, fixes, repeats) shows only here.
+        // Last: any other change (commands, fixes, repeats) shows only here. A container made
+        // before plans were fingerprinted has no such label: that much is not checked.
         ("its plan", plan.fingerprint(), label(LABEL_PLAN)),
     ];
+    let unlabelled = !created.labels.contains_key(LABEL_PLAN);
+    let created_as = created_as.into_iter().filter(|(what, _, _)| !(unlabelled && *what == "its plan"));
     let pairs = labelled.chain(created_as);
     match pairs.into_iter().find(|(_, recorded, container)| recorded != container) {
         Some((what, recorded, container)) => Err(Disagreement { what, recorded, container }),
@@ -117,6 +120,9 @@ mod tests {
             (wrong.what, wrong.recorded.as_str(), wrong.container.as_str()),
             ("its name", plan.container.name.as_str(), "unrelated")
         );
+        let mut older = ours.clone();
+        older.labels.remove(LABEL_PLAN);
+        assert_eq!(check(&plan, ws, &older), Ok(()), "a container from before fingerprints");
         let stranger = CreatedAs { labels: HashMap::new(), ..ours };
         assert_eq!(check(&plan, ws, &stranger).unwrap_err().container, "(none)");
     }
