@@ -236,6 +236,9 @@ pub(crate) enum CampaignCommand {
         /// Only the cells campaign NAME left failed (instead of --commits, --filter, --failing, --variants).
         #[arg(long, value_name = "NAME", conflicts_with_all = ["commits", "filter", "failing"])]
         rerun_failed: Option<String>,
+        /// When it ends (or is paused or cancelled), run `sh -c CMD` with its summary JSON on stdin.
+        #[arg(long, value_name = "CMD")]
+        notify: Option<String>,
         /// `baseline,human,agent` or `b,h,a`.
         #[arg(long, default_value = "b,h,a")]
         variants: String,
@@ -273,7 +276,12 @@ pub(crate) enum CampaignCommand {
         json: bool,
     },
     /// Go on where it stopped: runs in flight picked up, finished ones never run twice.
-    Resume { name: String },
+    Resume {
+        name: String,
+        /// When it ends (or is paused or cancelled), run `sh -c CMD` with its summary JSON on stdin.
+        #[arg(long, value_name = "CMD")]
+        notify: Option<String>,
+    },
     /// Stop before its next step (`resume` goes on).
     Pause { name: String },
     /// Stop for good before its next step; with `--run`, stop that one run only (its cell is left).

@@ -145,6 +145,7 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
             slurm,
             name,
             rerun_failed,
+            notify,
         } => {
             let policy = perftriage::campaigns::Policy { auto_fix, retries, retry_wait_s: retry_wait };
             let args = campaign::StartArgs {
@@ -158,12 +159,13 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
                 slurm,
                 name,
                 rerun_failed,
+                notify,
             };
             campaign::start(ctx, &args)
         }
         CampaignCommand::List { json } => campaign::list(ctx, json),
         CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),
-        CampaignCommand::Resume { name } => campaign::resume(ctx, &name),
+        CampaignCommand::Resume { name, notify } => campaign::resume(ctx, &name, notify.as_deref()),
         CampaignCommand::Pause { name } => campaign::stop(ctx, &name, false),
         CampaignCommand::Cancel { name, run: None } => campaign::stop(ctx, &name, true),
         CampaignCommand::Cancel { name, run: Some(run) } => campaign::cancel_run(ctx, &name, &run.into()),

@@ -152,3 +152,33 @@ fn a_sibling_starts_in_the_fixed_image_before_it_fails() {
     let result = common::engine::result_of(&s, &shorts[0], "agent");
     assert!(result["perftriage"]["image"].as_str().unwrap().starts_with("perftriage-fixed"), "{result:#}");
 }
+
+/// `--notify CMD` runs the command when the campaign ends, its summary JSON on stdin.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn notify_runs_a_command_with_the_summary_on_its_stdin() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok", "ok"], "");
+    let file = s.root.join("notified.json");
+    let notify = format!("cat > {}", file.display());
+    let args = [
+        "campaign",
+        "start",
+        "--name",
+        "told",
+        "--variants",
+        "b",
+        "--notify",
+        &notify,
+        "--commits",
+        &shorts[0],
+    ];
+    assert_eq!(perftriage(&s, &args).status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(
+        (&summary["name"], &summary["ok"], &summary["total"]),
+        (&"told".into(), &1.into(), &1.into()),
+        "{summary:#}"
+    );
+    assert!(summary["outcome"]["ended"].is_string(), "{summary:#}");
+}

@@ -5,6 +5,7 @@
 //! run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
 
 mod list;
+mod notify;
 mod status;
 mod stop;
 
@@ -37,6 +38,8 @@ pub struct StartArgs {
     pub name: Option<String>,
     /// Only the cells this campaign left failed.
     pub rerun_failed: Option<String>,
+    /// Run with the summary JSON on stdin when the driver ends.
+    pub notify: Option<String>,
 }
 
 pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
@@ -62,7 +65,11 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
         spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
         journal.path.display()
     ));
-    Ok(crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?)
+    let code = crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?;
+    if let Some(command) = &args.notify {
+        notify::notify(ctx, &journal, command);
+    }
+    Ok(code)
 }
 
 /// `spec`'s driver lock, taken while no other live campaign of the workspace runs one of its
@@ -105,7 +112,7 @@ pub(crate) fn usable(ctx: &Context, short: &Short) -> bool {
 }
 
 /// Go on with a campaign where its journal says it stopped.
-pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
+pub fn resume(ctx: &Context, name: &str, notify: Option<&str>) -> Result<ExitCode> {
     let Some(journal) = existing(ctx, name) else { return Ok(ExitCode::from(2)) };
     let claiming = Claiming::take(&ctx.workspace)?;
     let spec = journal.state()?.spec;
@@ -121,7 +128,11 @@ pub fn resume(ctx: &Context, name: &str) -> Result<ExitCode> {
     if state.paused {
         journal.append(&Event::Resumed { at: crate::session::now_rfc3339() })?;
     }
-    Ok(crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?)
+    let code = crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?;
+    if let Some(command) = notify {
+        notify::notify(ctx, &journal, command);
+    }
+    Ok(code)
 }
 
 /// `pause` or `cancel`. A campaign whose driver is alive is asked (the driver journals it and

@@ -100,6 +100,15 @@ fn summary(state: &CampaignState, cells: &[serde_json::Value]) -> serde_json::Va
     })
 }
 
+/// The campaign's summary as `status --json` gives it, for `--notify` (its driver has just ended,
+/// so no run of it is left running).
+pub(super) fn summary_json(ctx: &Context, state: &CampaignState) -> Result<serde_json::Value> {
+    let cells = cells_json(ctx, state, &HashMap::new())?;
+    let mut summary = summary(state, &cells);
+    summary["outcome"] = serde_json::to_value(crate::campaigns::outcome(state, |s| super::usable(ctx, s)))?;
+    Ok(summary)
+}
+
 /// `{state: running|stopped|unknown, pid, host, since}`.
 fn driver_json(liveness: &Liveness) -> serde_json::Value {
     let mut out = json!({ "state": liveness.word() });
