@@ -57,19 +57,22 @@ pub fn start(ctx: &Context, args: &StartArgs) -> Result<ExitCode> {
         Event::Started { schema: SCHEMA, spec: spec.clone(), usable, at: crate::session::now_rfc3339() };
     let journal = Journal::create(&ctx.workspace, &started, &spec.name)?;
     drop(claiming);
-    super::out::err(&format!(
-        "perftriage: campaign {}: {} runs ({} commits × {}), journal {}",
-        spec.name,
-        spec.cells().count(),
-        spec.commits.len(),
-        spec.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
-        journal.path.display()
-    ));
+    announce(&spec, &journal);
     let code = crate::cli::runtime()?.block_on(crate::jobs::campaign::drive(ctx, &journal, lock))?;
     if let Some(command) = &args.notify {
         notify::notify(ctx, &journal, command);
     }
     Ok(code)
+}
+
+/// What it will run, and where its journal is.
+fn announce(spec: &CampaignSpec, journal: &Journal) {
+    let variants: Vec<&str> = spec.variants.iter().map(|v| v.name()).collect();
+    let (runs, commits) = (spec.cells().count(), spec.commits.len());
+    let (name, path) = (&spec.name, journal.path.display());
+    let said =
+        format!("campaign {name}: {runs} runs ({commits} commits × {}), journal {path}", variants.join(", "));
+    super::out::err(&format!("perftriage: {said}"));
 }
 
 /// `spec`'s driver lock, taken while no other live campaign of the workspace runs one of its
