@@ -74,7 +74,7 @@ fn written_before(ctx: &Context, (short, variant): (&Short, Variant), run_id: &R
     let path = ctx.workspace.join("results").join(format!("{short}_{}_result.json", variant.name()));
     let record: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
     (record["perftriage"]["run_id"].as_str()? == run_id.as_str()).then_some(())?;
-    let own = crate::jobs::run::own_result_path(&ctx.workspace, run_id);
+    let own = crate::jobs::run::own_result_path(&ctx.workspace, (short, variant), run_id);
     Some(finished_as_recorded(&record, if own.exists() { &own } else { &path }, run_id))
 }
 

@@ -287,11 +287,11 @@ impl Crew<'_> {
 
 /// The `finished` event of an outcome, its result recorded by the executor's rule.
 fn finished(ctx: &Context, exec: &Executor, outcome: &RunOutcome) -> Result<Event, EngineError> {
+    let plan = &outcome.plan;
+    let own = crate::jobs::run::own_result_path(&exec.workspace, (&plan.short, plan.variant), &plan.run_id);
     let result = match record(outcome, (&exec.workspace, &exec.redactor), None)? {
         // The journal points at the file that holds this run, kept when the cell runs again.
-        Recorded::Written(_) => Some(
-            crate::jobs::run::own_result_path(&exec.workspace, &outcome.plan.run_id).display().to_string(),
-        ),
+        Recorded::Written(_) => Some(own.display().to_string()),
         Recorded::NotWritten(_) => None,
     };
     let category = outcome.category.clone();

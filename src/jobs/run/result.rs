@@ -206,7 +206,7 @@ fn upstream_name(name: &str) -> String {
 }
 
 /// Write `<workspace>/results/<short>_<variant>_result.json` (atomically), the cell's newest, and the run's own
-/// copy `runs/<run id>/result.json`, never replaced; returns the first's path.
+/// copy `runs/<run id>/` (`own_result_path`), never replaced; returns the first's path.
 pub fn write_result(
     outcome: &RunOutcome,
     workspace: &Path,
@@ -242,7 +242,7 @@ pub fn write_result(
     crate::files::private_dir(&dir).map_err(at(&dir))?;
     let bytes = serde_json::to_vec_pretty(&body).map_err(std::io::Error::other)?;
     // The run's own copy first: the cell's file is replaced by its next attempt, this never is.
-    let own = own_result_path(workspace, &plan.run_id);
+    let own = own_result_path(workspace, (&plan.short, plan.variant), &plan.run_id);
     crate::files::write(&own, &bytes).map_err(at(&own))?;
     crate::files::write(&tmp, &bytes).map_err(at(&tmp))?;
     std::fs::rename(&tmp, &path).map_err(at(&path))?;
@@ -290,9 +290,15 @@ fn classification(outcome: &RunOutcome, redactor: &Redactor) -> Value {
     })
 }
 
-/// Where a run's own result is kept, beside its launch record: `runs/<run id>/result.json`.
-pub fn own_result_path(workspace: &Path, run_id: &crate::ids::RunId) -> PathBuf {
-    workspace.join("runs").join(run_id).join("result.json")
+/// Where a run's own result is kept, beside its launch record, named as the cell's file is (the
+/// result reader takes a file's commit and variant from its name):
+/// `runs/<run id>/<short>_<variant>_result.json`.
+pub fn own_result_path(
+    workspace: &Path,
+    (short, variant): (&str, crate::dataset::Variant),
+    run_id: &crate::ids::RunId,
+) -> PathBuf {
+    workspace.join("runs").join(run_id).join(format!("{short}_{}_result.json", variant.name()))
 }
 
 /// An I/O error that names the file it happened to.
