@@ -13,6 +13,27 @@ const CONCURRENCY: std::ops::RangeInclusive<u32> = 1..=64;
 const RETRIES: std::ops::RangeInclusive<u32> = 0..=10;
 const RETRY_WAIT_S: std::ops::RangeInclusive<u64> = 1..=600;
 
+/// Why a journal line cannot follow the ones before it; the texts it quotes are cleaned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OrderError {
+    #[error("a second `started` event")]
+    SecondStart,
+    #[error("{what} {value} is out of range ({range})")]
+    OutOfRange { what: &'static str, value: String, range: String },
+    #[error("{what} `{name}` is not a plain name")]
+    NotPlain { what: &'static str, name: String },
+    #[error("{cell} is not a cell of the campaign")]
+    NoCell { cell: String },
+    #[error("run {run} is launched twice")]
+    LaunchedTwice { run: String },
+    #[error("run {run} is {what} before it was launched")]
+    BeforeLaunch { run: String, what: &'static str },
+    #[error("run {run} is {what} after it finished")]
+    AfterEnd { run: String, what: &'static str },
+    #[error("image `{image}`: {why}")]
+    BadImage { image: String, why: crate::ids::ReferenceError },
+}
+
 /// The journal so far, as far as the next line's checks need it.
 #[derive(Debug, Default)]
 pub(super) struct Order {
@@ -23,7 +44,7 @@ pub(super) struct Order {
 
 impl Order {
     /// Whether `event` may follow the events seen; it is seen from now on.
-    pub(super) fn check(&mut self, event: &Event) -> Result<(), String> {
+    pub(super) fn check(&mut self, event: &Event) -> Result<(), OrderError> {
         match event {
             Event::Started { spec, .. } => self.started(spec),
             Event::Launched { short, variant, run_id, .. } => {
@@ -31,7 +52,7 @@ impl Order {
                 plain_run(run_id)?;
                 match self.launched.insert(run_id.clone()) {
                     true => Ok(()),
-                    false => Err(format!("run {} is launched twice", shown(run_id))),
+                    false => Err(OrderError::LaunchedTwice { run: shown(run_id) }),
                 }
             }
             Event::Submitted { run_id, .. } => self.in_flight(run_id, "submitted"),
@@ -51,12 +72,12 @@ impl Order {
         }
     }
 
-    fn started(&mut self, spec: &CampaignSpec) -> Result<(), String> {
+    fn started(&mut self, spec: &CampaignSpec) -> Result<(), OrderError> {
         if self.cells.is_some() {
-            return Err("a second `started` event".into());
+            return Err(OrderError::SecondStart);
         }
-        let (policy, bad) = (&spec.policy, |what: &str, value: String, range: String| {
-            Err(format!("{what} {value} is out of range ({range})"))
+        let (policy, bad) = (&spec.policy, |what: &'static str, value: String, range: String| {
+            Err(OrderError::OutOfRange { what, value, range })
         });
         if !CONCURRENCY.contains(&spec.concurrency) {
             return bad("concurrency", spec.concurrency.to_string(), format!("{CONCURRENCY:?}"));
@@ -68,45 +89,45 @@ impl Order {
             return bad("retry wait", policy.retry_wait_s.to_string(), format!("{RETRY_WAIT_S:?} s"));
         }
         if let Some(short) = spec.commits.iter().find(|s| !s.is_plain()) {
-            return Err(format!("commit `{}` is not a plain name", shown(short)));
+            return Err(OrderError::NotPlain { what: "commit", name: shown(short) });
         }
         self.cells = Some(spec.cells().collect());
         Ok(())
     }
 
-    fn of_a_cell(&self, short: &Short, variant: Variant) -> Result<(), String> {
+    fn of_a_cell(&self, short: &Short, variant: Variant) -> Result<(), OrderError> {
         match self.cells.as_ref().is_some_and(|cells| cells.contains(&(short.clone(), variant))) {
             true => Ok(()),
-            false => Err(format!("{} {} is not a cell of the campaign", shown(short), variant.name())),
+            false => Err(OrderError::NoCell { cell: format!("{} {}", shown(short), variant.name()) }),
         }
     }
 
-    fn in_flight(&self, run_id: &RunId, what: &str) -> Result<(), String> {
+    fn in_flight(&self, run_id: &RunId, what: &'static str) -> Result<(), OrderError> {
         if !self.launched.contains(run_id) {
-            return Err(format!("run {} is {what} before it was launched", shown(run_id)));
+            return Err(OrderError::BeforeLaunch { run: shown(run_id), what });
         }
         match self.finished.contains(run_id) {
-            true => Err(format!("run {} is {what} after it finished", shown(run_id))),
+            true => Err(OrderError::AfterEnd { run: shown(run_id), what }),
             false => Ok(()),
         }
     }
 }
 
-fn plain_run(run_id: &RunId) -> Result<(), String> {
+fn plain_run(run_id: &RunId) -> Result<(), OrderError> {
     match run_id.is_plain() {
         true => Ok(()),
-        false => Err(format!("run id `{}` is not a plain name", shown(run_id))),
+        false => Err(OrderError::NotPlain { what: "run id", name: shown(run_id) }),
     }
 }
 
 /// A fix's recipe is a plain name and its image a reference Docker takes: both reach the triage
 /// history and the next run's plan.
-fn fixed(recipe: &str, image: Option<&crate::ids::ImageRef>) -> Result<(), String> {
+fn fixed(recipe: &str, image: Option<&crate::ids::ImageRef>) -> Result<(), OrderError> {
     if !crate::ids::plain_name(recipe) {
-        return Err(format!("recipe `{}` is not a plain name", shown(recipe)));
+        return Err(OrderError::NotPlain { what: "recipe", name: shown(recipe) });
     }
-    match image.map(|i| crate::ids::check_reference(i.as_str())) {
-        Some(Err(why)) => Err(format!("image `{}`: {why}", shown(image.map_or("", |i| i.as_str())))),
+    match image.map(|i| (i, crate::ids::check_reference(i.as_str()))) {
+        Some((image, Err(why))) => Err(OrderError::BadImage { image: shown(image.as_str()), why }),
         _ => Ok(()),
     }
 }
@@ -149,7 +170,7 @@ mod tests {
     fn refused(events: &[Event]) -> (usize, String) {
         let text: String = events.iter().map(to_line).collect();
         match parse(text.as_bytes()) {
-            Err(JournalError::Refused { line, why }) => (line, why),
+            Err(JournalError::Refused { line, why }) => (line, why.to_string()),
             other => panic!("not refused: {other:?}"),
         }
     }

@@ -137,7 +137,7 @@ pub enum JournalError {
     #[error("the journal does not start with the campaign's `started` event")]
     NoStart,
     #[error("journal line {line}: {why}; the journal is left as it is")]
-    Refused { line: usize, why: String },
+    Refused { line: usize, why: super::checks::OrderError },
 }
 
 /// A journal's bytes, read: every line but the last must be a whole event (or one of a kind this
