@@ -85,13 +85,15 @@ impl Engine {
         Ok(created.id)
     }
 
+    /// Docker's inspect of a container.
+    async fn inspected(&self, id: &str) -> Result<bollard::models::ContainerInspectResponse, DockerError> {
+        let inspected = self.raw().inspect_container(id, None::<InspectContainerOptions>).await;
+        inspected.map_err(|e| DockerError::api("inspect container", e))
+    }
+
     /// The 127.0.0.1 port the daemon published for `port/tcp`.
     pub async fn published_port(&self, id: &str, port: u16) -> Result<Option<u16>, DockerError> {
-        let info = self
-            .raw()
-            .inspect_container(id, None::<InspectContainerOptions>)
-            .await
-            .map_err(|e| DockerError::api("inspect container", e))?;
+        let info = self.inspected(id).await?;
         let ports = info.network_settings.and_then(|n| n.ports).unwrap_or_default();
         Ok(ports
             .get(&format!("{port}/tcp"))
@@ -101,22 +103,14 @@ impl Engine {
 
     /// Whether the container is running, and its exit code once it is not.
     pub async fn state(&self, id: &str) -> Result<(bool, Option<i64>), DockerError> {
-        let info = self
-            .raw()
-            .inspect_container(id, None::<InspectContainerOptions>)
-            .await
-            .map_err(|e| DockerError::api("inspect container", e))?;
+        let info = self.inspected(id).await?;
         let state = info.state.unwrap_or_default();
         Ok((state.running.unwrap_or(false), state.exit_code))
     }
 
     /// What the container was created as: its name, image and labels (Docker's inspect).
     pub async fn created_as(&self, id: &str) -> Result<CreatedAs, DockerError> {
-        let info = self
-            .raw()
-            .inspect_container(id, None::<InspectContainerOptions>)
-            .await
-            .map_err(|e| DockerError::api("inspect container", e))?;
+        let info = self.inspected(id).await?;
         let config = info.config.unwrap_or_default();
         Ok(CreatedAs {
             name: info.name.unwrap_or_default().trim_start_matches('/').to_string(),
