@@ -17,11 +17,24 @@ const RECIPE: &str = "aimv2_exist_ok";
 /// A commit whose image fails with aimv2, fixed headlessly (the fixed image committed and recorded):
 /// the board's next run of its human goes to the fixed image.
 fn fixed_setup() -> Setup {
-    let s = setup("perftriage-test/vllm:aimv2", SERVING, SLOW_START);
+    fixed_with(SLOW_START)
+}
+
+/// The aimv2 commit on `config`, its human fixed headlessly and the fixed image committed.
+fn fixed_with(config: &str) -> Setup {
+    let s = setup("perftriage-test/vllm:aimv2", SERVING, config);
     let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
     let out = perftriage(&s, &args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     s
+}
+
+/// The same, its fixed image then removed outside perftriage (`docker rmi`); that image's tag.
+fn fixed_then_removed() -> (Setup, String) {
+    let s = fixed_with("");
+    let fixed = fixed_image(&s);
+    docker(&["rmi", &fixed]);
+    (s, fixed)
 }
 
 /// The fixed image's tag, as the fix recorded it in the triage file.
@@ -160,12 +173,7 @@ fn a_missing_image_fails_on_the_board_as_the_next_board_reads_it() {
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_fixed_image_removed_outside_perftriage_falls_back_to_the_unfixed_image() {
     let Some(_engine) = ready() else { return };
-    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
-    let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
-    let out = perftriage(&s, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let fixed = fixed_image(&s);
-    docker(&["rmi", &fixed]);
+    let (s, _) = fixed_then_removed();
     let out = perftriage(&s, &["run", &s.short, "--variant", "human"]);
     assert!(text(&out).contains("unfixed: its fixed image is gone"), "{}", text(&out));
     let r = result(&s, "human");
@@ -181,11 +189,7 @@ fn a_fixed_image_removed_outside_perftriage_falls_back_to_the_unfixed_image() {
 fn the_boards_confirm_says_a_removed_fixed_image_is_gone_and_plans_the_unfixed_one() {
     use perftriage::app::{JobMsg, Msg, Planned};
     let Some(_engine) = ready() else { return };
-    let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
-    let args = ["fix", "apply", &s.short, "--variant", "human", "--recipe", RECIPE, "--commit-image"];
-    assert_eq!(perftriage(&s, &args).status.code(), Some(0));
-    let fixed = fixed_image(&s);
-    docker(&["rmi", &fixed]);
+    let (s, fixed) = fixed_then_removed();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (jobs, mut rx) = common::engine::board_jobs(&rt, &s);
     let mut request = common::engine::human_request(&s);
