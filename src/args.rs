@@ -328,6 +328,13 @@ pub(crate) enum ImageCommand {
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
+    /// List the fixed and built images here: size, when made, what runs in them, whose they are.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a fixed image of this workspace (never another workspace's: it says whose).
+    Rm { image: perftriage::ids::ImageRef },
 }
 
 #[derive(Args)]

@@ -125,6 +125,8 @@ fn image(ctx: &Context, command: ImageCommand) -> anyhow::Result<ExitCode> {
     match command {
         ImageCommand::Push { short, variant } => image::push(ctx, &short, variant_of(&variant)),
         ImageCommand::Pull { short, variant } => image::pull(ctx, &short, variant_of(&variant)),
+        ImageCommand::List { json } => image::list(ctx, json),
+        ImageCommand::Rm { image } => image::rm(ctx, &image),
     }
 }
 

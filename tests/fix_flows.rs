@@ -56,6 +56,7 @@ fn offer(id: &str, suggested: bool, why_not: Option<&str>) -> FixOffer {
 #[test]
 fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     let mut s = state();
+    s.session.owner = Some(perftriage::fixes::Owner::of(std::path::Path::new("/srv/ws")));
     select(&mut s, "7c01f706");
     let effects = press(&mut s, Key::ch('f'));
     let [Effect::ProbeFixes { short, variant, category, .. }] = effects.as_slice() else {
@@ -75,7 +76,8 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     let Mode::Confirm(confirm) = &s.mode else { panic!("{:?}", s.mode) };
     assert!(confirm.preview.iter().any(|l| l.contains("python3 -m pip install numpy_lt_2")), "exact steps");
     let full = s.board.entries.iter().find(|e| e.commit.short == "7c01f706").unwrap().commit.full.clone();
-    let tag = format!("then commit it as perftriage-fixed:{full}, the fixed image");
+    let mark = perftriage::files::stable_id(&["/srv/ws".as_bytes()]);
+    let tag = format!("then commit it as perftriage-fixed:{full}-{mark}, the fixed image");
     assert!(
         confirm.preview.iter().any(|l| l.contains(&tag)),
         "the confirm names the tag: {:?}",
@@ -447,15 +449,39 @@ fn a_bulk_fix_plans_each_failing_variant_and_skips_the_ones_it_already_fixed() {
     assert_eq!(fixed, [Variant::Baseline, Variant::Agent], "{effects:?}");
 }
 
+/// A fixed image of this workspace, as `I` lists it.
+fn ours(tag: &str, size_bytes: i64, created_unix: i64) -> perftriage::app::ListedImage {
+    let image = perftriage::docker::TaggedImage { tag: tag.into(), size_bytes, created_unix, fixed_in: None };
+    perftriage::app::ListedImage { image, elsewhere: None }
+}
+
+/// Another workspace's fixed image is listed as theirs with the commits that run in it there, and
+/// `d` refuses it, saying whose it is (issue 57: `I` offered to delete it as "no commit records it").
+#[test]
+fn the_images_view_never_offers_to_delete_another_workspaces_image() {
+    use perftriage::app::Elsewhere;
+    let mut s = state();
+    press(&mut s, Key::ch('I'));
+    let mut theirs = ours("perftriage-fixed:baseline-0123456789ab-5d41402abc4b", 1 << 30, 1);
+    theirs.image.fixed_in = Some("/srv/ws-b".into());
+    theirs.elsewhere =
+        Some(Elsewhere { workspace: "/srv/ws-b".into(), naming: vec!["22dd9c27 baseline".into()] });
+    update(&mut s, Msg::Images(Ok(vec![theirs])));
+    let said = "workspace /srv/ws-b's (its results name it: 22dd9c27 baseline)";
+    assert!(common::screen_of(&s, 160, 48).contains(said), "{}", common::screen_of(&s, 160, 48));
+    assert_eq!(press(&mut s, Key::ch('d')), vec![]);
+    assert_eq!(s.mode, Mode::Images(0), "no confirm");
+    let (_, message) = s.session.message.clone().unwrap();
+    assert!(message.contains(said) && message.starts_with("not removed"), "{message}");
+}
+
 /// `I` lists perftriage's fixed images with what they fix; `d` deletes one after a confirm.
 #[test]
 fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
-    use perftriage::docker::TaggedImage;
     let mut s = state();
     update(&mut s, aimv2_fixed(FixOutcome::Verified, Some("perftriage-fixed:7c01f706418d")));
     assert_eq!(press(&mut s, Key::ch('I')), vec![Effect::ListImages]);
-    let image =
-        |tag: &str, created_unix| TaggedImage { tag: tag.into(), size_bytes: 812_000_000, created_unix };
+    let image = |tag: &str, created_unix| ours(tag, 812_000_000, created_unix);
     let listed = vec![
         image("perftriage-fixed-local:22dd9c27-human", 1_795_400_000),
         image("perftriage-fixed:7c01f706418d", 1_795_410_000),
@@ -486,7 +512,6 @@ fn the_images_view_lists_fixed_images_with_their_fixes_and_deletes_one() {
 /// commit variant that runs in it (and saved).
 #[test]
 fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
-    use perftriage::docker::TaggedImage;
     use perftriage::triage::Change;
     let mut s = state();
     let tag = "perftriage-fixed:7c01f706full".to_string();
@@ -499,7 +524,7 @@ fn p_in_the_images_view_pushes_and_each_user_records_the_digest() {
     };
     s.board.book.apply("7c01f706", fix, "2026-11-23T00:00:00Z".into()).unwrap();
     press(&mut s, Key::ch('I'));
-    let listed = vec![TaggedImage { tag: tag.clone(), size_bytes: 1 << 30, created_unix: 1 }];
+    let listed = vec![ours(&tag, 1 << 30, 1)];
     update(&mut s, Msg::Images(Ok(listed)));
     // Last run: a result of a user dated after the fix; the recorded one is older.
     assert_eq!(s.board.last_run_in(&tag), None);

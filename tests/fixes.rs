@@ -109,14 +109,7 @@ fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {
         &["fix", "apply", &s.short, "--variant", "human", "--recipe", "aimv2_exist_ok", "--commit-image"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let full = serde_json::from_str::<serde_json::Value>(
-        std::fs::read_to_string(s.root.join("dataset.jsonl")).unwrap().trim(),
-    )
-    .unwrap()["full"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let fixed = format!("perftriage-fixed:{full}");
+    let fixed = common::engine::fixed_tag(&s, perftriage::dataset::Variant::Human, Some("perftriage-fixed"));
     assert!(rt.block_on(engine.has_image(&fixed)), "{fixed} committed");
     // A fresh container of the fixed image: the run uses it from now on and runs clean.
     let out = run(&s, "human");

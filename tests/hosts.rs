@@ -209,7 +209,7 @@ fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
     assert!(text.contains("in perftriage-test/vllm:aimv2 on host gpu2"), "the fix on gpu2: {text}");
     assert!(text.contains("Docker connected on host gpu2"), "its re-run on gpu2 too: {text}");
     assert_eq!(common::engine::result(&s, "human")["status"], "success");
-    let fixed = format!("perftriage-fixed-local:{}-human", s.short);
+    let fixed = common::engine::fixed_tag(&s, perftriage::dataset::Variant::Human, None);
     assert!(rt.block_on(remote.has_image(&fixed)), "the fixed tag is on gpu2, where the re-run found it");
 }
 

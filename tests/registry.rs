@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::engine::{Setup, docker, engine, ensure_images, perftriage, result, run, runtime, setup, text};
+use common::engine::{docker, engine, ensure_images, perftriage, result, run, runtime, setup, text};
 use std::process::{Child, Command};
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
@@ -75,8 +75,8 @@ fn a_fixed_image_is_pushed_removed_pulled_back_by_digest_and_runs() {
     let served = served_digest(&registry.host, &digest);
     assert_eq!(served, digest, "the registry serves the recorded digest");
     // The tag is then moved to another image: a pull by tag would bring that one back.
-    let local = format!("perftriage-fixed:{}", result_full(&s));
-    let remote = format!("{}/perftriage-fixed:{}", registry.host, result_full(&s));
+    let local = common::engine::fixed_tag(&s, perftriage::dataset::Variant::Human, Some("perftriage-fixed"));
+    let remote = format!("{}/{local}", registry.host);
     let pushed_id = docker(&["image", "inspect", "-f", "{{.Id}}", &local]);
     docker(&["tag", "perftriage-test/vllm:ok", &remote]);
     docker(&["push", "-q", &remote]);
@@ -116,13 +116,6 @@ fn served_digest(host: &str, digest: &str) -> String {
         l.to_ascii_lowercase().strip_prefix("docker-content-digest:").map(|d| d.trim().to_string())
     });
     header.unwrap_or_else(|| panic!("no Docker-Content-Digest in {answer}"))
-}
-
-/// The dataset row's full hash (the fixed image's tag).
-fn result_full(s: &Setup) -> String {
-    let row: serde_json::Value =
-        serde_json::from_str(std::fs::read_to_string(s.root.join("dataset.jsonl")).unwrap().trim()).unwrap();
-    row["full"].as_str().unwrap().to_string()
 }
 
 /// A run records the digest of the repository it ran from, else the image's id — never another

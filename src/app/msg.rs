@@ -31,7 +31,7 @@ pub enum Msg {
         row: u16,
     },
     /// Our fixed images, or why they cannot be listed.
-    Images(Result<Vec<crate::docker::TaggedImage>, JobError>),
+    Images(Result<Vec<super::ListedImage>, JobError>),
     /// How the workspace's newest campaign stands (`None`: there is none).
     Campaign(Option<crate::campaigns::Snapshot>),
     /// What a campaign of these commits would run.

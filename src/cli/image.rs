@@ -1,6 +1,8 @@
 //! Headless `perftriage image push SHORT --variant V` (the variant's fixed image to `[registry]`,
 //! its digest recorded) and `perftriage image pull SHORT --variant V` (back by that digest, under
-//! its local name, so runs use it again). Exit 0 ok, 2 nothing to push or pull, 1 tool error.
+//! its local name, so runs use it again), `perftriage image list [--json]` and `perftriage image rm
+//! IMAGE` (never another workspace's image). Exit 0 ok, 2 nothing to push, pull or remove (or the
+//! image is another workspace's), 1 tool error.
 
 use crate::dataset::Variant;
 use crate::docker::{Engine, PullEvent, registry};
@@ -56,5 +58,99 @@ pub fn pull(ctx: &Context, short: &str, variant: Variant) -> Result<ExitCode> {
         anyhow::Ok(engine.tag(&reference, &local).await?)
     })?;
     super::out::lines([format!("{reference} → {local}")])?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// This workspace's view of the local fixed and built images, with the engine that holds them.
+fn listed(ctx: &Context) -> Result<(Engine, Vec<crate::app::ListedImage>)> {
+    let repos = crate::jobs::images::our_repos(&ctx.config.fixed_repo(), &ctx.images.baseline);
+    let owner = crate::fixes::Owner::of(&ctx.workspace);
+    super::runtime()?.block_on(async {
+        let engine = Engine::connect().await?;
+        let listed = crate::jobs::images::listed(&engine, &repos, &owner).await?;
+        anyhow::Ok((engine, listed))
+    })
+}
+
+/// One image per line (tag, size, made, whose and what runs in it), or one JSON array.
+pub fn list(ctx: &Context, json: bool) -> Result<ExitCode> {
+    let (_, images) = listed(ctx)?;
+    let book = ctx.read_workspace().book;
+    let rows: Vec<ImageRow> = images.iter().map(|i| ImageRow::of(i, &book)).collect();
+    if json {
+        super::out::lines([super::out::json(&rows)?])?;
+    } else {
+        super::out::lines(rows.iter().map(ImageRow::line))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(serde::Serialize)]
+struct ImageRow {
+    image: String,
+    size_bytes: i64,
+    created_unix: i64,
+    /// The workspace that made it; none for one made before images were labelled.
+    workspace: Option<String>,
+    /// `short variant` pairs that run in it (this workspace's, or the other's when it is theirs).
+    runs_in_it: Vec<String>,
+    ours: bool,
+}
+
+impl ImageRow {
+    fn of(listed: &crate::app::ListedImage, book: &crate::triage::TriageBook) -> ImageRow {
+        let image = &listed.image;
+        let ours = || book.naming(&image.tag).into_iter().map(|(s, v)| format!("{s} {}", v.name())).collect();
+        let runs_in_it = listed.elsewhere.as_ref().map_or_else(ours, |e| e.naming.clone());
+        ImageRow {
+            image: image.tag.clone(),
+            size_bytes: image.size_bytes,
+            created_unix: image.created_unix,
+            workspace: image.fixed_in.clone(),
+            runs_in_it,
+            ours: listed.elsewhere.is_none(),
+        }
+    }
+
+    fn line(&self) -> String {
+        let whose = match (&self.workspace, self.ours) {
+            (Some(w), false) => format!("workspace {w}'s"),
+            (None, _) => "unlabelled".into(),
+            (Some(_), true) => "this workspace's".into(),
+        };
+        let size = crate::builds::human_bytes(u64::try_from(self.size_bytes).unwrap_or(0));
+        let runs =
+            if self.runs_in_it.is_empty() { "no run uses it".into() } else { self.runs_in_it.join(", ") };
+        format!("{}  {size}  {whose}  {runs}", self.image)
+    }
+}
+
+/// Remove a fixed image of this workspace; the variants that ran in it fall back (recorded).
+pub fn rm(ctx: &Context, image: &crate::ids::ImageRef) -> Result<ExitCode> {
+    let (engine, images) = listed(ctx)?;
+    let Some(found) = images.iter().find(|i| i.image.tag == image.as_str()) else {
+        super::out::err(&format!(
+            "perftriage: {image} is not a fixed or built image of perftriage here (image list)"
+        ));
+        return Ok(ExitCode::from(2));
+    };
+    if let Some(why) = found.refusal() {
+        super::out::err(&format!("perftriage: not removed: {why}"));
+        return Ok(ExitCode::from(2));
+    }
+    super::runtime()?.block_on(engine.remove_image(image))?;
+    let mut workspace = ctx.open_workspace(false)?;
+    let fallen = workspace.book.naming(image);
+    for (short, variant) in &fallen {
+        let change = Change::ImageRemoved { variant: variant.name().into(), image: image.clone() };
+        workspace.book.apply(short, change, crate::session::now_rfc3339())?;
+    }
+    workspace.store.save(&workspace.book)?;
+    let mut lines = vec![format!("removed {image}")];
+    let fell = |(short, v): &(String, Variant)| {
+        format!("  {short} {}: later runs fall back to the unfixed image", v.name())
+    };
+    lines.extend(fallen.iter().map(fell));
+    super::out::lines(lines)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -24,6 +24,8 @@ pub struct TaggedImage {
     pub tag: String,
     pub size_bytes: i64,
     pub created_unix: i64,
+    /// The workspace that made it, as its `perftriage.fixed-in` label says (none before labels).
+    pub fixed_in: Option<String>,
 }
 
 /// Statuses that mean a layer is in place, pulling or pushing.
@@ -91,6 +93,7 @@ impl Engine {
                 tag: tag.clone(),
                 size_bytes: image.size,
                 created_unix: image.created,
+                fixed_in: image.labels.get(crate::fixes::LABEL_FIXED_IN).filter(|w| !w.is_empty()).cloned(),
             };
             image.repo_tags.iter().filter(ours).map(made).collect::<Vec<_>>()
         });

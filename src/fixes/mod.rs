@@ -9,7 +9,7 @@ mod template;
 
 pub use check::{Facts, NotApplicable, applicable, version_in_range};
 pub use recipe::{Inject, Recipe, RecipeBook, RecipeError};
-pub use target::{LOCAL_REPO, commit_target};
+pub use target::{LABEL_FIXED_IN, LOCAL_REPO, Owner, commit_target};
 pub use template::{ALLOWED_VARIABLES, Vars};
 
 /// A recipe as offered for a variant's image: suggested for its failure or not, and why not

@@ -27,7 +27,7 @@ pub enum FixError {
     Cancelled,
 }
 
-pub use crate::fixes::{LOCAL_REPO, commit_target};
+pub use crate::fixes::{LOCAL_REPO, Owner, commit_target};
 
 /// One fix to apply.
 #[derive(Debug, Clone)]
@@ -49,7 +49,8 @@ pub struct FixJob {
 
 impl FixJob {
     /// The job for a commit's variant in `image`. `fixed_repo`: commit the result as the variant's fixed
-    /// image (`{repo}:{full}`, or `baseline-{parent12}` for baseline/agent); `None`: a local tag for a re-run.
+    /// image (`{repo}:{full}-{mark}`, or `baseline-{parent12}-{mark}` for baseline/agent, the mark the
+    /// workspace's); `None`: a local tag for a re-run.
     pub fn new(
         commit: &crate::dataset::Commit,
         variant: crate::dataset::Variant,
@@ -61,7 +62,7 @@ impl FixJob {
         use crate::dataset::Variant;
         let parent = commit.parent.clone().unwrap_or_default();
         FixJob {
-            commit_to: commit_target(commit, variant, fixed_repo),
+            commit_to: commit_target(commit, variant, fixed_repo, &Owner::of(workspace)),
             short: commit.short.clone(),
             variant,
             image,
@@ -358,15 +359,10 @@ async fn commit(c: &Container<'_>, job: &FixJob, recipe: &Recipe) -> Result<Stri
     let (repo, tag) = &job.commit_to;
     let needed = c.engine.diff_bytes(&c.id).await + job.reserve_bytes;
     c.engine.ensure_room(&format!("committing {repo}:{tag}"), needed).await?;
-    c.engine
-        .commit(
-            &c.id,
-            repo,
-            tag,
-            &format!("perftriage fix {} on {} {}", recipe.id, job.short, job.variant.name()),
-        )
-        .await
-        .map_err(FixError::from)
+    let comment = format!("perftriage fix {} on {} {}", recipe.id, job.short, job.variant.name());
+    let owner = Owner::of(Path::new(&job.workspace));
+    let labels = HashMap::from([(crate::fixes::LABEL_FIXED_IN.to_string(), owner.label())]);
+    c.engine.commit_labelled(&c.id, repo, tag, &comment, labels).await.map_err(FixError::from)
 }
 
 async fn git_show(repo: Option<&Path>, commit: &str, path: &str) -> Result<Vec<u8>, FixError> {

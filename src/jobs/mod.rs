@@ -12,6 +12,7 @@ pub mod fixing;
 pub mod fleet;
 pub mod follow;
 pub mod git;
+pub mod images;
 pub mod journal;
 pub mod launches;
 pub mod left_running;

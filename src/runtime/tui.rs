@@ -37,6 +37,7 @@ fn initial_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixe
     state.session.read_only = read_only;
     state.session.images = ctx.images.clone();
     state.session.fixed_repo = ctx.config.fixed_repo();
+    state.session.owner = Some(crate::fixes::Owner::of(&ctx.workspace));
     state.logs.ring = ctx.config.log_ring.unwrap_or(crate::logs::DEFAULT_RING).max(100);
     state.runs.concurrency = ctx.config.runs.concurrency.max(1);
     state.runs.repeat = ctx.config.runs.repeat;

@@ -213,6 +213,19 @@ impl TriageBook {
         self.newest_fixed_image(short, variant).filter(|(_, removed)| !removed).map(|(image, _)| image)
     }
 
+    /// The (commit, variant) pairs that run in `image` now (their fixed image), in commit order.
+    pub fn naming(&self, image: &str) -> Vec<(String, crate::dataset::Variant)> {
+        let mut named = Vec::new();
+        for short in self.commits.keys() {
+            let runs_in = |v: &crate::dataset::Variant| {
+                self.fixed_image(short, v.name()).is_some_and(|i| i.as_str() == image)
+            };
+            named
+                .extend(crate::dataset::Variant::ALL.into_iter().filter(runs_in).map(|v| (short.clone(), v)));
+        }
+        named
+    }
+
     /// The fixed image a variant ran in until it was removed (no newer one made since): what a
     /// run's confirm names as gone.
     pub fn removed_fixed_image(&self, short: &str, variant: &str) -> Option<ImageRef> {

@@ -190,6 +190,16 @@ pub fn result_of(setup: &Setup, short: &str, variant: &str) -> serde_json::Value
     serde_json::from_slice(&bytes).unwrap()
 }
 
+/// The tag a fix of the setup's commit commits `variant` as, in `repo` (`None`: the local one of
+/// re-runs), for the setup's workspace.
+pub fn fixed_tag(setup: &Setup, variant: perftriage::dataset::Variant, repo: Option<&str>) -> String {
+    let text = perftriage::dataset::DatasetText::read(&setup.root.join("dataset.jsonl")).unwrap();
+    let commit = text.head(usize::MAX).unwrap().0.commits.remove(0);
+    let owner = perftriage::fixes::Owner::of(&setup.root.join("ws"));
+    let (repo, tag) = perftriage::fixes::commit_target(&commit, variant, repo, &owner);
+    format!("{repo}:{tag}")
+}
+
 /// `perftriage --config … --workspace … ARGS` for a setup.
 pub fn perftriage(setup: &Setup, args: &[&str]) -> Output {
     command(setup, args).output().unwrap()

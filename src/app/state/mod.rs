@@ -19,7 +19,7 @@ pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
 pub use logview::{LogId, LogKey, LogView, MAX_MATCHES, Search};
 pub use popup::{ActionMenu, BulkPicker, BulkTarget, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
-pub use runs::{DockerStatus, RunView, RunsState, compact_duration};
+pub use runs::{DockerStatus, Elsewhere, ListedImage, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
 use super::{KeyMap, KeyMode};

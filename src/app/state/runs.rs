@@ -110,11 +110,43 @@ impl RunView {
     }
 }
 
+/// A fixed image as `I` lists it: the engine's row and, when another workspace made it, which.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedImage {
+    pub image: crate::docker::TaggedImage,
+    pub elsewhere: Option<Elsewhere>,
+}
+
+impl ListedImage {
+    /// Why it must not be deleted from this workspace, if it must not.
+    pub fn refusal(&self) -> Option<String> {
+        let elsewhere = self.elsewhere.as_ref()?;
+        Some(format!("{} is {}: remove it from that workspace", self.image.tag, elsewhere.describe()))
+    }
+}
+
+/// Another workspace's fixed image: its path and the commits whose fixed image it is there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elsewhere {
+    pub workspace: String,
+    pub naming: Vec<String>,
+}
+
+impl Elsewhere {
+    /// `workspace /srv/b's (its results name it: 22dd9c27 baseline)`, for the list and a refusal.
+    pub fn describe(&self) -> String {
+        match self.naming.as_slice() {
+            [] => format!("workspace {}'s", self.workspace),
+            naming => format!("workspace {}'s (its results name it: {})", self.workspace, naming.join(", ")),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RunsState {
     pub docker: DockerStatus,
     /// Our fixed images, as last listed (`I`).
-    pub images: Vec<crate::docker::TaggedImage>,
+    pub images: Vec<ListedImage>,
     /// Every run asked for in this session (and containers found still running), oldest first.
     pub list: Vec<RunView>,
     /// Run ids waiting for a slot, first out first.

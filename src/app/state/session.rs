@@ -28,6 +28,8 @@ pub struct SessionState {
     pub images: ImageTemplates,
     /// Where a fix commits its fixed image (`fixed_repo` in the config).
     pub fixed_repo: String,
+    /// The workspace, as its fixed images name it (their tags' mark, their label).
+    pub owner: Option<crate::fixes::Owner>,
     pub recipes: Vec<RecipeInfo>,
     pub message: Option<(Level, String)>,
     /// The tick the message was posted at: it goes after a few seconds (an error stays longer).
@@ -72,6 +74,7 @@ impl SessionState {
             keymap,
             images: ImageTemplates::default(),
             fixed_repo: crate::config::DEFAULT_FIXED_REPO.into(),
+            owner: None,
             recipes: Vec::new(),
             message: None,
             message_tick: 0,

@@ -126,12 +126,11 @@ fn confirm(state: &mut AppState, rerun: bool) -> Vec<Effect> {
     let (short, variant) = (menu.short.clone(), menu.variant);
     let mut preview: Vec<String> = vec![format!("In a container from {short}'s {} image:", variant.name())];
     preview.extend(offer.steps.iter().map(|s| format!("  {s}")));
-    let tag = state.board.entry_index(&short).map(|i| {
-        let (repo, tag) = crate::fixes::commit_target(
-            &state.board.entries[i].commit,
-            variant,
-            Some(&state.session.fixed_repo),
-        );
+    let owner = state.session.owner.as_ref();
+    let tag = state.board.entry_index(&short).zip(owner).map(|(i, owner)| {
+        let commit = &state.board.entries[i].commit;
+        let (repo, tag) =
+            crate::fixes::commit_target(commit, variant, Some(&state.session.fixed_repo), owner);
         format!("{repo}:{tag}")
     });
     let tag = tag.unwrap_or_else(|| "the fixed image".into());

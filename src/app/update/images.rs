@@ -1,7 +1,8 @@
-//! The images view (`I`): our fixed images with what they fix; delete one after a confirm.
+//! The images view (`I`): our fixed images with what they fix; delete one after a confirm (never
+//! another workspace's).
 
+use crate::app::ListedImage;
 use crate::app::{Action, AppState, Confirm, ConfirmAction, Effect, JobError, Level, Mode};
-use crate::docker::TaggedImage;
 use crate::triage::Change;
 
 /// `I`: open the view and ask for the list.
@@ -10,10 +11,13 @@ pub fn open(state: &mut AppState) -> Vec<Effect> {
     vec![Effect::ListImages]
 }
 
-pub fn listed(state: &mut AppState, listed: Result<Vec<TaggedImage>, JobError>) -> Vec<Effect> {
+pub fn listed(state: &mut AppState, listed: Result<Vec<ListedImage>, JobError>) -> Vec<Effect> {
     match listed {
         Ok(mut images) => {
-            images.sort_by(|a, b| b.created_unix.cmp(&a.created_unix).then_with(|| a.tag.cmp(&b.tag)));
+            images.sort_by(|a, b| {
+                let (a, b) = (&a.image, &b.image);
+                b.created_unix.cmp(&a.created_unix).then_with(|| a.tag.cmp(&b.tag))
+            });
             state.runs.images = images;
         }
         Err(why) => state.notify(Level::Error, format!("cannot list the fixed images: {why}")),
@@ -40,7 +44,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
 
 fn push(state: &mut AppState, selected: usize) -> Vec<Effect> {
     let Some(image) = state.runs.images.get(selected) else { return Vec::new() };
-    let tag = image.tag.clone();
+    let tag = image.image.tag.clone();
     state.notify(Level::Info, format!("pushing {tag} to the registry…"));
     vec![Effect::PushImage(tag)]
 }
@@ -70,7 +74,11 @@ pub fn removed(state: &mut AppState, tag: &str) -> Vec<Effect> {
 
 fn ask_delete(state: &mut AppState, selected: usize) {
     let Some(image) = state.runs.images.get(selected) else { return };
-    let tag = image.tag.clone();
+    if let Some(why) = image.refusal() {
+        state.notify(Level::Warn, format!("not removed: {why}"));
+        return;
+    }
+    let tag = image.image.tag.clone();
     let users = state.board.fixed_by(&tag);
     let mut preview = vec![format!("Image {tag} will be removed from this Docker engine.")];
     preview.extend(users.iter().map(|u| format!("  {u}: later runs fall back to the unfixed image")));

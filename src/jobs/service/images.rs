@@ -1,22 +1,20 @@
 //! The job service's image jobs: listing the fixed images of ours (the configured repository, the
-//! local one of fixes that were not committed, and the baseline repository builds commit to) and
-//! removing one.
+//! local one of fixes that were not committed, and the baseline repository builds commit to), with
+//! the workspace that made each, and removing one.
 
 use super::{JobService, ServiceError};
 use crate::app::{JobError, Level, Msg};
 use crate::docker::RepoFilter;
+use crate::jobs::images::listed;
 
 impl JobService {
-    /// The fixed-image repositories, and the images builds committed to the baseline template's
-    /// repository (not the unfixed bases beside them).
+    /// The fixed-image repositories and the built baselines' (`jobs::images::our_repos`).
     fn our_repos(&self) -> Vec<RepoFilter> {
-        let fixed = [self.setup.fixed_repo.as_str(), crate::jobs::fix::LOCAL_REPO];
-        let mut repos: Vec<RepoFilter> = fixed.into_iter().map(RepoFilter::all).collect();
-        let (baseline, _) = crate::jobs::build::split_image(&self.setup.images.baseline);
-        if !baseline.contains(['{', '}']) && !fixed.contains(&baseline) {
-            repos.push(RepoFilter::labelled(baseline, crate::jobs::build::LABEL_BUILT_FOR));
-        }
-        repos
+        crate::jobs::images::our_repos(&self.setup.fixed_repo, &self.setup.images.baseline)
+    }
+
+    fn owner(&self) -> crate::fixes::Owner {
+        crate::fixes::Owner::of(&self.setup.exec.workspace)
     }
 
     /// The engine, or an error notice that `what` cannot be done without it.
@@ -31,10 +29,10 @@ impl JobService {
 
     /// Answer with `Msg::Images`: our fixed images, or why they cannot be listed.
     pub fn list_images(&self) {
-        let (engine, tx, repos) = (self.engine(), self.tx.clone(), self.our_repos());
+        let (engine, tx, repos, owner) = (self.engine(), self.tx.clone(), self.our_repos(), self.owner());
         tokio::spawn(async move {
             let listed = match engine {
-                Some(engine) => engine.images_in(&repos).await.map_err(JobError::from),
+                Some(engine) => listed(&engine, &repos, &owner).await.map_err(JobError::from),
                 None => Err(JobError::from(ServiceError::NoDocker)),
             };
             let _ = tx.send(Msg::Images(listed));
@@ -59,7 +57,7 @@ impl JobService {
     /// Remove a fixed image's tag, say so, and list again.
     pub fn remove_image(&self, tag: String) {
         let Some(engine) = self.engine_for(&format!("remove image {tag}")) else { return };
-        let (tx, repos) = (self.tx.clone(), self.our_repos());
+        let (tx, repos, owner) = (self.tx.clone(), self.our_repos(), self.owner());
         tokio::spawn(async move {
             let (level, text) = match engine.remove_image(&tag).await {
                 Ok(()) => {
@@ -69,7 +67,7 @@ impl JobService {
                 Err(e) => (Level::Error, format!("cannot remove image {tag}: {e}")),
             };
             let _ = tx.send(Msg::Notice(level, text));
-            let _ = tx.send(Msg::Images(engine.images_in(&repos).await.map_err(JobError::from)));
+            let _ = tx.send(Msg::Images(listed(&engine, &repos, &owner).await.map_err(JobError::from)));
         });
     }
 }
