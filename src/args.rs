@@ -269,11 +269,15 @@ pub(crate) enum CampaignCommand {
         #[arg(long)]
         json: bool,
     },
-    /// How it stands (the newest campaign without a name). Exit 0 none left failed, 3 some.
+    /// How it stands (the newest campaign without a name): its outcome, then every cell's state,
+    /// image and fixes, runs, time, result file and next step. Exit 0 none left failed, 3 some.
     Status {
         name: Option<String>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "csv")]
         json: bool,
+        /// One CSV line per (commit, variant), a header first.
+        #[arg(long)]
+        csv: bool,
     },
     /// Go on where it stopped: runs in flight picked up, finished ones never run twice.
     Resume {

@@ -166,7 +166,14 @@ fn campaign(ctx: &Context, command: CampaignCommand) -> anyhow::Result<ExitCode>
             campaign::start(ctx, &args)
         }
         CampaignCommand::List { json } => campaign::list(ctx, json),
-        CampaignCommand::Status { name, json } => campaign::status(ctx, name.as_deref(), json),
+        CampaignCommand::Status { name, json, csv } => {
+            let form = match (json, csv) {
+                (true, _) => campaign::Form::Json,
+                (_, true) => campaign::Form::Csv,
+                _ => campaign::Form::Text,
+            };
+            campaign::status(ctx, name.as_deref(), form)
+        }
         CampaignCommand::Resume { name, notify } => campaign::resume(ctx, &name, notify.as_deref()),
         CampaignCommand::Pause { name } => campaign::stop(ctx, &name, false),
         CampaignCommand::Cancel { name, run: None } => campaign::stop(ctx, &name, true),

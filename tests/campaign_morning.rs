@@ -182,3 +182,77 @@ fn notify_runs_a_command_with_the_summary_on_its_stdin() {
     );
     assert!(summary["outcome"]["ended"].is_string(), "{summary:#}");
 }
+
+/// The morning table (issue 57 item 7): `campaign status` lists every cell with its state, the
+/// image its last run ran in and the fixes in it, its runs and their time, its result file, why it
+/// is left and the next step — as text, JSON and one CSV line per (commit, variant) — and `report
+/// --campaign` carries the same table. Before, a fixed cell said `ok` with no image, recipe or
+/// result, and a left one no next step.
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn the_morning_table_gives_each_cell_its_image_fixes_runs_result_and_next_step() {
+    let Some(_engine) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["aimv2", "ok"], "");
+    let commits = shorts.join(",");
+    let args =
+        ["campaign", "start", "--name", "night", "--variants", "b,a", "--auto-fix", "--commits", &commits];
+    let out = perftriage(&s, &args);
+    assert_eq!(out.status.code(), Some(3), "the second commit's agent patch fails: {}", text(&out));
+    let status = perftriage(&s, &["campaign", "status", "night"]);
+    let shown = text(&status);
+    println!("{shown}");
+    // A cell: its head line and the indented lines under it.
+    let cell = |short: &str, variant: &str| {
+        let head = |l: &&str| l.split_whitespace().take(2).eq([short, variant]);
+        let mut lines = shown.lines().skip_while(|l| !head(l));
+        let first = lines.next().unwrap_or_else(|| panic!("no {short} {variant} in {shown}"));
+        let rest = lines.take_while(|l| l.starts_with(' ')).map(str::trim).collect::<Vec<_>>();
+        (first.split_whitespace().collect::<Vec<_>>(), rest)
+    };
+    let (head, under) = cell(&shorts[0], "baseline");
+    assert_eq!((head[2], head[3], head[4]), ("ok", "2", "runs"), "{head:?}");
+    assert!(
+        head[6].starts_with("perftriage-fixed:") && head[7..] == ["[fixed:", "aimv2_exist_ok]"],
+        "{head:?}"
+    );
+    let result = "result runs/";
+    assert!(
+        under
+            .iter()
+            .any(|l| l.starts_with(result) && l.ends_with(&format!("{}_baseline_result.json", shorts[0])))
+    );
+    let (head, under) = cell(&shorts[1], "agent");
+    assert_eq!(head[2], "left");
+    assert!(under.contains(&"why    patch_fail: the same on every run, not retried"), "{under:?}");
+    assert!(under.iter().any(|l| l.starts_with("next   u unfixable")), "{under:?}");
+    let json = perftriage(&s, &["campaign", "status", "night", "--json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let cells = summary["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert!(cells[0]["image"].as_str().unwrap().starts_with("perftriage-fixed"), "{:#}", cells[0]);
+    assert_eq!(cells[0]["fixes"], serde_json::json!(["aimv2_exist_ok"]));
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cells[0]["result"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(result["status"], "success", "the result file named is the cell's last run's");
+    assert!(cells[3]["next"].as_str().unwrap().starts_with("u unfixable"), "{:#}", cells[3]);
+    let csv = perftriage(&s, &["campaign", "status", "night", "--csv"]);
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    assert_eq!(csv.lines().count(), 5, "a header and a line per cell: {csv}");
+    assert!(
+        csv.starts_with("short,variant,state,image,fixes,runs,run_s,result,category,why,next\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines().any(|l| l.starts_with(&format!("{},agent,left,", shorts[1])) && l.contains("patch_fail"))
+    );
+    let report = perftriage(&s, &["report", "--campaign", "night", "--format", "md"]);
+    let report = String::from_utf8_lossy(&report.stdout).into_owned();
+    assert!(
+        report.contains("| commit | variant | state | image (fixes) | runs | time | result | next step |"),
+        "{report}"
+    );
+    assert!(
+        report.lines().any(|l| l.starts_with(&format!("| {} | agent | left: patch_fail", shorts[1]))),
+        "{report}"
+    );
+}

@@ -154,6 +154,7 @@ mod tests {
             status: RunStatus::Error,
             category: Some(FailureKind::from_name(category)),
             disposition: Some(disposition),
+            result: None,
         };
         attempt("r", Some(finish))
     }
@@ -226,7 +227,13 @@ mod tests {
     fn a_run_in_flight_is_picked_up_a_success_is_done_nothing_yet_is_run() {
         let flying = cell(vec![attempt("r7", None)], &[]);
         assert_eq!(next(&flying, POLICY, numpy), Next::PickUp("r7".into()));
-        let ok = Finish { at: "t1".into(), status: RunStatus::Success, category: None, disposition: None };
+        let ok = Finish {
+            at: "t1".into(),
+            status: RunStatus::Success,
+            category: None,
+            disposition: None,
+            result: None,
+        };
         let done = cell(vec![attempt("r", Some(ok))], &[]);
         assert_eq!(next(&done, POLICY, numpy), Next::Done);
         assert_eq!(next(&Cell::default(), POLICY, numpy), Next::Run);

@@ -174,8 +174,12 @@ fn standing(cell: &Cell) -> String {
     }
     let Some(finish) = cell.last_finish() else { return "· queued".into() };
     let category = finish.category.as_ref().map_or(crate::classify::UNCLASSIFIED, |k| k.name());
+    let fixed = cell.fixes.iter().rev().find(|f| f.verified);
     match (finish.status, &cell.decided) {
-        (RunStatus::Success, _) => "✓ ok".into(),
+        (RunStatus::Success, _) => match fixed {
+            Some(fix) => format!("✓ fixed: {}", crate::logs::display_text(&fix.recipe)),
+            None => "✓ ok".into(),
+        },
         // A retry's wait is a decision too; a leave is the cell's standing.
         (_, Some(super::Decision::Leave { reason })) => format!("✗ {}", crate::logs::display_text(reason)),
         _ => format!("↻ {category}"),

@@ -26,6 +26,8 @@ pub struct Finish {
     pub status: RunStatus,
     pub category: Option<crate::runs::FailureKind>,
     pub disposition: Option<Disposition>,
+    /// Its result file, as the journal points at it (none for a set-up error).
+    pub result: Option<String>,
 }
 
 /// One (commit, variant) of the campaign.
@@ -179,9 +181,9 @@ impl CampaignState {
                     Attempt { run_id: run_id.clone(), launched: at.clone(), job: None, finish: None };
                 self.cell_mut(short, *variant).attempts.push(attempt);
             }
-            Event::Finished { run_id, status, category, disposition, at, .. } => {
-                let (status, disposition, at) = (*status, *disposition, at.clone());
-                let finish = Finish { at, status, category: category.clone(), disposition };
+            Event::Finished { run_id, status, category, disposition, result, at } => {
+                let (status, disposition, at, result) = (*status, *disposition, at.clone(), result.clone());
+                let finish = Finish { at, status, category: category.clone(), disposition, result };
                 if let Some(attempt) = self.attempt_mut(run_id) {
                     attempt.finish = Some(finish);
                 }

@@ -138,7 +138,9 @@ pub fn report(
     let book = read_book(ctx);
     let mut built = report::build(&entries, &book);
     built.patches = super::agents::patch_rows(&entries, ctx);
-    built.campaign = name.and_then(|name| campaign_outcome(ctx, &name));
+    if let Some((outcome, cells)) = name.and_then(|name| campaign_outcome(ctx, &name)) {
+        (built.campaign, built.campaign_cells) = (Some(outcome), cells);
+    }
     let text = report::render(&built, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
@@ -160,15 +162,17 @@ fn campaign_named(ctx: &Context, asked: Option<&str>) -> Result<Option<crate::id
     Err(ExitCode::from(2))
 }
 
-/// The campaign's outcome; none with an unreadable journal (said).
+/// The campaign's outcome and its cells; none with an unreadable journal (said).
 fn campaign_outcome(
     ctx: &Context,
     name: &crate::ids::CampaignName,
-) -> Option<(String, crate::campaigns::Outcome)> {
-    match crate::jobs::journal::Journal::of(&ctx.workspace, name).state() {
-        Ok(state) => {
+) -> Option<((String, crate::campaigns::Outcome), Vec<crate::campaigns::MorningRow>)> {
+    let read = crate::jobs::journal::Journal::of(&ctx.workspace, name).state().map_err(anyhow::Error::from);
+    let cells = |state: &_| super::campaign::morning(ctx, state, &std::collections::HashMap::new());
+    match read.and_then(|state| Ok((cells(&state)?, state))) {
+        Ok((cells, state)) => {
             let outcome = crate::campaigns::outcome(&state, |s| super::campaign::usable(ctx, s));
-            Some((name.to_string(), outcome))
+            Some(((name.to_string(), outcome), cells))
         }
         Err(e) => {
             super::out::err(&format!("perftriage: campaign {name} left out of the report: {e}"));

@@ -109,7 +109,7 @@ fn agent_table(out: &mut String, r: &Report) {
 fn csv(r: &Report) -> String {
     let mut out = String::from("table,key,value\n");
     let mut push = |table: &str, key: &str, value: String| {
-        let _ = writeln!(out, "{table},{},{}", quote(key), quote(&value));
+        let _ = writeln!(out, "{table},{},{}", csv_quote(key), csv_quote(&value));
     };
     push("total", "commits", r.commits.to_string());
     for (table, counts) in
@@ -163,8 +163,18 @@ fn csv(r: &Report) -> String {
     }
     if let Some((name, outcome)) = &r.campaign {
         campaign_rows(outcome).into_iter().for_each(|(k, v)| push(&format!("campaign_{name}"), &k, v));
+        campaign_cell_rows(r).into_iter().for_each(|(k, v)| push(&format!("campaign_{name}_cell"), &k, v));
     }
     out
+}
+
+/// Each campaign cell as (`short variant`, `state; next step`).
+fn campaign_cell_rows(r: &Report) -> Vec<(String, String)> {
+    let row = |c: &super::MorningRow| {
+        let value = [c.state, c.next.as_deref().unwrap_or("")].join("; ");
+        (format!("{} {}", c.short, c.variant.name()), value.trim_end_matches("; ").to_string())
+    };
+    r.campaign_cells.iter().map(row).collect()
 }
 
 /// The workspace's newest campaign's outcome, one line each.
@@ -173,6 +183,21 @@ fn campaign_section(out: &mut String, r: &Report) {
     let _ = writeln!(out, "## Campaign {}\n", cell(name));
     for line in outcome.lines() {
         let _ = writeln!(out, "- {}", cell(&line));
+    }
+    out.push('\n');
+    if r.campaign_cells.is_empty() {
+        return;
+    }
+    out.push_str("| commit | variant | state | image (fixes) | runs | time | result | next step |\n");
+    out.push_str("|---|---|---|---|---:|---:|---|---|\n");
+    for c in &r.campaign_cells {
+        let image = c.image.as_ref().map_or("—".to_string(), |i| format!("{i} {}", c.fixes.join(", ")));
+        let state = c.why.as_ref().map_or(c.state.to_string(), |w| format!("{}: {w}", c.state));
+        let (result, next) = (c.result.as_deref().unwrap_or("—"), c.next.as_deref().unwrap_or(""));
+        let row = [c.short.as_str(), c.variant.name(), &state, image.trim(), &c.runs.len().to_string()];
+        let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
+        let (time, result, next) = (super::duration(c.run_s), cell(result), cell(next));
+        let _ = writeln!(out, "| {} | {time} | {result} | {next} |", row.join(" | "));
     }
     out.push('\n');
 }
@@ -238,7 +263,7 @@ fn counts(o: &Outcomes) -> String {
 
 /// A CSV cell: quoted where it must be, and one a spreadsheet would take for a formula (`=`,
 /// `@`, `+`, `-`, a tab or carriage return first) kept as text with a leading `'`.
-fn quote(field: &str) -> String {
+pub(super) fn csv_quote(field: &str) -> String {
     let field = if field.starts_with(['=', '@', '+', '-', '\t', '\r']) {
         std::borrow::Cow::Owned(format!("'{field}"))
     } else {

@@ -4,12 +4,14 @@
 mod campaign;
 mod compare;
 mod format;
+mod morning;
 mod patches;
 mod status;
 
 pub use campaign::CampaignOutcome;
 pub use compare::{BOARD_BAND_PCT, Comparison, PAIRS, Pair, compare, reasons};
 pub use format::{ReportFormat, render};
+pub use morning::{MorningRow, csv as morning_csv, duration, hours};
 pub use patches::PatchRow;
 pub use status::{STATUS_SCHEMA_VERSION, StatusRecord, status_record};
 
@@ -61,6 +63,9 @@ pub struct Report {
     /// The workspace's newest campaign and its outcome, where it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub campaign: Option<(String, CampaignOutcome)>,
+    /// That campaign's cells the morning after.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub campaign_cells: Vec<MorningRow>,
 }
 
 /// One pair over all commits that have both of its values.

@@ -20,7 +20,7 @@ use anyhow::Result;
 use std::process::ExitCode;
 
 pub use list::list;
-pub use status::status;
+pub use status::{Form, morning, status};
 
 /// `campaign start`'s request, as the command line gave it.
 pub struct StartArgs {

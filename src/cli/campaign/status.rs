@@ -1,7 +1,7 @@
 //! `campaign status [NAME] [--json]`: how a campaign stands, from its journal alone (the newest
 //! campaign of the workspace when no name is given).
 
-use crate::campaigns::{CampaignState, Cell, Headline, Liveness, Next, next};
+use crate::campaigns::{CampaignState, Headline, Liveness, Lookups, MorningRow};
 use crate::ids::RunId;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
@@ -11,7 +11,15 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode> {
+/// How `campaign status` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Text,
+    Json,
+    Csv,
+}
+
+pub fn status(ctx: &Context, name: Option<&str>, form: Form) -> Result<ExitCode> {
     let journal = match name {
         Some(name) => super::existing(ctx, name),
         None => crate::jobs::journal::newest(&ctx.workspace).map(|name| Journal::of(&ctx.workspace, &name)),
@@ -33,18 +41,19 @@ pub fn status(ctx: &Context, name: Option<&str>, json: bool) -> Result<ExitCode>
         (Liveness::Gone(_), true) => left_running(ctx, &state)?,
         _ => HashMap::new(),
     };
-    let cells = cells_json(ctx, &state, &words)?;
+    let cells = morning(ctx, &state, &words)?;
     let outcome = crate::campaigns::outcome(&state, |short| super::usable(ctx, short));
     let mut out = crate::cli::out::stdout();
-    match json {
-        true => {
+    match form {
+        Form::Json => {
             let mut summary = summary(&state, &cells);
             summary["outcome"] = serde_json::to_value(&outcome)?;
             summary["driver"] = driver_json(&liveness);
             summary["stopped"] = headline.stopped.clone().into();
             writeln!(out, "{}", crate::cli::out::json(&summary)?)?
         }
-        false => print_text(&mut out, &headline, &liveness, &cells, &outcome)?,
+        Form::Csv => write!(out, "{}", crate::report::morning_csv(&cells))?,
+        Form::Text => print_text(&mut out, (&headline, &liveness), &cells, &outcome, &ctx.workspace)?,
     }
     // As the README says: 0 none left failed, 3 some.
     Ok(if outcome.left.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
@@ -57,41 +66,30 @@ fn left_running(ctx: &Context, state: &CampaignState) -> Result<HashMap<RunId, S
     Ok(crate::cli::runtime()?.block_on(asked))
 }
 
-/// Each cell as `--json` gives it; a run in flight whose driver is gone (`left`: what its
-/// container does) says `stopped`.
-fn cells_json(
+/// Each cell the morning after (`campaigns::morning`); a run in flight whose driver is gone
+/// (`left`: what its container does) says `stopped`.
+pub fn morning(
     ctx: &Context,
     state: &CampaignState,
     left: &HashMap<RunId, String>,
-) -> Result<Vec<serde_json::Value>> {
+) -> Result<Vec<MorningRow>> {
     let recipes = ctx.recipes()?;
-    let cell_json = |((short, variant), cell): (&(crate::ids::Short, crate::dataset::Variant), &Cell)| {
-        let mut standing = standing(cell, next(cell, state.spec.policy, |c| recipes.first_answering(c)));
-        if let Some((run_id, word)) = cell.in_flight().and_then(|r| Some((r, left.get(r)?))) {
-            standing = ("stopped", Some(format!("run {run_id} stopped mid-run: {word}")));
-        }
-        let runs: Vec<&str> = cell.attempts.iter().map(|a| a.run_id.as_str()).collect();
-        let category = cell.last_finish().and_then(|f| f.category.clone());
-        let (word, why) = standing;
-        json!({ "short": short, "variant": variant, "state": word, "why": why, "runs": runs, "category": category })
+    let launched_in = |run_id: &RunId| {
+        let launch = crate::jobs::launches::read(&ctx.workspace, run_id).ok()?;
+        Some((crate::logs::display_text(launch.plan.image.as_str()).into(), launch.plan.fixes))
     };
-    Ok(state.cells.iter().map(cell_json).collect())
-}
-
-/// A cell's state in a word, and why where it matters.
-fn standing(cell: &Cell, next: Next) -> (&'static str, Option<String>) {
-    match next {
-        Next::Done => ("ok", None),
-        Next::Leave(why) => ("left", Some(why)),
-        Next::PickUp(run_id) => ("running", Some(format!("run {run_id}"))),
-        Next::Fix(recipe) => ("to fix", Some(recipe)),
-        Next::Retry { n, after_s } => ("to retry", Some(format!("retry {n} after {after_s} s"))),
-        Next::Run if cell.attempts.is_empty() => ("queued", None),
-        Next::Run => ("to run again", None),
+    let look = Lookups { launched_in: &launched_in, recipe_for: &|c| recipes.first_answering(c) };
+    let mut rows = state.morning(&look);
+    for row in &mut rows {
+        let flying = row.runs.last().filter(|_| row.state == "running");
+        if let Some((run_id, word)) = flying.and_then(|r| Some((r, left.get(r)?))) {
+            (row.state, row.why) = ("stopped", Some(format!("run {run_id} stopped mid-run: {word}")));
+        }
     }
+    Ok(rows)
 }
 
-fn summary(state: &CampaignState, cells: &[serde_json::Value]) -> serde_json::Value {
+fn summary(state: &CampaignState, cells: &[MorningRow]) -> serde_json::Value {
     let p = state.progress();
     json!({
         "name": state.spec.name, "repeat": state.spec.repeat, "policy": state.spec.policy,
@@ -103,7 +101,7 @@ fn summary(state: &CampaignState, cells: &[serde_json::Value]) -> serde_json::Va
 /// The campaign's summary as `status --json` gives it, for `--notify` (its driver has just ended,
 /// so no run of it is left running).
 pub(super) fn summary_json(ctx: &Context, state: &CampaignState) -> Result<serde_json::Value> {
-    let cells = cells_json(ctx, state, &HashMap::new())?;
+    let cells = morning(ctx, state, &HashMap::new())?;
     let mut summary = summary(state, &cells);
     summary["outcome"] = serde_json::to_value(crate::campaigns::outcome(state, |s| super::usable(ctx, s)))?;
     Ok(summary)
@@ -121,10 +119,10 @@ fn driver_json(liveness: &Liveness) -> serde_json::Value {
 
 fn print_text(
     out: &mut impl Write,
-    headline: &Headline,
-    liveness: &Liveness,
-    cells: &[serde_json::Value],
+    (headline, liveness): (&Headline, &Liveness),
+    cells: &[MorningRow],
     outcome: &crate::campaigns::Outcome,
+    workspace: &std::path::Path,
 ) -> std::io::Result<()> {
     let mode = match (headline.state, &headline.stopped, liveness) {
         ("", Some(stopped), _) => format!(" ({stopped})"),
@@ -136,15 +134,8 @@ fn print_text(
     for line in outcome.lines() {
         writeln!(out, "  {line}")?;
     }
-    for c in cells {
-        let why = c["why"].as_str().map(|w| format!("  {w}")).unwrap_or_default();
-        let short = c["short"].as_str().unwrap_or("");
-        writeln!(
-            out,
-            "{short:<9} {:<8} {:<12}{why}",
-            c["variant"].as_str().unwrap_or(""),
-            c["state"].as_str().unwrap_or("")
-        )?;
+    for line in cells.iter().flat_map(|c| c.lines(Some(workspace))) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
