@@ -217,7 +217,7 @@ fn a_read_only_board_asks_for_the_lock_and_takes_over_with_what_the_other_wrote(
     let mut s = state();
     s.session.read_only = true;
     let ticks: Vec<Effect> = (0..2).flat_map(|_| update(&mut s, Msg::Tick(NOW.into()))).collect();
-    let asked: Vec<&Effect> = ticks.iter().filter(|e| !matches!(e, Effect::ReadCampaign)).collect();
+    let asked: Vec<&Effect> = ticks.iter().filter(|e| !matches!(e, Effect::ReadCampaign(_))).collect();
     assert_eq!(asked, vec![&Effect::TryTakeOver]);
     let mut theirs = perftriage::triage::TriageBook::new();
     theirs.apply("7c01f706", perftriage::triage::Change::Skip, NOW.into()).unwrap();
@@ -324,7 +324,8 @@ fn nightly_snapshot() -> perftriage::campaigns::Snapshot {
 #[test]
 fn the_header_says_how_the_workspaces_campaign_stands() {
     let mut s = state();
-    let reads = |effects: Vec<Effect>| effects.iter().filter(|e| matches!(e, Effect::ReadCampaign)).count();
+    let reads =
+        |effects: Vec<Effect>| effects.iter().filter(|e| matches!(e, Effect::ReadCampaign(_))).count();
     let asked: usize = (0..10).map(|_| reads(update(&mut s, Msg::Tick("t".into())))).sum();
     assert_eq!(asked, 5, "ticks 1, 3, 5, 7 and 9 of ten");
     update(&mut s, Msg::Campaign(Some(nightly_snapshot())));
@@ -333,6 +334,47 @@ fn the_header_says_how_the_workspaces_campaign_stands() {
         screen.lines().next().unwrap().contains("campaign nightly 37/288 ✓29 ✗6 ↻2 · ~3h10 left (1 at once)"),
         "{screen}"
     );
+}
+
+/// `]` and `[` in `O` switch between the workspace's campaigns (it only ever showed the newest):
+/// the board then reads the chosen one on every tick, and back at the newest it follows new ones.
+#[test]
+fn o_switches_between_the_workspaces_campaigns() {
+    use perftriage::ids::CampaignName;
+    let mut s = state();
+    update(&mut s, Msg::CampaignNames(["nightly", "tuesday", "monday"].map(CampaignName::from).to_vec()));
+    update(&mut s, Msg::Campaign(Some(nightly_snapshot())));
+    press(&mut s, Key::ch('O'));
+    assert_eq!(press(&mut s, Key::ch(']')), vec![Effect::ReadCampaign(Some("tuesday".into()))]);
+    assert!(s.session.message.clone().unwrap().1.contains("campaign tuesday (2 of 3, newest first)"));
+    let mut tuesday = nightly_snapshot();
+    tuesday.headline.name = "tuesday".into();
+    update(&mut s, Msg::Campaign(Some(tuesday)));
+    let reads: Vec<Effect> = (0..2).flat_map(|_| update(&mut s, Msg::Tick("t".into()))).collect();
+    assert!(reads.contains(&Effect::ReadCampaign(Some("tuesday".into()))), "{reads:?}");
+    assert!(common::screen_of(&s, 200, 48).contains("campaign tuesday"), "the view shows the one chosen");
+    assert_eq!(press(&mut s, Key::ch(']')), vec![Effect::ReadCampaign(Some("monday".into()))]);
+    update(
+        &mut s,
+        Msg::Campaign(Some({
+            let mut m = nightly_snapshot();
+            m.headline.name = "monday".into();
+            m
+        })),
+    );
+    assert!(press(&mut s, Key::ch(']')).is_empty(), "monday is the oldest");
+    assert!(s.session.message.clone().unwrap().1.contains("it is the oldest of 3"));
+    press(&mut s, Key::ch('['));
+    update(
+        &mut s,
+        Msg::Campaign(Some({
+            let mut t = nightly_snapshot();
+            t.headline.name = "tuesday".into();
+            t
+        })),
+    );
+    press(&mut s, Key::ch('['));
+    assert_eq!(s.session.campaign_chosen, None, "at the newest the board follows new campaigns");
 }
 
 /// A campaign whose driving process is gone says so in the header, with the command that goes

@@ -103,8 +103,9 @@ pub enum Effect {
     Quit,
     /// List our fixed images (answered by `Msg::Images`).
     ListImages,
-    /// Read how the workspace's newest campaign stands (answered by `Msg::Campaign`).
-    ReadCampaign,
+    /// Read how a campaign stands: the one chosen in `O`, else the workspace's newest (answered
+    /// by `Msg::CampaignNames`, then `Msg::Campaign`).
+    ReadCampaign(Option<crate::ids::CampaignName>),
     /// The images these commits' variants run in, and the earlier runs' durations, for a
     /// campaign's confirm (answered by `Msg::CampaignPlanned`).
     PlanCampaign(Vec<Short>),

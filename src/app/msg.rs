@@ -34,6 +34,8 @@ pub enum Msg {
     Images(Result<Vec<super::ListedImage>, JobError>),
     /// How the workspace's newest campaign stands (`None`: there is none).
     Campaign(Option<crate::campaigns::Snapshot>),
+    /// Every campaign of the workspace, the newest first.
+    CampaignNames(Vec<crate::ids::CampaignName>),
     /// What a campaign of these commits would run.
     CampaignPlanned(CampaignPlan),
     /// A result file a campaign's run wrote, read back as a restart reads it.

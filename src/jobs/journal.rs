@@ -25,12 +25,22 @@ const MAX_JOURNAL: u64 = 256 * 1024 * 1024;
 
 /// The workspace's campaign whose journal was written last.
 pub fn newest(workspace: &Path) -> Option<CampaignName> {
-    let dirs = std::fs::read_dir(workspace.join("campaigns")).ok()?;
-    let journals = dirs.flatten().filter_map(|d| {
-        let modified = d.path().join("journal.jsonl").metadata().and_then(|m| m.modified()).ok()?;
-        Some((modified, d.file_name().to_string_lossy().into_owned()))
-    });
-    journals.max().map(|(_, name)| CampaignName::from(name))
+    all(workspace).into_iter().next()
+}
+
+/// Every campaign of the workspace with a journal, the one written last first.
+pub fn all(workspace: &Path) -> Vec<CampaignName> {
+    let Ok(dirs) = std::fs::read_dir(workspace.join("campaigns")) else { return Vec::new() };
+    let mut journals: Vec<_> = dirs
+        .flatten()
+        .filter_map(|d| {
+            let modified = d.path().join("journal.jsonl").metadata().and_then(|m| m.modified()).ok()?;
+            let name = CampaignName::from(d.file_name().to_string_lossy().into_owned());
+            name.is_plain().then_some((modified, name))
+        })
+        .collect();
+    journals.sort_by(|a, b| b.cmp(a));
+    journals.into_iter().map(|(_, name)| name).collect()
 }
 
 /// How `name` stands as the board shows it, its driver's liveness with it (`perftriage` is

@@ -57,7 +57,7 @@ impl Io {
             Effect::TryTakeOver => self.take_over(),
             Effect::Quit => return false,
             Effect::ListImages => self.jobs.list_images(),
-            Effect::ReadCampaign => self.jobs.read_campaign(),
+            Effect::ReadCampaign(chosen) => self.jobs.read_campaign(chosen),
             Effect::PlanCampaign(shorts) => self.jobs.plan_campaign(shorts),
             Effect::StartCampaign { shorts, name } => self.jobs.start_campaign(&shorts, &name),
             Effect::Campaign { name, verb } => self.jobs.campaign_verb(&name, verb),

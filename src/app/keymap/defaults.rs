@@ -194,6 +194,8 @@ const CAMPAIGN: &[(&str, Action)] = &[
     ("p", Action::CampaignPause),
     ("r", Action::CampaignResume),
     ("X", Action::CampaignCancel),
+    ("]", Action::CampaignNext),
+    ("[", Action::CampaignPrevious),
 ];
 
 const HELP: &[(&str, Action)] =

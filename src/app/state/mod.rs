@@ -113,6 +113,11 @@ impl AppState {
     pub fn notify(&mut self, level: Level, text: impl Into<String>) {
         self.session.notify(level, text);
     }
+
+    /// Read the campaign the board shows: the one chosen in `O`, else the newest.
+    pub fn read_campaign(&self) -> super::Effect {
+        super::Effect::ReadCampaign(self.session.campaign_chosen.clone())
+    }
 }
 
 impl AppState {

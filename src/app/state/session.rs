@@ -38,8 +38,13 @@ pub struct SessionState {
     pub messages: Vec<(String, Level, String)>,
     pub read_only: bool,
     pub unsaved: bool,
-    /// The workspace's newest campaign, as its journal said at the last read.
+    /// The campaign the board shows (the one chosen in `O`, else the newest), as its journal said
+    /// at the last read.
     pub campaign: Option<crate::campaigns::Snapshot>,
+    /// The campaign chosen in `O` (`[` and `]`); none: the workspace's newest.
+    pub campaign_chosen: Option<crate::ids::CampaignName>,
+    /// Every campaign of the workspace, the newest first, as the last read listed them.
+    pub campaign_names: Vec<crate::ids::CampaignName>,
     /// A campaign this board started whose journal it has not read yet, and the tick it was
     /// started at: no second `C` meanwhile.
     pub campaign_starting: Option<(crate::ids::CampaignName, u64)>,
@@ -81,6 +86,8 @@ impl SessionState {
             messages: Vec::new(),
             read_only: false,
             campaign: None,
+            campaign_chosen: None,
+            campaign_names: Vec::new(),
             campaign_starting: None,
             unsaved: false,
             mouse_capture: true,

@@ -200,7 +200,7 @@ pub fn asked(state: &mut AppState, asked: Result<String, JobError>) -> Vec<Effec
     match asked {
         Ok(what) => {
             state.notify(Level::Info, format!("asked: {what}; the journal says how it went"));
-            vec![Effect::ReadCampaign]
+            vec![state.read_campaign()]
         }
         Err(why) => {
             state.notify(Level::Error, format!("campaign not asked: {why}"));
@@ -230,13 +230,15 @@ pub fn check_start(state: &mut AppState) {
 pub fn started(state: &mut AppState, started: Result<CampaignName, JobError>) -> Vec<Effect> {
     match started {
         Ok(name) => {
+            // The board follows the campaign it started.
+            state.session.campaign_chosen = None;
             let view =
                 state.session.keymap.key_name(crate::app::KeyMode::Board, crate::app::Action::CampaignView);
             state.notify(
                 Level::Info,
                 format!("campaign {name} started in a process of its own; {view} shows it"),
             );
-            vec![Effect::ReadCampaign]
+            vec![state.read_campaign()]
         }
         Err(why) => {
             state.session.campaign_starting = None;

@@ -15,6 +15,8 @@ pub fn act(state: &mut AppState, action: crate::app::Action) -> Vec<Effect> {
         Action::CampaignPause => Verb::Pause,
         Action::CampaignResume => Verb::Resume,
         Action::CampaignCancel => Verb::Cancel,
+        Action::CampaignNext => return switch(state, 1),
+        Action::CampaignPrevious => return switch(state, -1),
         other => return super::help::act(state, other),
     };
     let Some(campaign) = &state.session.campaign else { return Vec::new() };
@@ -27,6 +29,30 @@ pub fn act(state: &mut AppState, action: crate::app::Action) -> Vec<Effect> {
     let preview = verb_preview(campaign, verb);
     state.mode = Mode::Confirm(Confirm::new(title, preview, ConfirmAction::Campaign { name, verb }));
     Vec::new()
+}
+
+/// The workspace's campaigns as the last read listed them (newest first).
+pub fn named(state: &mut AppState, names: Vec<CampaignName>) -> Vec<Effect> {
+    state.session.campaign_names = names;
+    Vec::new()
+}
+
+/// `]` (`step` 1) shows the next older campaign, `[` (-1) the next newer; the newest is followed
+/// (a campaign started later shows) rather than held by name.
+fn switch(state: &mut AppState, step: isize) -> Vec<Effect> {
+    let names = &state.session.campaign_names;
+    let shown = state.session.campaign.as_ref().map(|c| c.headline.name.as_str());
+    let at = names.iter().position(|n| Some(n.as_str()) == shown).unwrap_or(0);
+    let Some(to) = at.checked_add_signed(step).filter(|i| *i < names.len()) else {
+        let end = if step > 0 { "oldest" } else { "newest" };
+        state.notify(Level::Info, format!("no campaign beyond this one: it is the {end} of {}", names.len()));
+        return Vec::new();
+    };
+    let name = names[to].clone();
+    state.notify(Level::Info, format!("campaign {name} ({} of {}, newest first)", to + 1, names.len()));
+    state.session.campaign_chosen = (to > 0).then(|| name.clone());
+    state.session.help_scroll = 0;
+    vec![Effect::ReadCampaign(Some(name))]
 }
 
 /// Why `verb` makes no sense now: a resume of a campaign whose driver is alive, anything of an

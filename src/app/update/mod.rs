@@ -51,6 +51,7 @@ fn route(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Pointer { over, wheel } => mouse::pointer(state, over, wheel),
         Msg::Images(listed) => images::listed(state, listed),
         Msg::Campaign(snapshot) => campaign::read(state, snapshot),
+        Msg::CampaignNames(names) => campaign_view::named(state, names),
         Msg::CampaignPlanned(plan) => campaign::planned(state, plan),
         Msg::CampaignStarted(started) => campaign::started(state, started),
         Msg::CampaignAsked(asked) => campaign::asked(state, asked),
@@ -162,7 +163,7 @@ fn tick(state: &mut AppState, now: String) -> Vec<Effect> {
     let mut effects = documents::ask_patch_line(state);
     // A campaign runs in a process of its own: its journal is read every few seconds.
     if state.session.ticks % CAMPAIGN_TICKS == 1 {
-        effects.push(Effect::ReadCampaign);
+        effects.push(state.read_campaign());
     }
     // A read-only board asks for the lock every other second.
     if state.session.read_only && state.session.ticks.is_multiple_of(2) {

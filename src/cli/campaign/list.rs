@@ -12,7 +12,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn list(ctx: &Context, as_json: bool) -> Result<ExitCode> {
-    let mut rows: Vec<serde_json::Value> = names(ctx).iter().map(|name| row(ctx, name)).collect();
+    let mut rows: Vec<serde_json::Value> =
+        crate::jobs::journal::all(&ctx.workspace).iter().map(|name| row(ctx, name)).collect();
     rows.sort_by(|a, b| b["started"].as_str().cmp(&a["started"].as_str()));
     let mut out = crate::cli::out::stdout();
     for row in &rows {
@@ -23,16 +24,6 @@ pub fn list(ctx: &Context, as_json: bool) -> Result<ExitCode> {
     }
     out.finish()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The campaigns' names: the workspace's `campaigns/` folders that are plain names.
-fn names(ctx: &Context) -> Vec<CampaignName> {
-    let dirs = std::fs::read_dir(ctx.workspace.join("campaigns")).into_iter().flatten().flatten();
-    let names = dirs.filter(|d| d.file_type().is_ok_and(|t| t.is_dir()));
-    names
-        .map(|d| CampaignName::from(d.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.is_plain())
-        .collect()
 }
 
 /// One campaign's line, or why its journal cannot be read.

@@ -23,10 +23,10 @@ pub enum CampaignStartError {
 }
 
 impl JobService {
-    /// Answer with `Msg::Campaign`: how the workspace's newest campaign stands; then each result
-    /// file its runs wrote since the last read, as `Msg::CampaignResult` (the board shows them as
-    /// it shows its own runs').
-    pub fn read_campaign(&self) {
+    /// Answer with `Msg::CampaignNames` (every campaign, newest first) and `Msg::Campaign`: how
+    /// `chosen` stands (gone or none: the newest); then each result file its runs wrote since the
+    /// last read, as `Msg::CampaignResult` (the board shows them as it shows its own runs').
+    pub fn read_campaign(&self, chosen: Option<CampaignName>) {
         let (workspace, tx) = (self.setup.exec.workspace.clone(), self.tx.clone());
         let (classifier, seen) = (self.setup.exec.classifier.clone(), self.campaign_results.clone());
         let perftriage = self.setup.exec.view.perftriage(&workspace);
@@ -34,9 +34,10 @@ impl JobService {
         tokio::spawn(async move {
             let read = {
                 let workspace = workspace.clone();
-                tokio::task::spawn_blocking(move || newest_snapshot(&workspace, &perftriage)).await
+                tokio::task::spawn_blocking(move || chosen_snapshot(&workspace, chosen, &perftriage)).await
             };
-            let Ok((snapshot, events)) = read else { return };
+            let Ok((names, snapshot, events)) = read else { return };
+            let _ = tx.send(Msg::CampaignNames(names));
             let snapshot = match snapshot {
                 Some(s) => Some(containers_asked(s, &workspace, &hosts).await),
                 None => None,
@@ -142,11 +143,19 @@ async fn containers_asked(
     snapshot.with_containers(&crate::jobs::left_running::container_words(workspace, hosts, &runs).await)
 }
 
-/// The workspace's newest campaign as the board shows it, and its journal's events.
-fn newest_snapshot(workspace: &Path, perftriage: &str) -> (Option<crate::campaigns::Snapshot>, Vec<Event>) {
-    let Some(name) = crate::jobs::journal::newest(workspace) else { return (None, Vec::new()) };
+/// Every campaign (newest first), and `chosen` (gone or none: the newest) as the board shows it
+/// with its journal's events.
+fn chosen_snapshot(
+    workspace: &Path,
+    chosen: Option<CampaignName>,
+    perftriage: &str,
+) -> (Vec<CampaignName>, Option<crate::campaigns::Snapshot>, Vec<Event>) {
+    let names = crate::jobs::journal::all(workspace);
+    let name = chosen.filter(|c| names.contains(c)).or_else(|| names.first().cloned());
+    let Some(name) = name else { return (names, None, Vec::new()) };
     let events = Journal::of(workspace, &name).read().map(|p| p.events).unwrap_or_default();
-    (crate::jobs::journal::snapshot(workspace, &name, &events, perftriage), events)
+    let snapshot = crate::jobs::journal::snapshot(workspace, &name, &events, perftriage);
+    (names, snapshot, events)
 }
 
 /// The result files of the journal's finished runs not handed on before (marked handed now).

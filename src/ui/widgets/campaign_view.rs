@@ -23,8 +23,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let (down, up, close) = (key(Action::MenuDown), key(Action::MenuUp), key(Action::Close));
     let verbs = [Action::CampaignPause, Action::CampaignResume, Action::CampaignCancel].map(key);
     let [pause, resume, cancel] = &verbs;
+    let (older, newer) = (key(Action::CampaignNext), key(Action::CampaignPrevious));
     let title = format!(
-        " {} — {down}/{up} scroll, {pause} pause, {resume} resume, {cancel} cancel, {close} closes ",
+        " {} — {down}/{up} scroll, {pause} pause, {resume} resume, {cancel} cancel, {older}/{newer} older/newer \
+         campaign, {close} closes ",
         snapshot.headline
     );
     let body = Paragraph::new(lines).scroll((scroll, 0));
