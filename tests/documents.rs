@@ -45,7 +45,7 @@ fn open_diff(w: u16, h: u16) -> (AppState, Vec<Effect>) {
 
 fn document_of(effects: &[Effect]) -> Document {
     match effects.first() {
-        Some(Effect::OpenDocument { document, .. }) => *document,
+        Some(Effect::OpenDocument { document, .. }) => document.clone(),
         other => panic!("{other:?}"),
     }
 }

@@ -377,6 +377,39 @@ fn o_switches_between_the_workspaces_campaigns() {
     assert_eq!(s.session.campaign_chosen, None, "at the newest the board follows new campaigns");
 }
 
+/// `j`/`k` in `O` select a cell and Enter opens its runs, fixes and result as a document in the
+/// log pane (the view only scrolled; nothing led from a cell to its evidence).
+#[test]
+fn enter_on_a_cell_in_o_opens_its_runs_fixes_and_result() {
+    use perftriage::campaigns::CellLine;
+    use perftriage::dataset::Variant;
+    use perftriage::ids::Short;
+    let mut s = state();
+    let mut snapshot = nightly_snapshot();
+    let cell = |short: &str, variant| CellLine {
+        short: Short::from(short),
+        variant,
+        standing: "✓ ok".into(),
+        runs: 1,
+    };
+    snapshot.cells = vec![
+        cell("aaaa0001", Variant::Baseline),
+        cell("aaaa0001", Variant::Human),
+        cell("aaaa0002", Variant::Baseline),
+        cell("aaaa0002", Variant::Human),
+    ];
+    update(&mut s, Msg::Campaign(Some(snapshot)));
+    press(&mut s, Key::ch('O'));
+    for _ in 0..2 {
+        press(&mut s, Key::ch('j'));
+    }
+    let effects = press(&mut s, enter());
+    let [Effect::OpenDocument { key, document, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((key.short.as_str(), key.variant), ("aaaa0002", Variant::Baseline));
+    assert_eq!(*document, perftriage::app::Document::CampaignCell("nightly".into()));
+    assert_eq!(s.mode, Mode::Normal, "the document shows in the log pane");
+}
+
 /// A campaign whose driving process is gone says so in the header, with the command that goes
 /// on, instead of a time left that nothing is spending.
 #[test]

@@ -144,12 +144,15 @@ pub enum Effect {
 }
 
 /// What the log pane can show besides logs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Document {
     /// The human's and the agent's patches, laid out so.
     Patches(crate::agents::document::Layout),
     /// The agent's own run: its summary and steps.
     AgentRun,
+    /// A campaign's (commit, variant) — the log key's: its runs, its fixes with their logs, its
+    /// last result.
+    CampaignCell(crate::ids::CampaignName),
 }
 
 /// A fix to apply, as the job service needs it.

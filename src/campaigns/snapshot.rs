@@ -100,6 +100,12 @@ impl CampaignState {
 }
 
 impl Snapshot {
+    /// How many variants each commit's line has (the cells are commit by commit).
+    pub fn variants_asked(&self) -> usize {
+        let first = self.cells.first().map(|c| &c.short);
+        self.cells.iter().take_while(|c| Some(&c.short) == first).count()
+    }
+
     /// With its driver's liveness: a campaign not ended, paused or cancelled whose process is gone
     /// says so in its headline, with the command that goes on (`perftriage`, the reader's command
     /// and flags, in it), and its in-flight cells say nothing runs them.

@@ -1,9 +1,10 @@
 //! The board's documents and the detail pane's patch line, made off the loop: a commit's two
-//! patches (the human's is a `git diff` in the checkout) and its newest agent run.
+//! patches (the human's is a `git diff` in the checkout), its newest agent run, and a campaign
+//! cell's runs, fixes and result.
 
 use crate::agents::document::{self, Layout};
 use crate::agents::{self, AgentRuns, RunSummary};
-use crate::app::{Document, Msg};
+use crate::app::{Document, LogKey, Msg};
 use crate::dataset::{CommitIndex, Variant};
 use crate::ids::Short;
 use crate::runs::RunConfig;
@@ -14,6 +15,8 @@ use tokio::sync::mpsc::UnboundedSender;
 /// Where patches and agent runs are found.
 pub struct Sources {
     pub commits: CommitIndex,
+    /// Where a campaign cell's journal, launch records, fix logs and results are.
+    pub workspace: PathBuf,
     pub trajectory_dirs: Vec<PathBuf>,
     pub config: RunConfig,
 }
@@ -30,9 +33,9 @@ impl Documents {
     }
 
     /// What `make` returns: the document's text (run it on a blocking thread).
-    pub fn maker(&self, short: Short, which: Document) -> impl FnOnce() -> String + Send + 'static {
-        let sources = self.sources.clone();
-        move || sources.text(&short, which)
+    pub fn maker(&self, key: &LogKey, which: Document) -> impl FnOnce() -> String + Send + 'static {
+        let (sources, short, variant) = (self.sources.clone(), key.short.clone(), key.variant);
+        move || sources.text(&short, variant, which)
     }
 
     /// The detail pane's `patches:` line of `short`, as a message.
@@ -61,17 +64,23 @@ impl Sources {
         agents::patch(&commit, variant, runs, &self.config).map_err(|e| e.to_string())
     }
 
-    fn text(&self, short: &str, which: Document) -> String {
-        let runs = self.agent_runs();
+    fn text(&self, short: &Short, variant: Variant, which: Document) -> String {
         match which {
-            Document::Patches(layout) => self.patches(short, &runs, layout),
-            Document::AgentRun => match runs.newest(short) {
-                Some(run) => {
-                    let (summary, trajectory) = RunSummary::read(run);
-                    document::agent_run(&summary, trajectory.as_ref().map_or(&[], |t| &t.steps))
-                }
-                None => format!("no agent run of {short} under --trajectories {:?}\n", self.trajectory_dirs),
-            },
+            Document::CampaignCell(name) => {
+                super::cell_document::text(&self.workspace, &name, (short, variant))
+            }
+            Document::Patches(layout) => self.patches(short, &self.agent_runs(), layout),
+            Document::AgentRun => self.agent_run(short),
+        }
+    }
+
+    fn agent_run(&self, short: &str) -> String {
+        match self.agent_runs().newest(short) {
+            Some(run) => {
+                let (summary, trajectory) = RunSummary::read(run);
+                document::agent_run(&summary, trajectory.as_ref().map_or(&[], |t| &t.steps))
+            }
+            None => format!("no agent run of {short} under --trajectories {:?}\n", self.trajectory_dirs),
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod build_job;
 pub mod campaign;
+pub mod cell_document;
 pub mod documents;
 pub mod driver;
 pub mod executor;

@@ -27,7 +27,7 @@ impl Io {
             Effect::OpenLog { key, source, text, ring } => self.logs.open(key, source, text, ring),
             Effect::FollowCampaignLog { key, name, ring } => self.logs.follow_campaign(key, &name, ring),
             Effect::OpenDocument { key, document, ring } => {
-                let make = self.documents.maker(key.short.clone(), document);
+                let make = self.documents.maker(&key, document);
                 self.logs.open_with(key, ring, make);
             }
             Effect::PatchLine(short) => self.documents.patch_line(short),

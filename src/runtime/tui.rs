@@ -204,6 +204,7 @@ fn executor(
     let logs = crate::jobs::logs::Logs::new(&ctx.workspace, (classifier, ctx.redactor.clone()), tx.clone());
     let sources = crate::jobs::documents::Sources {
         commits,
+        workspace: ctx.workspace.clone(),
         trajectory_dirs: ctx.trajectory_dirs.clone(),
         config: ctx.config.runs.clone(),
     };

@@ -196,6 +196,7 @@ const CAMPAIGN: &[(&str, Action)] = &[
     ("X", Action::CampaignCancel),
     ("]", Action::CampaignNext),
     ("[", Action::CampaignPrevious),
+    ("enter", Action::OpenLog),
 ];
 
 const HELP: &[(&str, Action)] =

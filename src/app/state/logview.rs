@@ -25,6 +25,8 @@ pub enum LogId {
     Patches,
     /// The agent run document.
     AgentRun,
+    /// A campaign cell's document: its runs, fixes with their logs, and its result.
+    CampaignCell,
 }
 
 impl LogId {
@@ -36,7 +38,7 @@ impl LogId {
     }
 
     pub fn is_document(&self) -> bool {
-        matches!(self, LogId::Patches | LogId::AgentRun)
+        matches!(self, LogId::Patches | LogId::AgentRun | LogId::CampaignCell)
     }
 }
 
@@ -51,6 +53,7 @@ impl std::fmt::Display for LogId {
             LogId::Campaign { run_id, pane } => write!(f, "campaign-{run_id}-{}", pane.name()),
             LogId::Patches => f.write_str("patches"),
             LogId::AgentRun => f.write_str("agent-run"),
+            LogId::CampaignCell => f.write_str("campaign-cell"),
         }
     }
 }

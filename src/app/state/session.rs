@@ -45,6 +45,8 @@ pub struct SessionState {
     pub campaign_chosen: Option<crate::ids::CampaignName>,
     /// Every campaign of the workspace, the newest first, as the last read listed them.
     pub campaign_names: Vec<crate::ids::CampaignName>,
+    /// The cell selected in `O` (commit by commit, variants as asked).
+    pub campaign_cell: usize,
     /// A campaign this board started whose journal it has not read yet, and the tick it was
     /// started at: no second `C` meanwhile.
     pub campaign_starting: Option<(crate::ids::CampaignName, u64)>,
@@ -88,6 +90,7 @@ impl SessionState {
             campaign: None,
             campaign_chosen: None,
             campaign_names: Vec::new(),
+            campaign_cell: 0,
             campaign_starting: None,
             unsaved: false,
             mouse_capture: true,

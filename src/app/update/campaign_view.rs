@@ -17,6 +17,9 @@ pub fn act(state: &mut AppState, action: crate::app::Action) -> Vec<Effect> {
         Action::CampaignCancel => Verb::Cancel,
         Action::CampaignNext => return switch(state, 1),
         Action::CampaignPrevious => return switch(state, -1),
+        Action::MenuDown => return select(state, 1),
+        Action::MenuUp => return select(state, -1),
+        Action::OpenLog => return open_cell(state),
         other => return super::help::act(state, other),
     };
     let Some(campaign) = &state.session.campaign else { return Vec::new() };
@@ -37,6 +40,34 @@ pub fn named(state: &mut AppState, names: Vec<CampaignName>) -> Vec<Effect> {
     Vec::new()
 }
 
+/// `j`/`k`: the next or previous cell, the view scrolled to keep its commit's line in sight.
+fn select(state: &mut AppState, step: isize) -> Vec<Effect> {
+    let Some(campaign) = &state.session.campaign else { return Vec::new() };
+    let (cells, per_row) = (campaign.cells.len(), campaign.variants_asked().max(1));
+    let cell = state.session.campaign_cell.saturating_add_signed(step).min(cells.saturating_sub(1));
+    state.session.campaign_cell = cell;
+    // The commit's line: under the header line; the view shows the size less its frame and title.
+    let line = u16::try_from(1 + cell / per_row).unwrap_or(u16::MAX);
+    let shown = state.session.size.1.saturating_sub(6).max(1);
+    let scroll = &mut state.session.help_scroll;
+    *scroll = (*scroll).min(line).max(line.saturating_sub(shown - 1));
+    Vec::new()
+}
+
+/// Enter: the selected cell's runs, fixes with their logs, and result, as a document.
+fn open_cell(state: &mut AppState) -> Vec<Effect> {
+    let Some(campaign) = &state.session.campaign else { return Vec::new() };
+    let Some(cell) = campaign.cells.get(state.session.campaign_cell) else { return Vec::new() };
+    let name = CampaignName::from(campaign.headline.name.clone());
+    let key = crate::app::LogKey {
+        short: cell.short.clone(),
+        variant: cell.variant,
+        log: crate::app::LogId::CampaignCell,
+    };
+    state.mode = Mode::Normal;
+    super::documents::show(state, key, crate::app::Document::CampaignCell(name))
+}
+
 /// `]` (`step` 1) shows the next older campaign, `[` (-1) the next newer; the newest is followed
 /// (a campaign started later shows) rather than held by name.
 fn switch(state: &mut AppState, step: isize) -> Vec<Effect> {
@@ -51,7 +82,7 @@ fn switch(state: &mut AppState, step: isize) -> Vec<Effect> {
     let name = names[to].clone();
     state.notify(Level::Info, format!("campaign {name} ({} of {}, newest first)", to + 1, names.len()));
     state.session.campaign_chosen = (to > 0).then(|| name.clone());
-    state.session.help_scroll = 0;
+    (state.session.help_scroll, state.session.campaign_cell) = (0, 0);
     vec![Effect::ReadCampaign(Some(name))]
 }
 

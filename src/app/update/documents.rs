@@ -33,17 +33,20 @@ pub fn open(state: &mut AppState, action: Action) -> Vec<Effect> {
     show(state, key, document)
 }
 
-fn show(state: &mut AppState, key: LogKey, document: Document) -> Vec<Effect> {
-    let title = match document {
+pub fn show(state: &mut AppState, key: LogKey, document: Document) -> Vec<Effect> {
+    let title = match &document {
         Document::Patches(_) => format!("{} — human and agent patches", key.short),
         Document::AgentRun => format!("{} — the agent's run", key.short),
+        Document::CampaignCell(name) => {
+            format!("{} {} in campaign {name} — runs, fixes, result", key.short, key.variant.name())
+        }
     };
     let ring = state.logs.ring;
     let mut view = LogView::new(key.clone(), title, ring);
     view.follow = false;
     state.board.detail_open = false;
     state.logs.show(view);
-    state.logs.document = Some(document);
+    state.logs.document = Some(document.clone());
     state.focus = Focus::Log;
     vec![Effect::OpenDocument { key, document, ring }]
 }
@@ -63,7 +66,7 @@ pub fn resized(state: &mut AppState) -> Vec<Effect> {
         return Vec::new();
     };
     let document = Document::Patches(layout(state.session.size.0));
-    if state.logs.document == Some(document) {
+    if state.logs.document.as_ref() == Some(&document) {
         return Vec::new();
     }
     let (key, top) = (view.key.clone(), view.top);

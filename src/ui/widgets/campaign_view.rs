@@ -15,7 +15,7 @@ const COLUMN: usize = 40;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let Some(snapshot) = &state.session.campaign else { return };
-    let lines = lines(snapshot, theme);
+    let lines = lines(snapshot, state.session.campaign_cell, theme);
     let height = area.height.saturating_sub(2);
     let last_top = super::cells(lines.len()).saturating_sub(height.saturating_sub(2));
     let scroll = state.session.help_scroll.min(last_top);
@@ -24,8 +24,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let verbs = [Action::CampaignPause, Action::CampaignResume, Action::CampaignCancel].map(key);
     let [pause, resume, cancel] = &verbs;
     let (older, newer) = (key(Action::CampaignNext), key(Action::CampaignPrevious));
+    let open = key(Action::OpenLog);
     let title = format!(
-        " {} — {down}/{up} scroll, {pause} pause, {resume} resume, {cancel} cancel, {older}/{newer} older/newer \
+        " {} — {down}/{up} cell, {open} opens it, {pause} pause, {resume} resume, {cancel} cancel, {older}/{newer} older/newer \
          campaign, {close} closes ",
         snapshot.headline
     );
@@ -33,15 +34,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     popup(frame, area, (150, height), Span::styled(title, theme.header), theme.border, body);
 }
 
-fn lines(snapshot: &Snapshot, theme: &Theme) -> Vec<Line<'static>> {
-    let mut variants: Vec<String> = Vec::new();
-    for cell in snapshot.cells.iter().take_while(|c| c.short == snapshot.cells[0].short) {
-        variants.push(cell.variant.name().to_string());
-    }
-    let head: String = variants.iter().map(|v| format!("{v:<COLUMN$}")).collect();
+fn lines(snapshot: &Snapshot, selected: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let per_row = snapshot.variants_asked().max(1);
+    let variants = snapshot.cells.iter().take(per_row).map(|c| c.variant.name());
+    let head: String = variants.map(|v| format!("{v:<COLUMN$}")).collect();
     let mut lines = vec![Line::styled(format!("{:<9} {head}", "commit"), theme.header)];
-    for row in snapshot.cells.chunks(variants.len().max(1)) {
-        lines.push(commit_line(row, theme));
+    for (i, row) in snapshot.cells.chunks(per_row).enumerate() {
+        let chosen = (selected / per_row == i).then_some(selected % per_row);
+        lines.push(commit_line(row, chosen, theme));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(format!("runs ({}), in launch order", snapshot.runs.len()), theme.header));
@@ -49,15 +49,17 @@ fn lines(snapshot: &Snapshot, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-fn commit_line(row: &[CellLine], theme: &Theme) -> Line<'static> {
+/// A commit's line; `chosen`: its cell selected (Enter opens it).
+fn commit_line(row: &[CellLine], chosen: Option<usize>, theme: &Theme) -> Line<'static> {
     let mut spans = vec![Span::styled(format!("{:<9} ", row[0].short), theme.text)];
-    for cell in row {
+    for (i, cell) in row.iter().enumerate() {
         let style = match cell.standing.chars().next() {
             Some('✓') => theme.ok,
             Some('✗') => theme.fail,
             Some('↻') => theme.warn,
             _ => theme.dim,
         };
+        let style = if chosen == Some(i) { theme.selected } else { style };
         let text: String = cell.standing.chars().take(COLUMN - 1).collect();
         spans.push(Span::styled(format!("{text:<COLUMN$}"), style));
     }
