@@ -138,8 +138,9 @@ pub fn rm(ctx: &Context, image: &crate::ids::ImageRef) -> Result<ExitCode> {
         super::out::err(&format!("perftriage: not removed: {why}"));
         return Ok(ExitCode::from(2));
     }
-    super::runtime()?.block_on(engine.remove_image(image))?;
+    // The workspace first: an image removed must be recorded (a board holding it refuses both).
     let mut workspace = ctx.open_workspace(false)?;
+    super::runtime()?.block_on(engine.remove_image(image))?;
     let fallen = workspace.book.naming(image);
     for (short, variant) in &fallen {
         let change = Change::ImageRemoved { variant: variant.name().into(), image: image.clone() };

@@ -35,5 +35,6 @@ fn elsewhere(image: &TaggedImage, owner: &Owner) -> Option<Elsewhere> {
     let store = crate::triage::TriageStore::open_read_only(Path::new(workspace));
     let (book, _) = store.load(&crate::session::now_compact());
     let naming = book.naming(&image.tag).into_iter().map(|(short, v)| format!("{short} {}", v.name()));
-    Some(Elsewhere { workspace: workspace.to_string(), naming: naming.collect() })
+    // The label is read back from the engine: shown cleaned.
+    Some(Elsewhere { workspace: crate::logs::display_text(workspace), naming: naming.collect() })
 }
