@@ -1,4 +1,4 @@
-//! The mock vLLM's `FROM scratch` images, `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils}`: the
+//! The mock vLLM's `FROM scratch` images, `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils,logitswarper}`: the
 //! static mock binary, busybox, and files that reproduce real failure signatures. Built once per
 //! test process (and by `.ci/run`'s preparation), under the image lock.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-pub const IMAGES: &[&str] = &["ok", "aimv2", "numpy2", "fa_utils"];
+pub const IMAGES: &[&str] = &["ok", "aimv2", "numpy2", "fa_utils", "logitswarper"];
 static BUILT: Mutex<bool> = Mutex::new(false);
 
 pub fn mock_binary() -> PathBuf {
@@ -74,6 +74,13 @@ fn context(flavour: &str, mock: &[u8], busybox: &[u8]) -> Vec<u8> {
     if flavour != "fa_utils" {
         entries.push((&fa, b"def flash_attn_supports_fp8():\n    return False\n", 0o644));
     }
+    // transformers 4.48 (no LogitsWarper) under an lm-format-enforcer that still imports it.
+    let (transformers, enforcer) =
+        (format!("{SITE}/transformers/version.py"), format!("{SITE}/lm_format_enforcer/version.py"));
+    if flavour == "logitswarper" {
+        entries.push((&transformers, b"version = \"4.48.3\"\n", 0o644));
+        entries.push((&enforcer, b"version = \"0.9.8\"\n", 0o644));
+    }
     tar_of(&entries).unwrap()
 }
 
@@ -83,7 +90,7 @@ fn image_id(tag: &str) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Build `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils}` once per test binary.
+/// Build `perftriage-test/vllm:{ok,aimv2,numpy2,fa_utils,logitswarper}` once per test binary.
 pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if *built {

@@ -2,9 +2,11 @@
 //! `FROM scratch` in tests: `python3` (api_server, benchmark scripts, `-c` probes, `-m pip`),
 //! `pip`, and `vllm`. Failure signatures come from files in the image, so fixes that edit those
 //! files really fix the run: an `ovis.py` without `exist_ok=True` (aimv2), a NumPy 2.x
-//! `numpy/version.py`, a `vllm_flash_attn/` directory without `fa_utils.py`.
+//! `numpy/version.py`, a `vllm_flash_attn/` directory without `fa_utils.py`, transformers 4.48
+//! (no `LogitsWarper`) under an lm-format-enforcer before 0.10.
 
 mod bench;
+mod packages;
 mod probes;
 mod server;
 

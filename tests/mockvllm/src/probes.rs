@@ -1,7 +1,8 @@
-//! `python3 -c …` probes and the `pip` shim. `pip install 'numpy<2'` really rewrites the
-//! numpy version file, so the NumPy failure is fixed the way it is on a real image.
+//! `python3 -c …` probes and the `pip` shim. `pip install 'numpy<2'` or `transformers==4.44.2`
+//! really rewrites the package's version file, so the failure is fixed the way it is on a real
+//! image.
 
-use crate::{SITE, VLLM_DIR};
+use crate::{SITE, VLLM_DIR, packages};
 use std::process::ExitCode;
 
 pub fn code(code: &str) -> ExitCode {
@@ -19,6 +20,20 @@ pub fn code(code: &str) -> ExitCode {
         let text = std::fs::read_to_string(&ovis).unwrap_or_default();
         if text.contains("AutoConfig.register(\"aimv2\", AIMv2Config)") && !text.contains("exist_ok=True") {
             eprintln!("ValueError: 'aimv2' is already used by a Transformers config, pick another name.");
+            return ExitCode::from(1);
+        }
+        return ExitCode::SUCCESS;
+    }
+    if code.contains("LogitsWarper") {
+        if let Some(error) = logits_warper_missing() {
+            eprintln!("{error}");
+            return ExitCode::from(1);
+        }
+        return ExitCode::SUCCESS;
+    }
+    if code.contains("vllm.entrypoints.openai") {
+        if let Some(error) = lm_format_enforcer_broken() {
+            eprintln!("{error}");
             return ExitCode::from(1);
         }
         return ExitCode::SUCCESS;
@@ -54,10 +69,25 @@ pub fn code(code: &str) -> ExitCode {
 }
 
 pub fn numpy_version() -> Option<String> {
-    let text = std::fs::read_to_string(format!("{SITE}/numpy/version.py")).ok()?;
-    let start = text.find("version = \"")? + "version = \"".len();
-    let end = text[start..].find('"')? + start;
-    Some(text[start..end].to_string())
+    packages::installed("numpy")
+}
+
+/// `from transformers.generation.logits_process import LogitsWarper` fails from transformers 4.48,
+/// as transformers' own file says it (the archive's 6ce01f30 human).
+pub fn logits_warper_missing() -> Option<String> {
+    let version = packages::installed("transformers")?;
+    (packages::parts(&version) >= packages::parts("4.48")).then(|| {
+        let file = format!("{SITE}/transformers/generation/logits_process.py");
+        format!("ImportError: cannot import name 'LogitsWarper' from 'transformers.generation.logits_process' ({file})")
+    })
+}
+
+/// lm-format-enforcer before 0.10 imports `LogitsWarper`, which transformers 4.48 no longer has:
+/// vLLM's api_server cannot be imported.
+pub fn lm_format_enforcer_broken() -> Option<String> {
+    let enforcer = packages::installed("lm_format_enforcer")?;
+    let old = packages::parts(&enforcer) < packages::parts("0.10");
+    logits_warper_missing().filter(|_| old)
 }
 
 pub fn pip(args: &[&str]) -> ExitCode {
@@ -72,19 +102,13 @@ pub fn pip(args: &[&str]) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    for package in &packages {
-        let name = package.trim_matches(['\'', '"']);
-        if name.starts_with("numpy") && name.contains("<2") {
-            let dir = format!("{SITE}/numpy");
-            let written = std::fs::create_dir_all(&dir)
-                .and_then(|_| std::fs::write(format!("{dir}/version.py"), "version = \"1.26.4\"\n"));
-            if let Err(e) = written {
-                eprintln!("ERROR: could not install numpy: {e}");
+    for spec in &packages {
+        match packages::install(spec) {
+            Ok(line) => println!("{line}"),
+            Err(line) => {
+                eprintln!("{line}");
                 return ExitCode::from(1);
             }
-            println!("Successfully installed numpy-1.26.4");
-        } else {
-            println!("Requirement already satisfied: {name}");
         }
     }
     ExitCode::SUCCESS

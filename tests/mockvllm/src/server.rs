@@ -85,6 +85,15 @@ fn failure() -> Option<ExitCode> {
         println!("RuntimeError: Numpy is not available");
         return Some(ExitCode::from(1));
     }
+    if let Some(error) = probes::lm_format_enforcer_broken() {
+        println!("Traceback (most recent call last):");
+        println!(
+            "  File \"{VLLM_DIR}/model_executor/guided_decoding/lm_format_enforcer_decoding.py\", line 7, in <module>"
+        );
+        println!("    from lmformatenforcer.integrations.transformers import (");
+        println!("{error}");
+        return Some(ExitCode::from(1));
+    }
     let fa_dir = format!("{VLLM_DIR}/vllm_flash_attn");
     if std::path::Path::new(&fa_dir).is_dir()
         && !std::path::Path::new(&format!("{fa_dir}/fa_utils.py")).exists()
