@@ -148,16 +148,7 @@ fn csv(r: &Report) -> String {
     for (short, variant, fixes) in &r.modified {
         push("modified", &format!("{short}/{variant}"), fixes.join(" "));
     }
-    for row in &r.patches {
-        let n = |v: Option<usize>| v.map_or_else(|| "unknown".to_string(), |n| n.to_string());
-        let files = format!(
-            "human={} agent={} shared={}",
-            n(row.human_files),
-            n(row.agent_files),
-            n(row.shared_files)
-        );
-        push("patch_files", &row.commit, files);
-    }
+    patch_file_rows(r).into_iter().for_each(|(commit, files)| push("patch_files", &commit, files));
     for (short, variant, gate) in &r.invalid_measurements {
         push("invalid_measurement", &format!("{short}/{variant}"), gate.clone());
     }
@@ -166,6 +157,15 @@ fn csv(r: &Report) -> String {
         campaign_cell_rows(r).into_iter().for_each(|(k, v)| push(&format!("campaign_{name}_cell"), &k, v));
     }
     out
+}
+
+/// Each patch's files as (commit, `human=N agent=N shared=N`).
+fn patch_file_rows(r: &Report) -> Vec<(String, String)> {
+    let n = |v: Option<usize>| v.map_or_else(|| "unknown".to_string(), |n| n.to_string());
+    let files = |row: &super::PatchRow| {
+        format!("human={} agent={} shared={}", n(row.human_files), n(row.agent_files), n(row.shared_files))
+    };
+    r.patches.iter().map(|row| (row.commit.to_string(), files(row))).collect()
 }
 
 /// Each campaign cell as (`short variant`, `state; next step`).
