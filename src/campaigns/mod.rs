@@ -15,7 +15,7 @@ pub(crate) mod state;
 
 pub use driver::{Driver, Liveness, Verb, stopped_line};
 pub use journal::{Event, JournalError, Parsed, SCHEMA, parse, to_line};
-pub use morning::{Lookups, MorningRow, standing};
+pub use morning::{Lookups, MorningRow};
 pub use outcome::{Outcome, outcome};
 pub use policy::{BOARD_RETRIES, Decision, Next, Policy, next};
 pub use snapshot::{CellLine, FixLine, Placed, RunLine, Snapshot};

@@ -61,7 +61,7 @@ impl CampaignState {
 }
 
 /// A cell's state in a word, and why where it matters.
-pub fn standing(cell: &Cell, next: &Next) -> (&'static str, Option<String>) {
+fn standing(cell: &Cell, next: &Next) -> (&'static str, Option<String>) {
     match next {
         Next::Done => ("ok", None),
         Next::Leave(why) => ("left", Some(why.clone())),
