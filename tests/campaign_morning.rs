@@ -248,14 +248,19 @@ fn the_morning_table_gives_each_cell_its_image_fixes_runs_result_and_next_step()
     // Enter on the fixed cell in `O`: its runs, the fix with the end of its log, its result.
     let ws = s.root.join("ws");
     let short = perftriage::ids::Short::from(shorts[0].as_str());
+    let recipes = perftriage::fixes::RecipeBook::embedded().unwrap();
     let document = perftriage::jobs::cell_document::text(
-        &ws,
+        (&ws, &recipes),
         &"night".into(),
         (&short, perftriage::dataset::Variant::Baseline),
     );
     println!("{document}");
     assert!(document.contains("runs (2):") && document.contains("(aimv2)"), "{document}");
     assert!(document.contains("aimv2_exist_ok verified → perftriage-fixed:"), "{document}");
+    assert!(
+        document.contains("[fixed: aimv2_exist_ok]"),
+        "its morning line names the launched image's fix: {document}"
+    );
     assert!(document.contains("aimv2_exist_ok: verified"), "the fix log's end: {document}");
     assert!(document.contains("\"status\": \"success\""), "the newest result: {document}");
     assert!(document.lines().any(|l| l.trim() == "runs (2):"), "a line each: {document}");

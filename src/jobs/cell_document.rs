@@ -2,8 +2,9 @@
 //! and host its launch record names, its files and its result, each fix the campaign tried with
 //! the end of its log, and its newest result file. Everything read back is shown cleaned.
 
-use crate::campaigns::{Attempt, CampaignState, FixTry};
+use crate::campaigns::{Attempt, CampaignState, FixTry, Lookups, MorningRow};
 use crate::dataset::Variant;
+use crate::fixes::RecipeBook;
 use crate::ids::{CampaignName, Short};
 use crate::jobs::journal::Journal;
 use std::fmt::Write as _;
@@ -15,7 +16,12 @@ const RESULT_LINES: usize = 120;
 /// Read no more of a fix log or a result file than this.
 const MAX_READ: u64 = 8 << 20;
 
-pub fn text(workspace: &Path, name: &CampaignName, (short, variant): (&Short, Variant)) -> String {
+/// The document of `name`'s cell (`short`, `variant`); `recipes` name a left cell's next step.
+pub fn text(
+    (workspace, recipes): (&Path, &RecipeBook),
+    name: &CampaignName,
+    (short, variant): (&Short, Variant),
+) -> String {
     let state = match Journal::of(workspace, name).state() {
         Ok(state) => state,
         Err(e) => return format!("campaign {name}: {e}\n"),
@@ -24,7 +30,7 @@ pub fn text(workspace: &Path, name: &CampaignName, (short, variant): (&Short, Va
         return format!("campaign {name} has no cell {short} {}\n", variant.name());
     };
     let mut out = format!("campaign {name} · {short} {}\n\n", variant.name());
-    out.push_str(&standing(workspace, &state, (short, variant)));
+    out.push_str(&standing(workspace, (&state, recipes), (short, variant)));
     let _ = writeln!(out, "\nruns ({}):", cell.attempts.len());
     cell.attempts.iter().for_each(|a| out.push_str(&run(workspace, a)));
     let _ = writeln!(out, "\nfixes ({}):", cell.fixes.len());
@@ -35,13 +41,25 @@ pub fn text(workspace: &Path, name: &CampaignName, (short, variant): (&Short, Va
     out.lines().map(crate::logs::display_text).map(|l| l + "\n").collect()
 }
 
+/// The campaign's morning table: each run's image and fixes from its launch record (cleaned: it is
+/// read back), each category's recipe from `recipes`.
+pub fn morning_rows(workspace: &Path, state: &CampaignState, recipes: &RecipeBook) -> Vec<MorningRow> {
+    let launched_in = |run_id: &crate::ids::RunId| {
+        let launch = crate::jobs::launches::read(workspace, run_id).ok()?;
+        Some((crate::logs::display_text(launch.plan.image.as_str()).into(), launch.plan.fixes))
+    };
+    let look = Lookups { launched_in: &launched_in, recipe_for: &|c| recipes.first_answering(c) };
+    state.morning(&look)
+}
+
 /// The cell's line of the morning table.
-fn standing(workspace: &Path, state: &CampaignState, (short, variant): (&Short, Variant)) -> String {
-    let recipes = crate::fixes::RecipeBook::embedded().ok();
-    let launched_in = |_: &crate::ids::RunId| None;
-    let recipe_for = |c: &str| recipes.as_ref().and_then(|r| r.first_answering(c));
-    let look = crate::campaigns::Lookups { launched_in: &launched_in, recipe_for: &recipe_for };
-    let row = state.morning(&look).into_iter().find(|r| &r.short == short && r.variant == variant);
+fn standing(
+    workspace: &Path,
+    (state, recipes): (&CampaignState, &RecipeBook),
+    (short, variant): (&Short, Variant),
+) -> String {
+    let rows = morning_rows(workspace, state, recipes);
+    let row = rows.into_iter().find(|r| &r.short == short && r.variant == variant);
     row.map(|r| r.lines(Some(workspace)).join("\n") + "\n").unwrap_or_default()
 }
 

@@ -17,6 +17,8 @@ pub struct Sources {
     pub commits: CommitIndex,
     /// Where a campaign cell's journal, launch records, fix logs and results are.
     pub workspace: PathBuf,
+    /// The recipes a campaign cell's next step names (the config's, as the job service's).
+    pub recipes: crate::fixes::RecipeBook,
     pub trajectory_dirs: Vec<PathBuf>,
     pub config: RunConfig,
 }
@@ -67,7 +69,7 @@ impl Sources {
     fn text(&self, short: &Short, variant: Variant, which: Document) -> String {
         match which {
             Document::CampaignCell(name) => {
-                super::cell_document::text(&self.workspace, &name, (short, variant))
+                super::cell_document::text((&self.workspace, &self.recipes), &name, (short, variant))
             }
             Document::Patches(layout) => self.patches(short, &self.agent_runs(), layout),
             Document::AgentRun => self.agent_run(short),

@@ -194,7 +194,7 @@ fn executor(
         exec,
         config: ctx.config.runs.clone(),
         images: state.session.images.clone(),
-        recipes,
+        recipes: recipes.clone(),
         fixed_repo: ctx.config.fixed_repo(),
         registry: ctx.config.registry.clone(),
         build: ctx.config.build.clone(),
@@ -205,6 +205,7 @@ fn executor(
     let sources = crate::jobs::documents::Sources {
         commits,
         workspace: ctx.workspace.clone(),
+        recipes,
         trajectory_dirs: ctx.trajectory_dirs.clone(),
         config: ctx.config.runs.clone(),
     };

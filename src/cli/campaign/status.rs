@@ -1,7 +1,7 @@
 //! `campaign status [NAME] [--json]`: how a campaign stands, from its journal alone (the newest
 //! campaign of the workspace when no name is given).
 
-use crate::campaigns::{CampaignState, Headline, Liveness, Lookups, MorningRow};
+use crate::campaigns::{CampaignState, Headline, Liveness, MorningRow};
 use crate::ids::RunId;
 use crate::jobs::journal::Journal;
 use crate::session::Context;
@@ -73,13 +73,7 @@ pub fn morning(
     state: &CampaignState,
     left: &HashMap<RunId, String>,
 ) -> Result<Vec<MorningRow>> {
-    let recipes = ctx.recipes()?;
-    let launched_in = |run_id: &RunId| {
-        let launch = crate::jobs::launches::read(&ctx.workspace, run_id).ok()?;
-        Some((crate::logs::display_text(launch.plan.image.as_str()).into(), launch.plan.fixes))
-    };
-    let look = Lookups { launched_in: &launched_in, recipe_for: &|c| recipes.first_answering(c) };
-    let mut rows = state.morning(&look);
+    let mut rows = crate::jobs::cell_document::morning_rows(&ctx.workspace, state, &ctx.recipes()?);
     for row in &mut rows {
         let flying = row.runs.last().filter(|_| row.state == "running");
         if let Some((run_id, word)) = flying.and_then(|r| Some((r, left.get(r)?))) {
