@@ -22,9 +22,12 @@ pub struct Lookups<'a> {
 impl CampaignState {
     /// Every cell of the campaign, commit by commit, variants as asked.
     pub fn morning(&self, look: &Lookups<'_>) -> Vec<MorningRow> {
-        let rows =
-            self.spec.cells().filter_map(|key| Some(self.morning_row(&key, self.cells.get(&key)?, look)));
-        rows.collect()
+        self.spec.cells().filter_map(|key| self.morning_of(&key, look)).collect()
+    }
+
+    /// One cell's row, if the campaign has that cell.
+    pub fn morning_of(&self, key: &(Short, Variant), look: &Lookups<'_>) -> Option<MorningRow> {
+        Some(self.morning_row(key, self.cells.get(key)?, look))
     }
 
     fn morning_row(

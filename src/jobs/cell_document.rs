@@ -44,12 +44,16 @@ pub fn text(
 /// The campaign's morning table: each run's image and fixes from its launch record (cleaned: it is
 /// read back), each category's recipe from `recipes`.
 pub fn morning_rows(workspace: &Path, state: &CampaignState, recipes: &RecipeBook) -> Vec<MorningRow> {
+    with_lookups(workspace, recipes, |look| state.morning(look))
+}
+
+/// `then` with the lookups a morning row reads: launch records in `workspace`, and `recipes`.
+fn with_lookups<T>(workspace: &Path, recipes: &RecipeBook, then: impl FnOnce(&Lookups<'_>) -> T) -> T {
     let launched_in = |run_id: &crate::ids::RunId| {
         let launch = crate::jobs::launches::read(workspace, run_id).ok()?;
         Some((crate::logs::display_text(launch.plan.image.as_str()).into(), launch.plan.fixes))
     };
-    let look = Lookups { launched_in: &launched_in, recipe_for: &|c| recipes.first_answering(c) };
-    state.morning(&look)
+    then(&Lookups { launched_in: &launched_in, recipe_for: &|c| recipes.first_answering(c) })
 }
 
 /// The cell's line of the morning table.
@@ -58,8 +62,8 @@ fn standing(
     (state, recipes): (&CampaignState, &RecipeBook),
     (short, variant): (&Short, Variant),
 ) -> String {
-    let rows = morning_rows(workspace, state, recipes);
-    let row = rows.into_iter().find(|r| &r.short == short && r.variant == variant);
+    // This cell's row only: its launch records, not every cell's.
+    let row = with_lookups(workspace, recipes, |look| state.morning_of(&(short.clone(), variant), look));
     row.map(|r| r.lines(Some(workspace)).join("\n") + "\n").unwrap_or_default()
 }
 
