@@ -85,7 +85,15 @@ impl Drop for Setup {
     /// and every image tag the test made for its commits (fixed images, pushed and pulled
     /// copies), so a run of the suite leaves none behind.
     fn drop(&mut self) {
-        let label = format!("label=perftriage.workspace={}", self.root.join("ws").display());
+        let ws = self.root.join("ws");
+        // A driver the board started in a process group of its own outlives the board's tmux:
+        // every perftriage still working on this workspace goes first, so none creates a
+        // container after the sweep below.
+        let _ = Command::new("pkill")
+            .args(["-KILL", "-f"])
+            .arg(format!("--workspace {}( |$)", ws.display()))
+            .output();
+        let label = format!("label=perftriage.workspace={}", ws.display());
         if let Ok(out) = Command::new("docker").args(["ps", "-aq", "--filter", &label]).output() {
             let ids = String::from_utf8_lossy(&out.stdout).into_owned();
             if !ids.trim().is_empty() {
