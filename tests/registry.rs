@@ -10,44 +10,12 @@
 mod common;
 
 use common::engine::{docker, engine, ensure_images, perftriage, result, run, runtime, setup, text};
-use std::process::{Child, Command};
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
-const REGISTRY: &str = "/usr/bin/docker-registry";
+use common::registry::Registry;
 
-struct Registry {
-    child: Child,
-    _dir: tempfile::TempDir,
-    host: String,
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A registry on a free loopback port, storing in a temporary directory. Without the package the
-/// test is #[ignore]d at build time (build.rs); missing now, it fails.
 fn registry() -> Option<Registry> {
-    assert!(std::path::Path::new(REGISTRY).exists(), "no {REGISTRY} (Debian package docker-registry)");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.yml");
-    let yaml = format!(
-        "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n",
-        dir.path().join("data").display()
-    );
-    std::fs::write(&config, yaml).unwrap();
-    let child = Command::new(REGISTRY).arg("serve").arg(&config).spawn().unwrap();
-    let host = format!("127.0.0.1:{port}");
-    // Dropped (killed and waited for) however this ends.
-    let registry = Registry { child, _dir: dir, host };
-    let what = format!("the registry to listen on {}", registry.host);
-    let listening = || std::net::TcpStream::connect(&registry.host).is_ok();
-    common::wait::holds(&what, 30, listening, || "connection refused".into());
-    Some(registry)
+    Some(Registry::start())
 }
 
 #[test]

@@ -18,16 +18,17 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use common::timings::{Seen, container_events, now_s, overheads, quantiles, read_new};
+
 use perftriage::app::{AppState, Key, KeyMap, Msg, update};
 use perftriage::classify::Classifier;
 use perftriage::ui::{Theme, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::collections::{BTreeMap, HashSet};
-use std::io::BufRead;
+use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 const COMMITS: usize = 96;
 
@@ -42,21 +43,6 @@ fn flavours() -> Vec<&'static str> {
         .collect()
 }
 
-fn now_s() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
-}
-
-/// `docker events` of our containers' starts and deaths, from now: (run id, event, unix seconds).
-fn container_events(out: &Path) -> Command {
-    let mut docker = Command::new("docker");
-    let since = (now_s() as u64).to_string();
-    docker.args(["events", "--since", &since, "--filter", "type=container", "--filter", "event=start"]);
-    docker.args(["--filter", "event=die", "--filter", "label=perftriage.run"]);
-    docker.args(["--format", "{{index .Actor.Attributes \"perftriage.run\"}} {{.Action}} {{.TimeNano}}"]);
-    docker.stdout(std::fs::File::create(out).unwrap());
-    docker
-}
-
 /// The board's model over the campaign's dataset, 160x48.
 fn board(dataset: &Path) -> AppState {
     let classifier = Classifier::embedded().unwrap();
@@ -68,7 +54,6 @@ fn board(dataset: &Path) -> AppState {
 }
 
 /// When each journal line was first seen (unix seconds), by line.
-type Seen = Vec<(f64, serde_json::Value)>;
 
 /// Frames every 16 ms until the campaign's process ends; each update + draw time. Every fifth
 /// frame the journal's new lines are timed and its snapshot and new results handed to the model.
@@ -104,14 +89,7 @@ fn frames(state: &mut AppState, journal: &Path, campaign: &mut std::process::Chi
 
 /// New journal lines timed; the snapshot and each result not handed before, as messages.
 fn read_journal(journal: &Path, seen: &mut Seen, handed: &mut HashSet<String>, c: &Classifier) -> Vec<Msg> {
-    let Ok(file) = std::fs::File::open(journal) else { return Vec::new() };
-    let at = now_s();
-    let lines: Vec<String> = std::io::BufReader::new(file).lines().map_while(Result::ok).collect();
-    for line in lines.iter().skip(seen.len()) {
-        if let Ok(event) = serde_json::from_str(line) {
-            seen.push((at, event));
-        }
-    }
+    let lines = read_new(journal, seen);
     let events: Vec<perftriage::campaigns::Event> =
         lines.iter().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let Some(state) = perftriage::campaigns::CampaignState::fold(&events) else { return Vec::new() };
@@ -124,37 +102,6 @@ fn read_journal(journal: &Path, seen: &mut Seen, handed: &mut HashSet<String>, c
         }
     }
     msgs
-}
-
-/// Per run: (launched → finished as seen) − (container start → die), in milliseconds.
-fn overheads(seen: &Seen, events: &Path) -> Vec<f64> {
-    let mut container: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for line in std::fs::read_to_string(events).unwrap().lines() {
-        let parts: Vec<&str> = line.split(' ').collect();
-        let at = parts[2].parse::<f64>().unwrap() / 1e9;
-        let span = container.entry(parts[0].to_string()).or_insert((f64::NAN, f64::NAN));
-        if parts[1] == "start" { span.0 = at } else { span.1 = at }
-    }
-    let when = |kind: &str| -> BTreeMap<String, f64> {
-        let of = seen.iter().filter(|(_, e)| e["event"] == kind);
-        of.map(|(at, e)| (e["run_id"].as_str().unwrap().to_string(), *at)).collect()
-    };
-    let (launched, finished) = (when("launched"), when("finished"));
-    let ran =
-        launched.iter().filter_map(|(run, start)| Some((finished.get(run)? - start, container.get(run)?)));
-    ran.filter(|(_, (up, down))| up.is_finite() && down.is_finite())
-        .map(|(wall, (up, down))| (wall - (down - up)) * 1000.0)
-        .collect()
-}
-
-fn quantiles(what: &str, mut values: Vec<f64>, unit: &str) {
-    values.sort_by(f64::total_cmp);
-    let at = |q: f64| values[((values.len() as f64 - 1.0) * q) as usize];
-    let (p50, p99, max) = (at(0.5), at(0.99), at(1.0));
-    println!(
-        "{what}: {} samples, median {p50:.1} {unit}, p99 {p99:.1} {unit}, max {max:.1} {unit}",
-        values.len()
-    );
 }
 
 fn main() {
@@ -189,7 +136,7 @@ fn main() {
     );
     quantiles(
         "perftriage's overhead per run (launch to end, less the container's start to die)",
-        overheads(&seen, &events_file),
+        overheads(&seen, &events_file).0,
         "ms",
     );
     let ms: Vec<f64> = times.iter().map(|t| t.as_secs_f64() * 1000.0).collect();

@@ -44,48 +44,64 @@ pub fn mock_binary() -> PathBuf {
 
 const SITE: &str = "usr/local/lib/python3.12/dist-packages";
 
-fn context(flavour: &str, mock: &[u8], busybox: &[u8]) -> Vec<u8> {
+/// A `FROM scratch` image's build context: busybox, the mock as `python3`/`pip`/`vllm`, and
+/// `files` (paths under the site-packages, their text), labelled `perftriage.test=<label>`.
+pub fn image_context(label: &str, mock: &[u8], busybox: &[u8], files: &[(String, Vec<u8>)]) -> Vec<u8> {
     let dockerfile = format!(
         "FROM scratch\nCOPY bin/busybox /bin/busybox\nCOPY mockvllm /usr/local/bin/mockvllm\nCOPY {SITE}/ /{SITE}/\n\
          RUN [\"/bin/busybox\", \"--install\", \"-s\", \"/bin\"]\n\
          RUN [\"/bin/sh\", \"-c\", \"mkdir -p /usr/bin /tmp && for n in python3 python pip pip3 vllm; do ln -s /usr/local/bin/mockvllm /usr/bin/$n; done\"]\n\
-         ENV PATH=/usr/local/bin:/usr/bin:/bin\nLABEL perftriage.test={flavour}\n"
+         ENV PATH=/usr/local/bin:/usr/bin:/bin\nLABEL perftriage.test={label}\n"
     );
+    let site: Vec<(String, &[u8])> =
+        files.iter().map(|(p, t)| (format!("{SITE}/{p}"), t.as_slice())).collect();
+    let mut entries: Vec<(&str, &[u8], u32)> = vec![
+        ("Dockerfile", dockerfile.as_bytes(), 0o644),
+        ("bin/busybox", busybox, 0o755),
+        ("mockvllm", mock, 0o755),
+    ];
+    entries.extend(site.iter().map(|(p, t)| (p.as_str(), *t, 0o644)));
+    tar_of(&entries).unwrap()
+}
+
+/// The site-packages of a flavour's image.
+fn flavour_files(flavour: &str) -> Vec<(String, Vec<u8>)> {
     let ovis = if flavour == "aimv2" {
         "AutoConfig.register(\"aimv2\", AIMv2Config)\n"
     } else {
         "AutoConfig.register(\"aimv2\", AIMv2Config, exist_ok=True)\n"
     };
-    let numpy = if flavour == "numpy2" { "version = \"2.2.6\"\n" } else { "version = \"1.26.4\"\n" };
-    let ovis_path = format!("{SITE}/vllm/transformers_utils/configs/ovis.py");
-    let numpy_path = format!("{SITE}/numpy/version.py");
-    let init = format!("{SITE}/vllm/__init__.py");
-    let attn_init = format!("{SITE}/vllm/vllm_flash_attn/__init__.py");
-    let fa = format!("{SITE}/vllm/vllm_flash_attn/fa_utils.py");
-    let mut entries: Vec<(&str, &[u8], u32)> = vec![
-        ("Dockerfile", dockerfile.as_bytes(), 0o644),
-        ("bin/busybox", busybox, 0o755),
-        ("mockvllm", mock, 0o755),
-        (&ovis_path, ovis.as_bytes(), 0o644),
-        (&numpy_path, numpy.as_bytes(), 0o644),
-        (&init, b"__version__ = '0.9.2.dev0+mock'\n", 0o644),
-        (&attn_init, b"", 0o644),
+    let numpy = if flavour == "numpy2" { "2.2.6" } else { "1.26.4" };
+    let mut files = vec![
+        file("vllm/transformers_utils/configs/ovis.py", ovis),
+        version("numpy", numpy),
+        file("vllm/__init__.py", "__version__ = '0.9.2.dev0+mock'\n"),
+        file("vllm/vllm_flash_attn/__init__.py", ""),
     ];
     if flavour != "fa_utils" {
-        entries.push((&fa, b"def flash_attn_supports_fp8():\n    return False\n", 0o644));
+        files.push(file(
+            "vllm/vllm_flash_attn/fa_utils.py",
+            "def flash_attn_supports_fp8():\n    return False\n",
+        ));
     }
     // transformers 4.48 (no LogitsWarper) under an lm-format-enforcer that still imports it.
-    let (transformers, enforcer) =
-        (format!("{SITE}/transformers/version.py"), format!("{SITE}/lm_format_enforcer/version.py"));
     if flavour == "logitswarper" {
-        entries.push((&transformers, b"version = \"4.48.3\"\n", 0o644));
-        entries.push((&enforcer, b"version = \"0.9.8\"\n", 0o644));
+        files.extend([version("transformers", "4.48.3"), version("lm_format_enforcer", "0.9.8")]);
     }
-    tar_of(&entries).unwrap()
+    files
+}
+
+pub fn file(path: &str, text: &str) -> (String, Vec<u8>) {
+    (path.to_string(), text.as_bytes().to_vec())
+}
+
+/// A package as the mock's pip keeps it: `<name>/version.py`.
+pub fn version(name: &str, version: &str) -> (String, Vec<u8>) {
+    file(&format!("{name}/version.py"), &format!("version = \"{version}\"\n"))
 }
 
 /// The image id a tag names, if it names one.
-fn image_id(tag: &str) -> Option<String> {
+pub fn image_id(tag: &str) -> Option<String> {
     let out = Command::new("docker").args(["image", "inspect", "-f", "{{.Id}}", tag]).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -104,7 +120,8 @@ pub fn ensure_images(rt: &tokio::runtime::Runtime, engine: &Engine) {
     for flavour in IMAGES {
         let tag = format!("perftriage-test/vllm:{flavour}");
         let before = image_id(&tag);
-        rt.block_on(engine.build(&tag, context(flavour, &mock, &busybox))).unwrap();
+        rt.block_on(engine.build(&tag, image_context(flavour, &mock, &busybox, &flavour_files(flavour))))
+            .unwrap();
         // Another checkout's mock differs: the image it replaced would be left dangling.
         if let Some(old) = before.filter(|old| image_id(&tag).as_ref() != Some(old)) {
             let _ = Command::new("docker").args(["rmi", &old]).output(); // in use by a running test: kept

@@ -12,10 +12,13 @@ pub mod campaign;
 pub mod checkout;
 pub mod engine;
 pub mod mock_images;
+pub mod night;
 pub mod real;
+pub mod registry;
 pub mod scenarios;
 pub mod second_daemon;
 pub mod slurm_cluster;
+pub mod timings;
 pub mod tmux_board;
 pub mod wait;
 

@@ -6,6 +6,7 @@
 //! (no `LogitsWarper`) under an lm-format-enforcer before 0.10.
 
 mod bench;
+mod night;
 mod packages;
 mod probes;
 mod server;

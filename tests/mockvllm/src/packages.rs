@@ -10,6 +10,7 @@ fn known(name: &str) -> &'static [&'static str] {
         "numpy" => &["1.26.4", "2.2.6"],
         "transformers" => &["4.40.2", "4.44.2", "4.45.2", "4.48.3"],
         "lm_format_enforcer" => &["0.9.8", "0.10.11"],
+        "outlines" => &["0.0.34", "0.0.46"],
         _ => &["1.0.0"],
     }
 }
@@ -74,8 +75,18 @@ pub fn install(spec: &str) -> Result<String, String> {
     let dir = format!("{SITE}/{name}");
     std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(format!("{dir}/version.py"), format!("version = \"{version}\"\n")))
+        .and_then(|()| whole(&name, &dir))
         .map_err(|e| format!("ERROR: could not install {name}: {e}"))?;
     Ok(format!("Successfully installed {name}-{version}"))
+}
+
+/// The parts of a package the mock looks for beside its version: transformers' `utils`.
+fn whole(name: &str, dir: &str) -> std::io::Result<()> {
+    match name {
+        "transformers" => std::fs::create_dir_all(format!("{dir}/utils"))
+            .and_then(|()| std::fs::write(format!("{dir}/utils/__init__.py"), "")),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

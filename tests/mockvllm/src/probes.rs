@@ -2,7 +2,7 @@
 //! really rewrites the package's version file, so the failure is fixed the way it is on a real
 //! image.
 
-use crate::{SITE, VLLM_DIR, packages};
+use crate::{SITE, VLLM_DIR, night, packages};
 use std::process::ExitCode;
 
 pub fn code(code: &str) -> ExitCode {
@@ -16,13 +16,14 @@ pub fn code(code: &str) -> ExitCode {
         return ExitCode::from(1);
     }
     if code.contains("configs.ovis") {
-        let ovis = format!("{VLLM_DIR}/transformers_utils/configs/ovis.py");
-        let text = std::fs::read_to_string(&ovis).unwrap_or_default();
-        if text.contains("AutoConfig.register(\"aimv2\", AIMv2Config)") && !text.contains("exist_ok=True") {
+        if aimv2_unregistered() {
             eprintln!("ValueError: 'aimv2' is already used by a Transformers config, pick another name.");
             return ExitCode::from(1);
         }
         return ExitCode::SUCCESS;
+    }
+    if let Some(outcome) = night_probe(code) {
+        return outcome;
     }
     if code.contains("LogitsWarper") {
         if let Some(error) = logits_warper_missing() {
@@ -66,6 +67,36 @@ pub fn code(code: &str) -> ExitCode {
         };
     }
     ExitCode::SUCCESS
+}
+
+/// The verify steps of the night's recipes: each imports what its fix repairs.
+fn night_probe(code: &str) -> Option<ExitCode> {
+    let broken = if code.contains("transformers.utils") {
+        night::transformers_broken().then_some("ModuleNotFoundError: No module named 'transformers.utils'")
+    } else if code.contains("pyairports") {
+        let real = packages::installed("pyairports").is_some_and(|v| v != "0.0.1");
+        (!real).then_some("ModuleNotFoundError: No module named 'pyairports.airports'")
+    } else if code.contains("outlines.fsm") {
+        night::pyairports_placeholder().then_some("ModuleNotFoundError: No module named 'pyairports'")
+    } else if code.contains("import aiohttp, pandas, datasets") {
+        night::state_broken("pandas_missing").then_some("ModuleNotFoundError: No module named 'pandas'")
+    } else {
+        return None;
+    };
+    Some(match broken {
+        Some(error) => {
+            eprintln!("{error}");
+            ExitCode::from(1)
+        }
+        None => ExitCode::SUCCESS,
+    })
+}
+
+/// `ovis.py` registers `aimv2` without `exist_ok=True`.
+pub fn aimv2_unregistered() -> bool {
+    let ovis = format!("{VLLM_DIR}/transformers_utils/configs/ovis.py");
+    let text = std::fs::read_to_string(&ovis).unwrap_or_default();
+    text.contains("AutoConfig.register(\"aimv2\", AIMv2Config)") && !text.contains("exist_ok=True")
 }
 
 pub fn numpy_version() -> Option<String> {

@@ -1,0 +1,55 @@
+//! Twelve commits of the public archive's night, replayed on the real engine with the mock vLLM
+//! (`tests/common/night.rs`; the whole night is `tests/benches/night.sh`): one campaign with
+//! `--auto-fix --retries 2` makes exactly the commits usable that the rule table's dispositions
+//! say it should — a state a recipe fixes (NumPy 2, a broken transformers, pyairports, missing
+//! pandas, LogitsWarper), an infrastructure failure once or twice, an image the registry does not
+//! have, failures that stay (an undefined symbol, a gated model, pydantic, an unclassified one).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::engine::{perftriage, text};
+use common::night;
+
+/// The slice: `status --json` lines of the archive (fixtures/night/slice.jsonl, trimmed).
+fn slice() -> Vec<night::ArchiveCommit> {
+    night::read_status(&std::fs::read_to_string("fixtures/night/slice.jsonl").unwrap())
+}
+
+/// Seven of the twelve, stated from the categories alone: the archive measured one.
+#[test]
+fn the_slices_expected_count_comes_from_the_categories_alone() {
+    let commits = slice();
+    assert_eq!(commits.len(), 12);
+    assert_eq!(night::usable_before(&commits), 1);
+    assert_eq!(night::expected(&commits, 2), 7);
+    assert_eq!(night::expected(&commits, 1), 6, "the missing wheel lasts two runs");
+    assert_eq!(night::expected(&commits, 0), 4, "no retries: the three infrastructure failures stay");
+}
+
+#[test]
+#[cfg_attr(not(has_registry), ignore = "needs Debian's docker-registry, busybox-static and a Docker engine")]
+fn one_campaign_over_a_slice_of_the_archives_night_reaches_the_expected_count() {
+    // The night's own images only: not the mock's five.
+    let rt = common::engine::runtime();
+    let Some(engine) = common::engine::engine(&rt) else { return };
+    let commits = slice();
+    let n = night::night(&commits);
+    let s = &n.setup;
+    let list = n.shorts.join(",");
+    let args =
+        ["campaign", "start", "--name", "night", "--variants", "b,h,a", "--auto-fix", "--retries", "2"];
+    let args = [&args[..], &["--retry-wait", "1", "--concurrency", "4", "--commits", &list]].concat();
+    let out = perftriage(s, &args);
+    assert_eq!(out.status.code(), Some(3), "some are left: {}", text(&out));
+    let status = perftriage(s, &["campaign", "status", "night", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let outcome = &status["outcome"];
+    assert_eq!(outcome["usable_now"].as_u64(), Some(night::expected(&commits, 2) as u64), "{outcome:#}");
+    let wrong = night::mismatches(&commits, &n.shorts, &status, 2);
+    assert!(wrong.is_empty(), "cells that ended otherwise:\n{}\n{status:#}", wrong.join("\n"));
+    let journal = std::fs::read_to_string(s.root.join("ws/campaigns/night/journal.jsonl")).unwrap();
+    assert_eq!(night::launched_twice(&journal), Vec::<String>::new());
+    let ours = rt.block_on(engine.ours(&s.root.join("ws").display().to_string())).unwrap();
+    assert!(ours.is_empty(), "containers left behind: {ours:?}");
+}
