@@ -53,8 +53,6 @@ fn board(dataset: &Path) -> AppState {
     state
 }
 
-/// When each journal line was first seen (unix seconds), by line.
-
 /// Frames every 16 ms until the campaign's process ends; each update + draw time. Every fifth
 /// frame the journal's new lines are timed and its snapshot and new results handed to the model.
 fn frames(state: &mut AppState, journal: &Path, campaign: &mut std::process::Child) -> (Vec<Duration>, Seen) {
