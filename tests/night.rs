@@ -53,3 +53,42 @@ fn one_campaign_over_a_slice_of_the_archives_night_reaches_the_expected_count() 
     let ours = rt.block_on(engine.ours(&s.root.join("ws").display().to_string())).unwrap();
     assert!(ours.is_empty(), "containers left behind: {ours:?}");
 }
+
+/// A parent whose baseline fails on NumPy 2 and whose agent on a broken transformers: both fixes
+/// go into the one tag the two share, the second built on the first. (A fix from the plain image
+/// dropped the first fix — the baseline's next run failed on NumPy 2 again — and left the first
+/// fixed image dangling while a run used it: the night's 96 × 3 found it.)
+#[test]
+#[cfg_attr(not(has_registry), ignore = "needs Debian's docker-registry, busybox-static and a Docker engine")]
+fn the_baselines_and_the_agents_fixes_accumulate_in_the_image_they_share() {
+    let rt = common::engine::runtime();
+    let Some(_engine) = common::engine::engine(&rt) else { return };
+    let record =
+        |category: &str| serde_json::json!({ "status": "fail", "category": category, "evidence": "x" });
+    let line = serde_json::json!({ "short": "1234abcd", "variants": {
+        "baseline": record("numpy2"), "human": { "status": "ok" }, "agent": record("tf_broken_import") } });
+    let n = night::night(&night::read_status(&format!("{line}\n")));
+    let (s, short) = (&n.setup, n.shorts[0].as_str());
+    for (variant, recipe) in [("baseline", "numpy_lt_2"), ("agent", "transformers_cleanup")] {
+        let out = perftriage(
+            s,
+            &["fix", "apply", short, "--variant", variant, "--recipe", recipe, "--commit-image"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{variant}: {}", text(&out));
+    }
+    let tag = common::engine::fixed_tag(s, perftriage::dataset::Variant::Agent, Some("perftriage-fixed"));
+    let probe = |code: &str| {
+        let out = std::process::Command::new("docker")
+            .args(["run", "--rm", "--entrypoint", "python3", &tag, "-c", code])
+            .output();
+        let out = out.unwrap();
+        eprintln!("{code}: {}", text(&out));
+        out.status.code()
+    };
+    assert_eq!(
+        probe("import numpy, sys; sys.exit(0 if numpy.__version__ < '2' else 1)"),
+        Some(0),
+        "numpy_lt_2 kept"
+    );
+    assert_eq!(probe("from transformers.utils import logging"), Some(0), "transformers_cleanup in");
+}

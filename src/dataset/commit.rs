@@ -36,6 +36,16 @@ impl Variant {
     pub fn parse(text: &str) -> Option<Variant> {
         Variant::ALL.into_iter().find(|v| v.name() == text)
     }
+
+    /// The variant that runs in the same image (baseline and agent both run in the parent's),
+    /// whose fixed image this variant's fix commits to the same tag as.
+    pub fn image_sibling(self) -> Option<Variant> {
+        match self {
+            Variant::Baseline => Some(Variant::Agent),
+            Variant::Agent => Some(Variant::Baseline),
+            Variant::Human => None,
+        }
+    }
 }
 
 /// Outcome of one variant's run. `Error` covers every upstream failure status.

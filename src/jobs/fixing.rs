@@ -39,7 +39,11 @@ pub fn fix_job(
     let book = ctx.read_workspace().book;
     let planned =
         crate::runs::plan(c, variant, &ctx.config.runs, &ctx.images, &ctx.workspace, &"fix".into())?;
-    let image = book.fixed_image(&c.short, variant.name()).unwrap_or(planned.image);
+    // A fix builds on the newest fixed image this variant runs in, its image sibling's included:
+    // the tag is theirs both, and a fix from the plain image would drop the sibling's fix (and
+    // leave its image dangling).
+    let fixed = |v: Variant| book.fixed_image(&c.short, v.name());
+    let image = fixed(variant).or_else(|| variant.image_sibling().and_then(fixed)).unwrap_or(planned.image);
     let evidence = entry.variant(variant).verdict.as_ref().map(|v| v.evidence.clone());
     let repo = commit_image.then(|| ctx.config.fixed_repo());
     let reserve = ctx.config.runs.reserve_bytes();

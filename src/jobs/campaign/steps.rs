@@ -30,16 +30,6 @@ pub struct Crew<'a> {
     pub runs: std::sync::Mutex<super::in_hand::RunsInHand>,
 }
 
-/// The variant whose fixed image a variant's fix would commit to the same tag as (baseline and
-/// agent both run in the parent's image).
-fn sibling(variant: Variant) -> Option<Variant> {
-    match variant {
-        Variant::Baseline => Some(Variant::Agent),
-        Variant::Agent => Some(Variant::Baseline),
-        Variant::Human => None,
-    }
-}
-
 /// A fixed image and the recipes that made it, and the host it was made on where the run must go.
 type Fixed = ((crate::ids::ImageRef, Vec<String>), Option<String>);
 
@@ -75,11 +65,15 @@ impl Given {
             fixed: cell.and_then(Cell::fixed),
             slurm: state.spec.slurm,
             last_job: cell.and_then(|c| c.attempts.last()).and_then(|a| a.job.clone()),
-            sibling_fixes: sibling(key.1)
+            sibling_fixes: key
+                .1
+                .image_sibling()
                 .and_then(|v| state.cells.get(&(key.0.clone(), v)))
                 .map(|c| c.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?))).collect())
                 .unwrap_or_default(),
-            sibling_host: sibling(key.1)
+            sibling_host: key
+                .1
+                .image_sibling()
                 .and_then(|v| state.cells.get(&(key.0.clone(), v)))
                 .and_then(|c| c.pinned_host().map(str::to_string)),
         }
@@ -132,7 +126,9 @@ impl Crew<'_> {
         let key = (short, variant);
         let Some(image) = fixed(variant) else {
             // The journal says it first; the triage history where a stop came between the two.
-            if let Some(image) = given.sibling_fixed(recipe).or_else(|| sibling(variant).and_then(fixed)) {
+            if let Some(image) =
+                given.sibling_fixed(recipe).or_else(|| variant.image_sibling().and_then(fixed))
+            {
                 say(&format!("{short} {}: in {image}, fixed with {recipe} for its sibling", variant.name()));
                 return super::fixes::campaign_shared_fix(
                     ctx,
@@ -208,7 +204,8 @@ impl Crew<'_> {
             let recipe = book.fixes(short, other.name()).last()?.clone();
             Some((recipe, book.fixed_image(short, other.name())?))
         };
-        let shared = given.sibling_fixes.last().cloned().or_else(|| sibling(variant).and_then(from_history));
+        let shared =
+            given.sibling_fixes.last().cloned().or_else(|| variant.image_sibling().and_then(from_history));
         let Some((recipe, image)) = shared else { return Ok(None) };
         say(&format!("{short} {}: starts in its sibling's fixed image {image} ({recipe})", variant.name()));
         let (cell, host) = ((short, variant), given.sibling_host.clone());
