@@ -63,11 +63,7 @@ fn one_campaign_over_a_slice_of_the_archives_night_reaches_the_expected_count() 
 fn the_baselines_and_the_agents_fixes_accumulate_in_the_image_they_share() {
     let rt = common::engine::runtime();
     let Some(_engine) = common::engine::engine(&rt) else { return };
-    let record =
-        |category: &str| serde_json::json!({ "status": "fail", "category": category, "evidence": "x" });
-    let line = serde_json::json!({ "short": "1234abcd", "variants": {
-        "baseline": record("numpy2"), "human": { "status": "ok" }, "agent": record("tf_broken_import") } });
-    let n = night::night(&night::read_status(&format!("{line}\n")));
+    let n = night::night(&night::read_status(&format!("{}\n", numpy2_and_broken_transformers())));
     let (s, short) = (&n.setup, n.shorts[0].as_str());
     for (variant, recipe) in [("baseline", "numpy_lt_2"), ("agent", "transformers_cleanup")] {
         let out = perftriage(
@@ -76,19 +72,52 @@ fn the_baselines_and_the_agents_fixes_accumulate_in_the_image_they_share() {
         );
         assert_eq!(out.status.code(), Some(0), "{variant}: {}", text(&out));
     }
+    assert_eq!(shared_image_probe(s, NUMPY_1), Some(0), "numpy_lt_2 kept");
+    assert_eq!(shared_image_probe(s, TRANSFORMERS), Some(0), "transformers_cleanup in");
+}
+
+/// The same parent in one campaign while another process holds the workspace's triage history
+/// (so no fix reaches it): the agent's fix still builds on the baseline's, from the journal.
+/// (It built on the plain image: the night's 96 × 3 left an agent's broken transformers in an
+/// image whose NumPy fix had replaced its own.)
+#[test]
+#[cfg_attr(not(has_registry), ignore = "needs Debian's docker-registry, busybox-static and a Docker engine")]
+fn a_campaigns_second_fix_of_a_parent_builds_on_the_first_from_its_journal() {
+    let rt = common::engine::runtime();
+    let Some(_engine) = common::engine::engine(&rt) else { return };
+    let n = night::night(&night::read_status(&format!("{}\n", numpy2_and_broken_transformers())));
+    let (s, short) = (&n.setup, n.shorts[0].as_str());
+    let held = perftriage::triage::TriageStore::open(&s.root.join("ws")).unwrap();
+    let args =
+        ["campaign", "start", "--name", "night", "--variants", "b,a", "--auto-fix", "--commits", short];
+    let out = perftriage(s, &args);
+    drop(held);
+    assert_eq!(out.status.code(), Some(0), "both fixed and measured: {}", text(&out));
+    assert_eq!(shared_image_probe(s, NUMPY_1), Some(0), "numpy_lt_2 kept");
+    assert_eq!(shared_image_probe(s, TRANSFORMERS), Some(0), "transformers_cleanup in");
+}
+
+const NUMPY_1: &str = "import numpy, sys; sys.exit(0 if numpy.__version__ < '2' else 1)";
+const TRANSFORMERS: &str = "from transformers.utils import logging";
+
+/// An archive line: the baseline on NumPy 2, the agent on a broken transformers, the human fine
+/// (the evidence the archive has for each).
+fn numpy2_and_broken_transformers() -> serde_json::Value {
+    let record = |category: &str, evidence: &str| serde_json::json!({ "status": "fail", "category": category, "evidence": evidence });
+    let numpy2 = record("numpy2", "A module that was compiled using NumPy 1.x cannot be run in");
+    let broken = "ImportError: cannot import name 'PretrainedConfig' from 'transformers' (unknown location)";
+    let variants = serde_json::json!({
+        "baseline": numpy2, "human": { "status": "ok" }, "agent": record("tf_broken_import", broken) });
+    serde_json::json!({ "short": "1234abcd", "variants": variants })
+}
+
+/// `python3 -c CODE`'s exit in the fixed image the setup's baseline and agent share.
+fn shared_image_probe(s: &common::engine::Setup, code: &str) -> Option<i32> {
     let tag = common::engine::fixed_tag(s, perftriage::dataset::Variant::Agent, Some("perftriage-fixed"));
-    let probe = |code: &str| {
-        let out = std::process::Command::new("docker")
-            .args(["run", "--rm", "--entrypoint", "python3", &tag, "-c", code])
-            .output();
-        let out = out.unwrap();
-        eprintln!("{code}: {}", text(&out));
-        out.status.code()
-    };
-    assert_eq!(
-        probe("import numpy, sys; sys.exit(0 if numpy.__version__ < '2' else 1)"),
-        Some(0),
-        "numpy_lt_2 kept"
-    );
-    assert_eq!(probe("from transformers.utils import logging"), Some(0), "transformers_cleanup in");
+    let out = std::process::Command::new("docker")
+        .args(["run", "--rm", "--entrypoint", "python3", &tag, "-c", code])
+        .output()
+        .unwrap();
+    eprintln!("{code}: {}", text(&out));
+    out.status.code()
 }

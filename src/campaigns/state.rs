@@ -195,7 +195,9 @@ impl CampaignState {
             }
             Event::Fixed { short, variant, recipe, image, host, at } => {
                 let cell = self.cell_mut(short, *variant);
-                let after_attempts = cell.attempts.len();
+                // Journalled while a run is in flight, a fix was taken at that run's launch (its
+                // image sibling's fixed image): it comes before that run, answering no failure.
+                let after_attempts = cell.attempts.len() - usize::from(cell.in_flight().is_some());
                 let (recipe, verified, host, image) =
                     (recipe.clone(), image.is_some(), host.clone(), image.clone());
                 cell.fixes.push(FixTry { recipe, verified, after_attempts, host, image, at: at.clone() });
@@ -312,6 +314,31 @@ pub(crate) mod tests {
             result: None,
             at: "t".into(),
         }
+    }
+
+    /// The agent took its sibling's fixed image at its launch (journalled after `launched`), then
+    /// failed in it on something else: that failure gets its own recipe, not "again after".
+    #[test]
+    fn a_fixed_image_taken_at_a_launch_comes_before_that_run() {
+        let fixed = Event::Fixed {
+            short: "c1".into(),
+            variant: Variant::Agent,
+            recipe: "numpy_lt_2".into(),
+            image: Some("perftriage-fixed:baseline-p".into()),
+            host: None,
+            at: "t".into(),
+        };
+        let mut broken = finished("r1", RunStatus::Error, Some("tf_broken_import"));
+        if let Event::Finished { disposition, .. } = &mut broken {
+            *disposition = Some(Disposition::FixableInContainer);
+        }
+        let events = [started(&["c1"]), launched("c1", Variant::Agent, "r1"), fixed, broken];
+        let state = CampaignState::fold(&events).unwrap();
+        let cell = &state.cells[&(Short::from("c1"), Variant::Agent)];
+        assert_eq!(cell.fixes[0].after_attempts, 0);
+        let recipe = |c: &str| (c == "tf_broken_import").then(|| "transformers_cleanup".to_string());
+        let next = crate::campaigns::policy::next(cell, state.spec.policy, recipe);
+        assert_eq!(next, crate::campaigns::policy::Next::Fix("transformers_cleanup".into()));
     }
 
     #[test]

@@ -31,7 +31,11 @@ impl Registry {
             dir.path().join("data").display()
         );
         std::fs::write(&config, yaml).unwrap();
-        let child = Command::new(REGISTRY).arg("serve").arg(&config).spawn().unwrap();
+        // Its access log (and a line per unknown manifest, which the night asks for on purpose)
+        // would bury the test's own output.
+        let quiet = || std::process::Stdio::null();
+        let child =
+            Command::new(REGISTRY).arg("serve").arg(&config).stdout(quiet()).stderr(quiet()).spawn().unwrap();
         let registry = Registry { child, _dir: dir, host: format!("127.0.0.1:{port}") };
         let what = format!("the registry to listen on {}", registry.host);
         let listening = || std::net::TcpStream::connect(&registry.host).is_ok();

@@ -22,7 +22,12 @@ pub async fn campaign_fix(
     let recipe = ctx.recipes()?.get(recipe_id).cloned();
     let recipe = recipe.ok_or_else(|| EngineError::NoRecipe(recipe_id.to_string()))?;
     let entry = ctx.find(short).ok_or_else(|| EngineError::NotInDataset(short.clone()))?;
-    let job = fix_job(ctx, entry, variant, true)?;
+    let mut job = fix_job(ctx, entry, variant, true)?;
+    // The journal is the campaign's word on the image the variant and its image sibling share
+    // now (the triage history may not have a fix yet: its writer was busy).
+    if let Some(image) = shared_fixed_image(journal, short, variant) {
+        job.image = image;
+    }
     let engine = engine_of(ctx, host).await?;
     // Its output is spooled as the fix's log, not printed.
     // Never thrown: a campaign stopped mid-fix lets the fix end (its journal then says how).
@@ -42,6 +47,19 @@ pub async fn campaign_fix(
     let (short, recipe, host) = (short.clone(), recipe_id.into(), host.map(str::to_string));
     let fixed = crate::campaigns::Event::Fixed { short, variant, recipe, image, host, at };
     Ok(journal.append(&fixed)?)
+}
+
+/// The newest fixed image the journal names for `variant` or its image sibling, read now.
+fn shared_fixed_image(
+    journal: &crate::jobs::journal::Journal,
+    short: &crate::ids::Short,
+    variant: Variant,
+) -> Option<crate::ids::ImageRef> {
+    let state = journal.state().ok()?;
+    let of = |v: Variant| {
+        state.cells.get(&(short.clone(), v)).and_then(|cell| cell.fixed()).map(|(image, _)| image)
+    };
+    of(variant).or_else(|| variant.image_sibling().and_then(of))
 }
 
 /// A campaign's fix of a variant whose image its sibling shares (baseline and agent run in the
