@@ -46,7 +46,7 @@ fn one_campaign_over_a_slice_of_the_archives_night_reaches_the_expected_count() 
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let outcome = &status["outcome"];
     assert_eq!(outcome["usable_now"].as_u64(), Some(night::expected(&commits, 2) as u64), "{outcome:#}");
-    let wrong = night::mismatches(&commits, &n.shorts, &status, 2);
+    let wrong = night::mismatches(&commits, &n.shorts, &status, (2, &[]));
     assert!(wrong.is_empty(), "cells that ended otherwise:\n{}\n{status:#}", wrong.join("\n"));
     let journal = std::fs::read_to_string(s.root.join("ws/campaigns/night/journal.jsonl")).unwrap();
     assert_eq!(night::launched_twice(&journal), Vec::<String>::new());

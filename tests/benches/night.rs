@@ -36,7 +36,7 @@ fn main() {
     let events_file = n.setup.root.join("container-events.txt");
     let mut events = container_events(&events_file).spawn().unwrap();
     let started = now_s();
-    let (seen, peak_kb) = drive(&n, kill);
+    let (seen, killed, peak_kb) = drive(&n, kill);
     let wall = now_s() - started;
     let _ = events.kill();
     let _ = events.wait();
@@ -60,7 +60,7 @@ fn main() {
     );
     let journal = std::fs::read_to_string(n.setup.root.join("ws/campaigns/night/journal.jsonl")).unwrap();
     let twice = night::launched_twice(&journal);
-    let wrong = night::mismatches(&commits, &n.shorts, &status, RETRIES);
+    let wrong = night::mismatches(&commits, &n.shorts, &status, (RETRIES, &interrupted(&seen, killed)));
     let left = rt.block_on(engine.ours(&n.setup.root.join("ws").display().to_string())).unwrap();
     println!(
         "launched twice: {}; containers left: {}; cells off their fate: {}",
@@ -101,8 +101,8 @@ fn stated(commits: &[ArchiveCommit], expected: usize) {
 }
 
 /// The campaign from start to end (a SIGKILL and a resume in the middle with `kill`): the
-/// journal's events as seen, and the drivers' peak RSS in KiB.
-fn drive(n: &night::Night, kill: bool) -> (Seen, u64) {
+/// journal's events as seen, how many had been seen at the kill, and the drivers' peak RSS in KiB.
+fn drive(n: &night::Night, kill: bool) -> (Seen, Option<usize>, u64) {
     let list = n.shorts.join(",");
     let start =
         ["campaign", "start", "--name", "night", "--variants", "b,h,a", "--auto-fix", "--retries", "2"];
@@ -113,28 +113,34 @@ fn drive(n: &night::Night, kill: bool) -> (Seen, u64) {
     if let Some(at) = kill_at {
         println!("the driver is SIGKILLed at journal event {at} (NIGHT_SEED={seed})");
     }
-    let (mut seen, mut peak) = (Seen::new(), 0);
+    let (mut seen, mut peak, mut killed) = (Seen::new(), 0, None);
     let mut driver = spawn(n, &start);
     loop {
         read_new(&journal, &mut seen);
         peak = peak.max(peak_rss_kb(driver.id()));
-        if kill_at.is_some_and(|at| seen.len() >= at) && !killed(&seen) {
+        if kill_at.is_some_and(|at| seen.len() >= at) && killed.is_none() {
             driver.kill().unwrap();
             driver.wait().unwrap();
-            seen.push((now_s(), serde_json::json!({ "event": "bench_killed" })));
-            println!("killed at event {}; resumed", seen.len() - 1);
+            killed = Some(seen.len());
+            println!("killed after event {}; resumed", seen.len());
             driver = spawn(n, &["campaign", "resume", "night"]);
         }
         if driver.try_wait().unwrap().is_some() {
             read_new(&journal, &mut seen);
-            return (seen.into_iter().filter(|(_, e)| e["event"] != "bench_killed").collect(), peak);
+            return (seen, killed, peak);
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
 
-fn killed(seen: &Seen) -> bool {
-    seen.iter().any(|(_, e)| e["event"] == "bench_killed")
+/// The runs in flight when the driver was killed: launched in the events seen by then, not
+/// finished among them.
+fn interrupted(seen: &Seen, killed: Option<usize>) -> Vec<String> {
+    let before = &seen[..killed.unwrap_or(0)];
+    let finished =
+        |id: &serde_json::Value| before.iter().any(|(_, e)| e["event"] == "finished" && &e["run_id"] == id);
+    let launched = before.iter().filter(|(_, e)| e["event"] == "launched" && !finished(&e["run_id"]));
+    launched.filter_map(|(_, e)| e["run_id"].as_str().map(str::to_string)).collect()
 }
 
 fn spawn(n: &night::Night, args: &[&str]) -> Child {
