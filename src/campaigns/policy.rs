@@ -240,4 +240,30 @@ mod tests {
         let stopped = cell(vec![failed(Disposition::NeedsLook, "cancelled")], &[]);
         assert_eq!(next(&stopped, POLICY, numpy), Next::Run, "stopped by a signal: run again");
     }
+
+    /// The agent took its sibling's fixed image at its launch (journalled after `launched`), then
+    /// failed in it on something else: that failure gets its own recipe, not "again after".
+    #[test]
+    fn a_fixed_image_taken_at_a_launch_comes_before_that_run() {
+        use crate::campaigns::state::tests::{finished, launched, started};
+        let fixed = crate::campaigns::Event::Fixed {
+            short: "c1".into(),
+            variant: crate::dataset::Variant::Agent,
+            recipe: "numpy_lt_2".into(),
+            image: Some("perftriage-fixed:baseline-p".into()),
+            host: None,
+            at: "t".into(),
+        };
+        let mut broken = finished("r1", RunStatus::Error, Some("tf_broken_import"));
+        if let crate::campaigns::Event::Finished { disposition, .. } = &mut broken {
+            *disposition = Some(Disposition::FixableInContainer);
+        }
+        let events = [started(&["c1"]), launched("c1", crate::dataset::Variant::Agent, "r1"), fixed, broken];
+        let state = crate::campaigns::CampaignState::fold(&events).unwrap();
+        let cell = &state.cells[&(crate::ids::Short::from("c1"), crate::dataset::Variant::Agent)];
+        assert_eq!(cell.fixes[0].after_attempts, 0);
+        let recipe = |c: &str| (c == "tf_broken_import").then(|| "transformers_cleanup".to_string());
+        let next = next(cell, state.spec.policy, recipe);
+        assert_eq!(next, Next::Fix("transformers_cleanup".into()));
+    }
 }

@@ -316,31 +316,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// The agent took its sibling's fixed image at its launch (journalled after `launched`), then
-    /// failed in it on something else: that failure gets its own recipe, not "again after".
-    #[test]
-    fn a_fixed_image_taken_at_a_launch_comes_before_that_run() {
-        let fixed = Event::Fixed {
-            short: "c1".into(),
-            variant: Variant::Agent,
-            recipe: "numpy_lt_2".into(),
-            image: Some("perftriage-fixed:baseline-p".into()),
-            host: None,
-            at: "t".into(),
-        };
-        let mut broken = finished("r1", RunStatus::Error, Some("tf_broken_import"));
-        if let Event::Finished { disposition, .. } = &mut broken {
-            *disposition = Some(Disposition::FixableInContainer);
-        }
-        let events = [started(&["c1"]), launched("c1", Variant::Agent, "r1"), fixed, broken];
-        let state = CampaignState::fold(&events).unwrap();
-        let cell = &state.cells[&(Short::from("c1"), Variant::Agent)];
-        assert_eq!(cell.fixes[0].after_attempts, 0);
-        let recipe = |c: &str| (c == "tf_broken_import").then(|| "transformers_cleanup".to_string());
-        let next = crate::campaigns::policy::next(cell, state.spec.policy, recipe);
-        assert_eq!(next, crate::campaigns::policy::Next::Fix("transformers_cleanup".into()));
-    }
-
     #[test]
     fn the_headline_estimates_the_time_left_from_the_runs_so_far() {
         let at = |t: &str| format!("2026-11-27T0{t}Z");
