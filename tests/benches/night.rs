@@ -129,6 +129,7 @@ fn drive(n: &night::Night, kill: bool) -> (Seen, Option<usize>, u64) {
             read_new(&journal, &mut seen);
             return (seen, killed, peak);
         }
+        // pacing: the journal and the RSS are sampled every 100 ms (a measurement, not a wait for a state)
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
