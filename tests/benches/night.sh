@@ -12,6 +12,6 @@ archive="${NIGHT_ARCHIVE:-../shared/isobench/archive}"
 status="$(mktemp --suffix=.jsonl)"
 trap 'rm -f "$status"' EXIT
 cargo build -q --release --bin perftriage
-./target/release/perftriage --results "$archive" status --json > "$status" 2>/dev/null
+"${CARGO_TARGET_DIR:-target}/release/perftriage" --results "$archive" status --json > "$status" 2>/dev/null
 echo "night: $(wc -l < "$status") commits read from $archive"
 NIGHT_STATUS="$status" cargo bench -q --bench night -- "$@"
