@@ -25,6 +25,14 @@ use std::process::{Child, Command, Stdio};
 const RETRIES: u32 = 2;
 
 fn main() {
+    // The night (its workspace, image tags and registry) is dropped before the exit, which would
+    // skip it: the tags and the registry would outlive the bench.
+    let reached = replay();
+    std::process::exit(if reached { 0 } else { 1 });
+}
+
+/// The replay and its report; whether it ended as stated.
+fn replay() -> bool {
     let kill = std::env::args().any(|a| a == "--kill");
     let path = std::env::var("NIGHT_STATUS").expect("NIGHT_STATUS: the archive's status --json (night.sh)");
     let commits = night::read_status(&std::fs::read_to_string(path).unwrap());
@@ -71,8 +79,7 @@ fn main() {
     for line in &wrong {
         println!("  {line}");
     }
-    let reached = after == expected as u64 && twice.is_empty() && left.is_empty() && wrong.is_empty();
-    std::process::exit(if reached { 0 } else { 1 });
+    after == expected as u64 && twice.is_empty() && left.is_empty() && wrong.is_empty()
 }
 
 /// The expected count and each cell's fate by category, before anything runs.
