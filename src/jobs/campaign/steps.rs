@@ -57,6 +57,7 @@ pub struct Given {
 impl Given {
     pub fn of(state: &CampaignState, key: &Key) -> Given {
         let cell = state.cells.get(key);
+        let sibling = key.1.image_sibling().and_then(|v| state.cells.get(&(key.0.clone(), v)));
         Given {
             repeat: state.spec.repeat,
             since: state.started_at.clone(),
@@ -65,17 +66,10 @@ impl Given {
             fixed: cell.and_then(Cell::fixed),
             slurm: state.spec.slurm,
             last_job: cell.and_then(|c| c.attempts.last()).and_then(|a| a.job.clone()),
-            sibling_fixes: key
-                .1
-                .image_sibling()
-                .and_then(|v| state.cells.get(&(key.0.clone(), v)))
+            sibling_fixes: sibling
                 .map(|c| c.fixes.iter().filter_map(|f| Some((f.recipe.clone(), f.image.clone()?))).collect())
                 .unwrap_or_default(),
-            sibling_host: key
-                .1
-                .image_sibling()
-                .and_then(|v| state.cells.get(&(key.0.clone(), v)))
-                .and_then(|c| c.pinned_host().map(str::to_string)),
+            sibling_host: sibling.and_then(|c| c.pinned_host().map(str::to_string)),
         }
     }
 
