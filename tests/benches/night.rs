@@ -34,8 +34,7 @@ fn main() {
 /// The replay and its report; whether it ended as stated.
 fn replay() -> bool {
     let kill = std::env::args().any(|a| a == "--kill");
-    let path = std::env::var("NIGHT_STATUS").expect("NIGHT_STATUS: the archive's status --json (night.sh)");
-    let commits = night::read_status(&std::fs::read_to_string(path).unwrap());
+    let commits = night::read_status(&archive_status());
     let expected = night::expected(&commits, RETRIES);
     stated(&commits, expected);
     let rt = common::engine::runtime();
@@ -149,6 +148,20 @@ fn interrupted(seen: &Seen, killed: Option<usize>) -> Vec<String> {
         |id: &serde_json::Value| before.iter().any(|(_, e)| e["event"] == "finished" && &e["run_id"] == id);
     let launched = before.iter().filter(|(_, e)| e["event"] == "launched" && !finished(&e["run_id"]));
     launched.filter_map(|(_, e)| e["run_id"].as_str().map(str::to_string)).collect()
+}
+
+/// The public archive as perftriage reads it: `status --json`, a commit a line (one build of
+/// perftriage serves the reading and the replay).
+fn archive_status() -> String {
+    let archive = std::env::var("NIGHT_ARCHIVE").unwrap_or_else(|_| "../shared/isobench/archive".into());
+    let out = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--results", &archive, "status", "--json"])
+        .stderr(Stdio::null())
+        .output()
+        .expect("perftriage status --json over the archive");
+    let text = String::from_utf8(out.stdout).expect("status --json is UTF-8");
+    println!("night: {} commits read from {archive}", text.lines().count());
+    text
 }
 
 fn spawn(n: &night::Night, args: &[&str]) -> Child {
