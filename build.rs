@@ -15,6 +15,8 @@ const COMPONENTS: &[(&str, &[&str])] = &[
     ("has_tmux", &["tmux"]),
     ("has_archive", &["../shared/isobench/archive"]),
     ("has_shared_trajectories", &["../shared/isobench/trajectories"]),
+    ("has_chromium", &["chromium-headless-shell"]),
+    ("has_html5lib", &["/usr/lib/python3/dist-packages/html5lib"]),
 ];
 
 /// The folders of the PATH, and the system ones a root shell has.

@@ -1,6 +1,6 @@
 //! The command line: what `perftriage --help` lists, as clap reads it.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use perftriage::ids::Short;
 use perftriage::report::ReportFormat;
 use perftriage::session::Options;
@@ -8,33 +8,44 @@ use perftriage::triage::Change;
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "perftriage", version, about = "Triage board for ISO-Bench vLLM 3-way benchmark runs")]
+#[command(
+    name = "perftriage",
+    version,
+    about = "Triage board for ISO-Bench vLLM 3-way benchmark runs",
+    long_about = "Triage board for ISO-Bench vLLM 3-way benchmark runs.\n\nWith no command, perftriage opens \
+                  the board: every commit with its status and failure category, logs, fixes and runs from the \
+                  keyboard (? lists the keys). The commands below give scripts the same truth.",
+    after_help = "Examples:\n  \
+                  perftriage                                   # the board on the embedded 96 commits\n  \
+                  perftriage --results ../archive status --json   # one JSON object a commit\n  \
+                  perftriage campaign start --filter status:failed --auto-fix --retries 2"
+)]
 pub(crate) struct Cli {
     /// Config file (default: $XDG_CONFIG_HOME/perftriage/config.toml).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) config: Option<PathBuf>,
     /// Dataset JSONL in the embedded schema (default: the embedded 96 ISO-Bench commits).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) dataset: Option<PathBuf>,
     /// Directory of ISO-Bench result files, read recursively (repeatable).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) results: Vec<PathBuf>,
     /// Directory of agent runs (run_summary.json, model_patch.diff, trajectory.json per commit
     /// folder), read recursively (repeatable).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) trajectories: Vec<PathBuf>,
     /// Workspace directory for triage state (default: the platform data dir).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) workspace: Option<PathBuf>,
-    /// Recorded GPU samples (JSON lines) to use instead of NVML, for demos and tests.
-    #[arg(long, global = true)]
+    /// The board's GPU pane: recorded GPU samples (JSON lines) instead of NVML, for demos and tests.
+    #[arg(long)]
     pub(crate) gpu_replay: Option<PathBuf>,
     /// Print every load warning, not one line per kind; `status` also says how it read the result
     /// files and where its time went.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Data and workspace (every command)")]
     pub(crate) verbose: bool,
-    /// Theme: default, light, monochrome, or a path to a theme TOML file.
-    #[arg(long, global = true)]
+    /// The board's theme: default, light, monochrome, or a path to a theme TOML file.
+    #[arg(long)]
     pub(crate) theme: Option<String>,
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
@@ -60,6 +71,7 @@ impl Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// One line (or, with --json, one JSON object) per commit.
+    #[command(after_help = "Example:\n  perftriage status --json --results ../archive | jq -r .short")]
     Status {
         #[arg(long)]
         json: bool,
@@ -68,6 +80,7 @@ pub(crate) enum Command {
         agent: Option<String>,
     },
     /// Counts by status, category, kind and GPU; 3-way outcomes; the unfixable list.
+    #[command(after_help = "Example:\n  perftriage report --format csv --campaign night > night.csv")]
     Report {
         #[arg(long, value_enum, default_value = "md")]
         format: ReportFormat,
@@ -79,6 +92,7 @@ pub(crate) enum Command {
         campaign: Option<String>,
     },
     /// Classify plain logs or result JSON files: category, disposition, fixes, evidence.
+    #[command(after_help = "Example:\n  perftriage classify server.log benchmark_result.json --json")]
     Classify {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -86,6 +100,7 @@ pub(crate) enum Command {
         json: bool,
     },
     /// Parse benchmark metrics from plain logs or result JSON files.
+    #[command(after_help = "Example:\n  perftriage metrics benchmark.log")]
     Metrics {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -94,6 +109,7 @@ pub(crate) enum Command {
     },
     /// A commit's patch: the agent's (its run folder, else `[runs] patches`) or the human's
     /// (`git diff parent commit` in `[runs] vllm_repo`). Exit 0, 2 no such commit or patch.
+    #[command(after_help = "Example:\n  perftriage patch 22dd9c27 --variant agent --json")]
     Patch {
         short: Short,
         #[arg(long, value_parser = ["human", "agent"])]
@@ -103,12 +119,14 @@ pub(crate) enum Command {
         json: bool,
     },
     /// How the agent's own run of a commit went: model, status, duration, steps, tool calls.
+    #[command(after_help = "Example:\n  perftriage trajectory 22dd9c27")]
     Trajectory {
         short: Short,
         #[arg(long)]
         json: bool,
     },
     /// Run one variant of a commit in Docker; logs on stdout. Exit 0 ok, 3 run failed, 1 tool error.
+    #[command(after_help = "Example:\n  perftriage run 22dd9c27 --variant human --repeat auto:8")]
     Run {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
@@ -127,6 +145,7 @@ pub(crate) enum Command {
     },
     /// Build the baseline image from source at the parent (`[build]` knobs); log on stdout,
     /// progress on stderr. Exit 0 built, 3 build failed, 1 tool error.
+    #[command(after_help = "Example:\n  perftriage build 22dd9c27 --plan")]
     Build {
         short: Short,
         /// Compiler jobs at once (MAX_JOBS, at least 1); default from `[build]`, else the daemon's memory.
@@ -144,17 +163,23 @@ pub(crate) enum Command {
     },
     /// The Docker hosts (`[[hosts]]`, else DOCKER_HOST): each connected and probed for GPUs.
     /// Exit 0 every host answered, 3 one did not.
+    #[command(after_help = "Example:\n  perftriage hosts --json")]
     Hosts {
         #[arg(long)]
         json: bool,
     },
     /// Runs as Slurm jobs (`[slurm]`): the batch script, submit (and follow), cancel.
     #[command(subcommand)]
+    #[command(after_help = "Example:\n  perftriage slurm submit 22dd9c27 --variant baseline --wait")]
     Slurm(SlurmCommand),
     /// Many commits × variants, run one after the other with a policy, resumable from its journal.
     #[command(subcommand)]
+    #[command(
+        after_help = "Example:\n  perftriage campaign start --filter status:failed --auto-fix --retries 2"
+    )]
     Campaign(CampaignCommand),
     /// GPU telemetry (NVML, else nvidia-smi, else --gpu-replay). Exit 1 when no GPU can be read.
+    #[command(after_help = "Example:\n  perftriage gpu --once --json")]
     Gpu {
         #[arg(long)]
         once: bool,
@@ -162,15 +187,30 @@ pub(crate) enum Command {
         json: bool,
         #[arg(long, default_value_t = 1000)]
         interval: u64,
+        /// Recorded GPU samples (JSON lines) instead of NVML.
+        #[arg(long = "gpu-replay", value_name = "FILE")]
+        replay: Option<PathBuf>,
     },
     /// Known fixes: list them (for a commit: the ones its failures suggest) or apply one.
     #[command(subcommand)]
+    #[command(
+        after_help = "Example:\n  perftriage fix apply 22dd9c27 --variant baseline --recipe numpy_lt_2 --commit-image"
+    )]
     Fix(FixCommand),
     /// Fixed images and a registry: push a variant's fixed image (`[registry]`), pull it back by digest.
     #[command(subcommand)]
+    #[command(after_help = "Example:\n  perftriage image list")]
     Image(ImageCommand),
     /// Record a triage decision for a commit.
+    #[command(after_help = "Example:\n  perftriage mark 22dd9c27 --unfixable \"needs a CUDA 12.4 build\"")]
     Mark(MarkArgs),
+    /// The manual page (roff) on stdout, or with --out one page per command in DIR.
+    #[command(after_help = "Example:\n  perftriage man | man -l -")]
+    Man {
+        /// Write perftriage.1 and a page per command (perftriage-status.1, …) into this folder.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Write a synthetic vLLM log of N lines (benchmarks).
     #[command(hide = true)]
     SynthLog {
@@ -202,9 +242,13 @@ pub(crate) enum Command {
 #[derive(Subcommand)]
 pub(crate) enum FixCommand {
     /// All recipes, or the ones a commit's failures suggest.
+    #[command(after_help = "Example:\n  perftriage fix list 22dd9c27")]
     List { short: Option<String> },
     /// Apply a recipe in a container from the variant's image, verify it, then re-run the variant
     /// there (or, with --commit-image, save it as the variant's fixed image).
+    #[command(
+        after_help = "Example:\n  perftriage fix apply 22dd9c27 --variant baseline --recipe numpy_lt_2 --commit-image"
+    )]
     Apply {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
@@ -223,6 +267,9 @@ pub(crate) enum FixCommand {
 pub(crate) enum CampaignCommand {
     /// Start one: every (commit, variant) asked for, then the policy's fixes and retries.
     /// Exit 0 every run succeeded, 3 some were left failed, 2 a bad request, 1 a tool error.
+    #[command(
+        after_help = "Example:\n  perftriage campaign start --commits 22dd9c27,fc542144 --auto-fix --retries 2 --name night"
+    )]
     Start {
         /// Short hashes, space- or comma-separated (default: every commit the filter shows).
         #[arg(long, num_args = 1..)]
@@ -265,12 +312,14 @@ pub(crate) enum CampaignCommand {
         name: Option<String>,
     },
     /// Every campaign of the workspace, newest first: state, started, ended, cells ✓/✗, usable before → now.
+    #[command(after_help = "Example:\n  perftriage campaign list --json")]
     List {
         #[arg(long)]
         json: bool,
     },
     /// How it stands (the newest campaign without a name): its outcome, then every cell's state,
     /// image and fixes, runs, time, result file and next step. Exit 0 none left failed, 3 some.
+    #[command(after_help = "Example:\n  perftriage campaign status night --csv")]
     Status {
         name: Option<String>,
         #[arg(long, conflicts_with = "csv")]
@@ -280,6 +329,7 @@ pub(crate) enum CampaignCommand {
         csv: bool,
     },
     /// Go on where it stopped: runs in flight picked up, finished ones never run twice.
+    #[command(after_help = "Example:\n  perftriage campaign resume night")]
     Resume {
         name: String,
         /// When it ends (or is paused or cancelled), run `sh -c CMD` with its summary JSON on stdin.
@@ -287,8 +337,10 @@ pub(crate) enum CampaignCommand {
         notify: Option<String>,
     },
     /// Stop before its next step (`resume` goes on).
+    #[command(after_help = "Example:\n  perftriage campaign pause night")]
     Pause { name: String },
     /// Stop for good before its next step; with `--run`, stop that one run only (its cell is left).
+    #[command(after_help = "Example:\n  perftriage campaign cancel night --run <RUN>")]
     Cancel {
         name: String,
         /// A run of the campaign in flight (`campaign status` lists them).
@@ -300,6 +352,7 @@ pub(crate) enum CampaignCommand {
 #[derive(Subcommand)]
 pub(crate) enum SlurmCommand {
     /// Print the batch script a run of this variant is submitted with.
+    #[command(after_help = "Example:\n  perftriage slurm script 22dd9c27 --variant agent")]
     Script {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
@@ -307,6 +360,7 @@ pub(crate) enum SlurmCommand {
     },
     /// Submit the run; with --wait, follow it (state, its log) and read its result back.
     /// Exit 0 the run succeeded, 3 it failed, 1 tool error.
+    #[command(after_help = "Example:\n  perftriage slurm submit 22dd9c27 --variant baseline --wait")]
     Submit {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
@@ -315,29 +369,34 @@ pub(crate) enum SlurmCommand {
         wait: bool,
     },
     /// Cancel a job (scancel): its payload removes its container on the signal.
+    #[command(after_help = "Example:\n  perftriage slurm cancel 4211")]
     Cancel { job: u64 },
 }
 
 #[derive(Subcommand)]
 pub(crate) enum ImageCommand {
     /// Push the variant's fixed image to the registry; its digest is recorded.
+    #[command(after_help = "Example:\n  perftriage image push 22dd9c27 --variant baseline")]
     Push {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
     /// Pull the variant's pushed image back by its recorded digest, under its local name.
+    #[command(after_help = "Example:\n  perftriage image pull 22dd9c27 --variant baseline")]
     Pull {
         short: Short,
         #[arg(long, value_parser = ["baseline", "human", "agent"])]
         variant: String,
     },
     /// List the fixed and built images here: size, when made, what runs in them, whose they are.
+    #[command(after_help = "Example:\n  perftriage image list --json")]
     List {
         #[arg(long)]
         json: bool,
     },
     /// Remove a fixed image of this workspace (never another workspace's: it says whose).
+    #[command(after_help = "Example:\n  perftriage image rm perftriage-fixed:baseline-0123456789ab-1a2b3c4d")]
     Rm { image: perftriage::ids::ImageRef },
 }
 
@@ -372,5 +431,15 @@ impl ChangeArgs {
             _ if self.skip => Change::Skip,
             _ => Change::Clear,
         }
+    }
+}
+
+/// `perftriage man`: the manual page generated from these definitions, on stdout or (with a
+/// folder) one page per command.
+pub(crate) fn man(out: Option<&std::path::Path>) -> std::io::Result<()> {
+    let command = Cli::command();
+    match out {
+        Some(dir) => clap_mangen::generate_to(command, dir),
+        None => clap_mangen::Man::new(command).render(&mut std::io::stdout().lock()),
     }
 }

@@ -78,8 +78,9 @@ fn dispatch(ctx: &Context, options: &Options, command: Command) -> anyhow::Resul
             headless::report(ctx, format, agent.as_deref(), campaign.as_deref())
         }
         Command::Mark(args) => headless::mark(ctx, &args.short, args.change.change()),
-        Command::Gpu { once, json, interval } => {
-            perftriage::cli::gpu::gpu_cli(options.gpu_replay.as_deref(), &ctx.workspace, once, json, interval)
+        Command::Gpu { once, json, interval, replay } => {
+            let replay = replay.as_deref().or(options.gpu_replay.as_deref());
+            perftriage::cli::gpu::gpu_cli(replay, &ctx.workspace, once, json, interval)
         }
         Command::Fix(command) => fix(ctx, command),
         Command::Image(command) => image(ctx, command),
@@ -213,6 +214,10 @@ fn standalone(command: &Command, config: Option<&std::path::Path>) -> anyhow::Re
         Command::Metrics { files, json } => inspect::metrics(files, *json)?,
         Command::Ingest { file, spool, search } => {
             inspect::ingest(file, spool, search, perftriage::logs::Redactor::from_env())?
+        }
+        Command::Man { out } => {
+            args::man(out.as_deref())?;
+            ExitCode::SUCCESS
         }
         Command::SynthLog { lines, out } => {
             perftriage::synthetic::write_vllm_log(out, *lines)?;

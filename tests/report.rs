@@ -70,12 +70,12 @@ fn the_5pct_band_turns_a_small_win_into_a_tie() {
 fn every_format_carries_the_same_numbers() {
     let (entries, book) = hand_counted();
     let r = report::build(&entries, &book);
-    let md = report::render(&r, ReportFormat::Md);
+    let md = report::render(&r, &[], ReportFormat::Md);
     assert!(md.contains("| failed | 2 |") && md.contains("| aaaa0004 | needs 2 GPUs |"), "{md}");
     assert!(md.contains("| ±2% | 1 | 1 | 2 |"));
-    let csv = report::render(&r, ReportFormat::Csv);
+    let csv = report::render(&r, &[], ReportFormat::Csv);
     assert!(csv.contains("status,failed,2\n") && csv.contains("three_way_5pct,similar,2\n"), "{csv}");
-    let json: serde_json::Value = serde_json::from_str(&report::render(&r, ReportFormat::Json)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report::render(&r, &[], ReportFormat::Json)).unwrap();
     assert_eq!(json["by_category"]["aimv2"], 1);
     assert_eq!(json["schema_version"], 1);
 }

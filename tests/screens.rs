@@ -63,6 +63,22 @@ fn filter_prompt_and_failed_view_160x48() {
     insta::assert_snapshot!(snap(&mut s, 160, 48));
 }
 
+/// A filter naming no field says so as it is typed, beside its empty result: before Enter, in the
+/// board and on the prompt line, at both sizes.
+#[test]
+fn a_filter_naming_no_field_says_so_beside_its_result_before_enter() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut s = state();
+        press(&mut s, Key::ch('/'));
+        chars(&mut s, "foo:bar");
+        let screen = snap(&mut s, w, h);
+        let said = |line: &&str| line.contains("No commits match: no field `foo:`");
+        assert!(screen.lines().any(|l| said(&l)), "{w}x{h}: the empty board names the field:\n{screen}");
+        let prompt = screen.lines().last().unwrap();
+        assert!(prompt.starts_with("/foo:bar█  no field `foo:`"), "{w}x{h}: prompt line {prompt:?}");
+    }
+}
+
 #[test]
 fn confirm_unfixable_80x24() {
     let mut s = state();

@@ -67,6 +67,8 @@ pub enum Action {
     DebugLevel,
     PatchView,
     AgentRunView,
+    VerdictPlot,
+    NextPair,
     // Log pane.
     ScrollUp,
     ScrollDown,
@@ -214,6 +216,16 @@ const SPECS: &[(Action, &str, Option<&str>)] = &[
     ),
     (Action::CampaignResume, "resume the campaign (confirm) in a process of its own", Some("resume")),
     (Action::CampaignCancel, "cancel the campaign (confirm): nothing more is started", Some("cancel")),
+    (
+        Action::VerdictPlot,
+        "verdict plot: each shown commit's difference with its 95% interval against the ±2/±5% bands",
+        Some("plot"),
+    ),
+    (
+        Action::NextPair,
+        "verdict plot: the next pair (H vs B, A vs B, A vs H), sorted by its estimate",
+        Some("pair"),
+    ),
     (Action::CampaignNext, "the next older campaign of the workspace", Some("campaign-next")),
     (
         Action::CampaignPrevious,

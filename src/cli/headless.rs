@@ -141,7 +141,7 @@ pub fn report(
     if let Some((outcome, cells)) = name.and_then(|name| campaign_outcome(ctx, &name)) {
         (built.campaign, built.campaign_cells) = (Some(outcome), cells);
     }
-    let text = report::render(&built, format);
+    let text = report::render(&built, &entries, format);
     let mut out = super::out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()?;

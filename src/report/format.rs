@@ -1,4 +1,4 @@
-//! Report output as Markdown, JSON or CSV.
+//! Report output as Markdown, JSON, CSV or HTML (`html`).
 
 use super::{Outcomes, Report};
 use std::collections::BTreeMap;
@@ -9,10 +9,14 @@ pub enum ReportFormat {
     Md,
     Json,
     Csv,
+    /// One self-contained page with the verdict plots (inline SVG).
+    Html,
 }
 
-pub fn render(report: &Report, format: ReportFormat) -> String {
+/// The report in a format; the HTML page also draws each commit's pair from `entries`.
+pub fn render(report: &Report, entries: &[crate::dataset::Entry], format: ReportFormat) -> String {
     match format {
+        ReportFormat::Html => super::html::render(report, entries),
         ReportFormat::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
         ReportFormat::Md => markdown(report),
         ReportFormat::Csv => csv(report),

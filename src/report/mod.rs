@@ -3,13 +3,18 @@
 
 mod campaign;
 mod compare;
+mod forest;
 mod format;
+mod html;
+mod markup;
 mod morning;
 mod patches;
 mod status;
+mod svg;
 
 pub use campaign::CampaignOutcome;
 pub use compare::{BOARD_BAND_PCT, Comparison, PAIRS, Pair, compare, reasons};
+pub use forest::{ForestRow, axis_half_width, forest, pair_label, verdict_words};
 pub use format::{ReportFormat, render};
 pub use morning::{MorningRow, csv as morning_csv, duration, hours};
 pub use patches::PatchRow;

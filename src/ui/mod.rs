@@ -102,6 +102,7 @@ pub fn view(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Mode::Runs(selected) => widgets::runs_view::render(frame, area, state, *selected, theme),
         Mode::Images(selected) => widgets::images_view::render(frame, area, state, *selected, theme),
         Mode::Actions(menu) => widgets::action_menu::render(frame, area, menu, keymap, theme),
+        Mode::Plot(plot) => widgets::verdict_plot::render(frame, area, state, plot, theme),
         Mode::Prompt(p) if p.purpose == PromptPurpose::Command => {
             widgets::action_menu::render_completions(frame, areas.footer, state, &p.text, theme);
         }

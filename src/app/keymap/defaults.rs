@@ -17,6 +17,7 @@ pub(super) fn of(mode: KeyMode) -> Vec<(&'static str, Action)> {
         KeyMode::Images => (IMAGES, true),
         KeyMode::ActionMenu => (BULK_PICKER, true),
         KeyMode::Campaign => (CAMPAIGN, true),
+        KeyMode::Plot => (PLOT, true),
     };
     let shared = if menu { MENU } else { &[] };
     // Help is all menu: its own keys (pages, `?`) come after the shared ones.
@@ -93,6 +94,7 @@ const BOARD: &[(&str, Action)] = &[
     ("V", Action::DebugLevel),
     ("d", Action::PatchView),
     ("t", Action::AgentRunView),
+    ("v", Action::VerdictPlot),
 ];
 
 const LOG: &[(&str, Action)] = &[
@@ -201,3 +203,10 @@ const CAMPAIGN: &[(&str, Action)] = &[
 
 const HELP: &[(&str, Action)] =
     &[("pagedown", Action::PageDown), ("pageup", Action::PageUp), ("?", Action::Close)];
+
+const PLOT: &[(&str, Action)] = &[
+    ("enter", Action::Choose),
+    ("tab", Action::NextPair),
+    ("pagedown", Action::PageDown),
+    ("pageup", Action::PageUp),
+];

@@ -26,10 +26,11 @@ pub enum KeyMode {
     Images,
     ActionMenu,
     Campaign,
+    Plot,
 }
 
 impl KeyMode {
-    pub const ALL: [KeyMode; 12] = [
+    pub const ALL: [KeyMode; 13] = [
         KeyMode::Board,
         KeyMode::Log,
         KeyMode::Chooser,
@@ -42,6 +43,7 @@ impl KeyMode {
         KeyMode::Images,
         KeyMode::ActionMenu,
         KeyMode::Campaign,
+        KeyMode::Plot,
     ];
 
     pub fn title(self) -> &'static str {
@@ -58,6 +60,7 @@ impl KeyMode {
             KeyMode::Images => "Images view",
             KeyMode::ActionMenu => "Action menu",
             KeyMode::Campaign => "Campaign view",
+            KeyMode::Plot => "Verdict plot",
         }
     }
 
@@ -85,7 +88,7 @@ pub enum KeyError {
     #[error("`{name}` is not an action (see the README's action list)")]
     UnknownAction { name: String },
     #[error(
-        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images, action_menu)"
+        "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images, action_menu, campaign, plot)"
     )]
     UnknownMode { name: String },
     #[error("`{action}` is not an action of the {mode} mode")]

@@ -18,7 +18,9 @@ pub use fixmenu::{FixMenu, OfferGroup};
 pub use gpu::{GpuState, Window};
 pub use logs::LogsState;
 pub use logview::{LogId, LogKey, LogView, MAX_MATCHES, Search};
-pub use popup::{ActionMenu, BulkPicker, BulkTarget, Confirm, ConfirmAction, Mode, Prompt, PromptPurpose};
+pub use popup::{
+    ActionMenu, BulkPicker, BulkTarget, Confirm, ConfirmAction, Mode, PlotView, Prompt, PromptPurpose,
+};
 pub use runs::{DockerStatus, Elsewhere, ListedImage, RunView, RunsState, compact_duration};
 pub use session::{Level, RecipeInfo, SessionState};
 
@@ -74,6 +76,7 @@ impl AppState {
             Mode::Actions(_) => KeyMode::ActionMenu,
             Mode::Help | Mode::Messages => KeyMode::Help,
             Mode::Campaign => KeyMode::Campaign,
+            Mode::Plot(_) => KeyMode::Plot,
             Mode::Normal if self.log_focused() => KeyMode::Log,
             Mode::Normal => KeyMode::Board,
         }

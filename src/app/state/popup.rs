@@ -134,7 +134,7 @@ pub struct BulkPicker {
     pub selected: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
     Prompt(Prompt),
@@ -158,4 +158,14 @@ pub enum Mode {
     Campaign,
     /// The action menu (`m`) of the selected commit.
     Actions(ActionMenu),
+    /// The verdict plot (`v`): a forest plot of one pair over the commits the filter shows.
+    Plot(PlotView),
+}
+
+/// The verdict plot's pair, its rows (taken when it opened or changed pair) and the selected one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotView {
+    pub pair: usize,
+    pub rows: Vec<crate::report::ForestRow>,
+    pub selected: usize,
 }

@@ -17,6 +17,7 @@ mod logs;
 mod menu;
 mod mouse;
 mod other_jobs;
+mod plot;
 mod prompt;
 mod run_confirm;
 mod runs;
@@ -192,6 +193,7 @@ fn key_pressed(state: &mut AppState, key: Key) -> Vec<Effect> {
         (KeyMode::FixMenu, Some(action)) => fixes::menu(state, action),
         (KeyMode::BulkPicker, Some(action)) => bulk_fix::picker(state, action),
         (KeyMode::Runs, Some(action)) => runs_view::act(state, action),
+        (KeyMode::Plot, Some(action)) => plot::act(state, action),
         (KeyMode::Images, Some(action)) => images::act(state, action),
         (KeyMode::ActionMenu, Some(action)) => match menu::act(state, action) {
             Some(chosen) => act(state, chosen),
@@ -325,6 +327,7 @@ pub fn act(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::BulkFix => bulk_fix::open(state),
         Action::StartCampaign => campaign::ask(state),
         Action::CampaignView => campaign::open(state),
+        Action::VerdictPlot => plot::open(state),
         Action::Filter => prompt::open_filter(state),
         Action::MarkUnfixable | Action::AddNote => triage::open_prompt(state, action),
         Action::MarkSkip | Action::ClearMark => triage::quick_mark(state, action),

@@ -10,7 +10,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
 
 /// The short hash and the pick marker after it.
 const COMMIT_WIDTH: u16 = 9;
@@ -140,8 +140,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     ]));
     let inner_height = usize::from(area.height.saturating_sub(3)).max(1);
     if state.board.visible.is_empty() {
-        let text = "No commits match. Esc clears the filter; Tab changes the view.";
-        frame.render_widget(Paragraph::new(text).style(theme.dim).block(block), area);
+        // The filter's own mistake, if any, beside the result it explains.
+        let why = state.board.query.unknown_field_warning().map(|w| format!(": {w}")).unwrap_or_default();
+        let text = format!("No commits match{why}. Esc clears the filter; Tab changes the view.");
+        frame.render_widget(
+            Paragraph::new(text).style(theme.dim).wrap(Wrap { trim: true }).block(block),
+            area,
+        );
         return;
     }
     let offset = first_shown(area, state);

@@ -260,6 +260,7 @@ fn metric_lines<'a>(entry: &Entry, theme: &Theme) -> Vec<Line<'a>> {
     }
     if let Some(cmp) = compare(entry) {
         out.extend(super::three_way::lines(entry, &cmp, theme));
+        out.extend(super::strip::lines(entry, cmp.metric, theme));
     }
     out
 }

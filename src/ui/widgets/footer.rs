@@ -45,11 +45,15 @@ fn prompt_line(state: &AppState, prompt: &Prompt, width: usize, theme: &Theme) -
         ),
     };
     let room = width.saturating_sub(label.width() + 1);
-    Line::from(vec![
-        Span::styled(label, theme.accent),
-        Span::raw(tail_fitting(&prompt.text, room)),
-        Span::styled("█", theme.dim),
-    ])
+    let text = tail_fitting(&prompt.text, room);
+    let mut line =
+        Line::from(vec![Span::styled(label, theme.accent), Span::raw(text), Span::styled("█", theme.dim)]);
+    // A filter naming no field is said as it is typed, after the cursor (the line clips it).
+    let hint = (prompt.purpose == PromptPurpose::Filter).then(|| state.board.query.unknown_field_warning());
+    if let Some(hint) = hint.flatten() {
+        line.push_span(Span::styled(format!("  {hint}"), theme.warn));
+    }
+    line
 }
 
 /// The end of `text` that fits `width` columns, `…` first where its start is cut.

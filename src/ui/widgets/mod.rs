@@ -19,8 +19,10 @@ pub mod log_pane;
 pub mod messages;
 pub mod run_panes;
 pub mod runs_view;
+pub mod strip;
 pub mod three_way;
 pub mod too_small;
+pub mod verdict_plot;
 
 use crate::dataset::RunStatus;
 use crate::ui::Theme;

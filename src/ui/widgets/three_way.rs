@@ -2,7 +2,7 @@
 //! and the three variants' workloads side by side.
 
 use crate::dataset::{Entry, Variant, WORKLOAD_PARTS};
-use crate::report::{Comparison, Pair};
+use crate::report::{Comparison, Pair, verdict_words};
 use crate::ui::Theme;
 use ratatui::text::{Line, Span};
 
@@ -52,11 +52,8 @@ fn delta_span<'a>(label: &str, pair: &Pair, theme: &Theme) -> Span<'a> {
 /// by the ±2 % one.
 fn verdicts(pair: &Pair, theme: &Theme) -> (ratatui::style::Style, String) {
     match (pair.verdict_2pct, pair.verdict_5pct) {
-        (Some(two), Some(five)) if two == five => {
-            (super::verdict_style(two, theme).0, format!("{} at ±2/±5%", two.word()))
-        }
         (Some(two), Some(five)) => {
-            (super::verdict_style(two, theme).0, format!("{} at ±2%, {} at ±5%", two.word(), five.word()))
+            (super::verdict_style(two, theme).0, verdict_words([Some(two), Some(five)]))
         }
         _ => (theme.warn, pair.no_interval.map_or("no verdict".to_string(), |why| why.to_string())),
     }
