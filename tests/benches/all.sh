@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every speed and memory figure the README quotes, each beside its anchor measured in the same run,
-# printed as one markdown table (the README's performance table is pasted from it). Each figure is
+# Every speed and memory figure the docs quote, each beside its anchor measured in the same run,
+# printed as one markdown table and written into docs/benchmarks.md between its markers. Each figure is
 # the median of RUNS runs (default 5) with its spread (min–max), wall time to the millisecond
 # (bash's clock around the command; perftriage's in-process search time where it says so).
 #
@@ -197,8 +197,17 @@ row "campaign 96 x 3, the board's frame (update + draw, 160x48) while it ran ($t
   "a frame at 60 Hz: 16.7 ms" "p99 $(ratio "$(cut -d' ' -f2 <<<"$frames")" 16.7) of a 60 Hz frame"
 fi
 
-echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"
-echo
-echo "| what | perftriage | anchor, same run | perftriage's time / the anchor's |"
-echo "|---|---|---|---|"
-cat "$ROWS"
+{
+  echo "$(date -u +%F), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(lscpu | sed -n 's/^Model name: *//p'); median of $RUNS runs (min–max)"
+  echo
+  echo "| what | perftriage | anchor, same run | perftriage's time / the anchor's |"
+  echo "|---|---|---|---|"
+  cat "$ROWS"
+} > "$WORK/table.md"
+cat "$WORK/table.md"
+# The table is written into docs/benchmarks.md between its markers (the docs quote no other run).
+page=docs/benchmarks.md
+awk -v table="$WORK/table.md" '
+  /^<!-- all.sh: / { print; while ((getline line < table) > 0) print line; skip = 1; next }
+  /^<!-- \/all.sh -->/ { skip = 0 }
+  !skip { print }' "$page" > "$WORK/page.md" && cat "$WORK/page.md" > "$page"

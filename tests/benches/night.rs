@@ -43,7 +43,7 @@ fn replay() -> bool {
     let events_file = n.setup.root.join("container-events.txt");
     let mut events = container_events(&events_file).spawn().unwrap();
     let started = now_s();
-    let (seen, killed, peak_kb) = drive(&n, kill);
+    let (seen, peak_kb) = drive(&n, kill);
     let wall = now_s() - started;
     let _ = events.kill();
     let _ = events.wait();
@@ -67,7 +67,9 @@ fn replay() -> bool {
     );
     let journal = std::fs::read_to_string(n.setup.root.join("ws/campaigns/night/journal.jsonl")).unwrap();
     let twice = night::launched_twice(&journal);
-    let wrong = night::mismatches(&commits, &n.shorts, &status, (RETRIES, &interrupted(&seen, killed)));
+    let lost = lost(&seen);
+    let wrong = night::mismatches(&commits, &n.shorts, &status, (RETRIES, &lost));
+    println!("runs the kill lost (run again): {}", lost.len());
     let left = rt.block_on(engine.ours(&n.setup.root.join("ws").display().to_string())).unwrap();
     println!(
         "launched twice: {}; containers left: {}; cells off their fate: {}",
@@ -107,8 +109,8 @@ fn stated(commits: &[ArchiveCommit], expected: usize) {
 }
 
 /// The campaign from start to end (a SIGKILL and a resume in the middle with `kill`): the
-/// journal's events as seen, how many had been seen at the kill, and the drivers' peak RSS in KiB.
-fn drive(n: &night::Night, kill: bool) -> (Seen, Option<usize>, u64) {
+/// journal's events as seen and the drivers' peak RSS in KiB.
+fn drive(n: &night::Night, kill: bool) -> (Seen, u64) {
     let list = n.shorts.join(",");
     let start =
         ["campaign", "start", "--name", "night", "--variants", "b,h,a", "--auto-fix", "--retries", "2"];
@@ -133,21 +135,19 @@ fn drive(n: &night::Night, kill: bool) -> (Seen, Option<usize>, u64) {
         }
         if driver.try_wait().unwrap().is_some() {
             read_new(&journal, &mut seen);
-            return (seen, killed, peak);
+            return (seen, peak);
         }
         // pacing: the journal and the RSS are sampled every 100 ms (a measurement, not a wait for a state)
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
 
-/// The runs in flight when the driver was killed: launched in the events seen by then, not
-/// finished among them.
-fn interrupted(seen: &Seen, killed: Option<usize>) -> Vec<String> {
-    let before = &seen[..killed.unwrap_or(0)];
-    let finished =
-        |id: &serde_json::Value| before.iter().any(|(_, e)| e["event"] == "finished" && &e["run_id"] == id);
-    let launched = before.iter().filter(|(_, e)| e["event"] == "launched" && !finished(&e["run_id"]));
-    launched.filter_map(|(_, e)| e["run_id"].as_str().map(str::to_string)).collect()
+/// The runs the kill lost: in flight when the driver died, with neither a container nor a result
+/// after it, journalled `lost_in_a_restart` by the resume and run again (a run the resume picked
+/// up and finished is its cell's run like any other).
+fn lost(seen: &Seen) -> Vec<String> {
+    let lost = seen.iter().filter(|(_, e)| e["event"] == "finished" && e["category"] == "lost_in_a_restart");
+    lost.filter_map(|(_, e)| e["run_id"].as_str().map(str::to_string)).collect()
 }
 
 /// The public archive as perftriage reads it: `status --json`, a commit a line (one build of

@@ -355,13 +355,13 @@ fn checkout_commit(repo: &Path, night: &str) -> String {
 }
 
 /// Where the campaign's `status --json` differs from each cell's fate: empty when the night
-/// ended as it should. The runs `interrupted` (in flight when the driver was killed, run again
-/// after the resume) are not counted.
+/// ended as it should. The runs a kill `lost` (in flight when the driver died, with neither
+/// container nor result after it: run again) are not counted.
 pub fn mismatches(
     commits: &[ArchiveCommit],
     shorts: &[String],
     status: &serde_json::Value,
-    (retries, interrupted): (u32, &[String]),
+    (retries, lost): (u32, &[String]),
 ) -> Vec<String> {
     let recipes = RecipeBook::embedded().unwrap();
     let cells = status["cells"].as_array().cloned().unwrap_or_default();
@@ -374,7 +374,7 @@ pub fn mismatches(
                 continue;
             };
             let fate = fate(cell, &recipes, retries);
-            if let Some(why) = differs(&fate, row, interrupted) {
+            if let Some(why) = differs(&fate, row, lost) {
                 wrong.push(format!("{} ({short}) {variant}: {fate:?} expected, {why}", commit.archive));
             }
         }
@@ -382,10 +382,9 @@ pub fn mismatches(
     wrong
 }
 
-fn differs(fate: &Fate, row: &serde_json::Value, interrupted: &[String]) -> Option<String> {
+fn differs(fate: &Fate, row: &serde_json::Value, lost: &[String]) -> Option<String> {
     let (state, category) = (row["state"].as_str().unwrap_or(""), row["category"].as_str().unwrap_or(""));
-    let counted =
-        |run: &&serde_json::Value| !run.as_str().is_some_and(|id| interrupted.iter().any(|i| i == id));
+    let counted = |run: &&serde_json::Value| !run.as_str().is_some_and(|id| lost.iter().any(|i| i == id));
     let runs = row["runs"].as_array().map_or(0, |runs| runs.iter().filter(counted).count());
     let fixes: Vec<&str> = row["fixes"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).collect();
     let ok = match fate {

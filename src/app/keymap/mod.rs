@@ -85,7 +85,7 @@ impl KeyMode {
 /// A `[keys]` entry that cannot be bound.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum KeyError {
-    #[error("`{name}` is not an action (see the README's action list)")]
+    #[error("`{name}` is not an action (see docs/keys.md)")]
     UnknownAction { name: String },
     #[error(
         "`{name}` is not a key mode (board, log, chooser, fix_menu, bulk_picker, confirm, prompt, help, runs, images, action_menu, campaign, plot)"
