@@ -274,4 +274,10 @@ fn the_morning_table_gives_each_cell_its_image_fixes_runs_result_and_next_step()
         report.lines().any(|l| l.starts_with(&format!("| {} | agent | left: patch_fail", shorts[1]))),
         "{report}"
     );
+    // The HTML page carries the same morning table, a row per cell.
+    let html = perftriage(&s, &["report", "--campaign", "night", "--format", "html"]);
+    let html = String::from_utf8_lossy(&html.stdout).into_owned();
+    let table = html.split("<table class=\"morning\">").nth(1).expect("the page has the morning table");
+    let left = format!("<tr><td>{}</td><td>agent</td><td>left</td>", shorts[1]);
+    assert!(table.contains(&left) && table.contains("patch_fail"), "{table}");
 }

@@ -101,6 +101,16 @@ fn the_plot_draws_intervals_points_and_reasons_sorted_by_the_estimate() {
     );
 }
 
+/// `:verdict_plot` opens it as `v` does.
+#[test]
+fn the_command_line_opens_the_plot() {
+    let (mut s, _) = repeated();
+    press(&mut s, Key::ch(':'));
+    common::chars(&mut s, "verdict_plot");
+    press(&mut s, enter());
+    assert!(matches!(&s.mode, Mode::Plot(p) if p.pair == 0 && !p.rows.is_empty()), "{:?}", s.mode);
+}
+
 #[test]
 fn tab_takes_the_next_pair_and_enter_jumps_to_the_commit_with_its_runs_shown() {
     let (mut s, shorts) = repeated();
