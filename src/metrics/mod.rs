@@ -3,6 +3,7 @@
 
 pub mod gates;
 mod map;
+mod marks;
 pub mod parse;
 pub mod rank;
 mod spread;

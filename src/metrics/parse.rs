@@ -3,6 +3,7 @@
 //! (REPORT.md §3.8). A "no metrics" outcome says why.
 
 use super::Metrics;
+use super::marks::{Mark, Marks};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -86,39 +87,58 @@ static BUILD: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?m)^\s*Building wheel|error: metadata-generation-failed|failed-wheel-build|CMake Error")
 });
 
-/// Drop vLLM's periodic engine stats lines, which look like throughput results but are not.
-fn without_stats_lines(text: &str) -> String {
-    let mut kept = String::with_capacity(text.len());
-    let lines = text.lines().filter(|l| !l.contains("metrics.py") && !l.contains("Avg prompt throughput"));
-    for (i, line) in lines.enumerate() {
-        if i > 0 {
-            kept.push('\n');
-        }
-        kept.push_str(line);
-    }
-    kept
-}
-
 fn num(s: &str) -> Option<f64> {
     s.parse().ok()
 }
 
 /// Parse benchmark output; `Err` says why there are no metrics.
 pub fn parse(raw: &str) -> Result<Parsed, NoMetrics> {
-    let text = without_stats_lines(raw);
-    let found = serving(&text)
-        .or_else(|| latency(&text))
-        .or_else(|| prefix_caching(&text))
-        .or_else(|| throughput(&text))
-        .or_else(|| salvaged_serving(&text));
-    match found {
-        Some(parsed) if !parsed.metrics.is_empty() => Ok(parsed),
-        _ => Err(why_none(&text)),
-    }
+    let (found, seen) = parse_seen(raw);
+    found.ok_or_else(|| seen.why_none())
 }
 
-fn why_none(text: &str) -> NoMetrics {
-    Seen::in_text(text).why_none()
+/// The numbers of a text, if any, and what it showed: one pass finds the lines the patterns
+/// need (`marks`), the patterns run on those lines alone.
+pub(super) fn parse_seen(text: &str) -> (Option<Parsed>, Seen) {
+    let marks = Marks::of(text);
+    let found = serving(text, &marks)
+        .or_else(|| latency(text, &marks))
+        .or_else(|| prefix_caching(text, &marks))
+        .or_else(|| throughput(text, &marks))
+        .or_else(|| salvaged_serving(text, &marks));
+    (found.filter(|p| !p.metrics.is_empty()), Seen::of(text, &marks))
+}
+
+/// How far past its line's start a pattern is read: its `\s*` may run onto the next lines.
+const WINDOW: usize = 1024;
+
+/// The marked lines `re` matches from their start.
+fn matching<'m>(
+    re: &'m Regex,
+    text: &'m str,
+    marks: &'m Marks,
+    mark: Mark,
+) -> impl DoubleEndedIterator<Item = (usize, usize)> + 'm {
+    marks.lines(mark).filter(move |&line| captures_on(re, text, line).is_some())
+}
+
+/// The last captures of `re` that start on the line `(start, end)`, read from the line's start.
+fn captures_on<'t>(re: &Regex, text: &'t str, (start, end): (usize, usize)) -> Option<regex::Captures<'t>> {
+    let mut stop = (start + WINDOW).max(end).min(text.len());
+    while !text.is_char_boundary(stop) {
+        stop -= 1;
+    }
+    let on_line = |c: &regex::Captures<'_>| c.get(0).is_some_and(|m| m.start() <= end - start);
+    re.captures_iter(&text[start..stop]).take_while(on_line).last()
+}
+
+/// The last of the marked lines with captures of `re`, its last captures.
+fn last_captures<'t>(
+    re: &Regex,
+    text: &'t str,
+    lines: impl DoubleEndedIterator<Item = (usize, usize)>,
+) -> Option<regex::Captures<'t>> {
+    lines.rev().find_map(|line| captures_on(re, text, line))
 }
 
 /// What a text without numbers showed, for why it has none (gathered block by block too).
@@ -131,12 +151,16 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    pub(super) fn in_text(text: &str) -> Seen {
+    fn of(text: &str, marks: &Marks) -> Seen {
+        let any = |re: &Regex, of: &[Mark]| of.iter().any(|&m| matching(re, text, marks, m).next().is_some());
         Seen {
-            serving_start: SERVING_START.is_match(text),
-            build: BUILD.is_match(text),
-            installed: text.contains("Successfully installed"),
-            crash: CRASH.is_match(text),
+            serving_start: any(&SERVING_START, &[Mark::ServingStart]),
+            build: any(
+                &BUILD,
+                &[Mark::BuildingWheel, Mark::MetadataFailed, Mark::WheelBuildFailed, Mark::CmakeError],
+            ),
+            installed: marks.lines(Mark::Installed).next().is_some(),
+            crash: any(&CRASH, &[Mark::Traceback, Mark::Error, Mark::ServerCrashed, Mark::Rank]),
         }
     }
 
@@ -161,27 +185,23 @@ impl Seen {
 }
 
 /// The last complete serving block (it is often printed twice).
-fn serving(text: &str) -> Option<Parsed> {
-    let start = SERVING_START.find_iter(text).filter(|m| SERVING_END.is_match(&text[m.end()..])).last()?;
-    let rest = &text[start.end()..];
-    let end = SERVING_END.find(rest)?.start();
-    let metrics = serving_metrics(&rest[..end]);
+fn serving(text: &str, marks: &Marks) -> Option<Parsed> {
+    let rules: Vec<usize> = matching(&SERVING_END, text, marks, Mark::Rule).map(|(s, _)| s).collect();
+    let closed = |&(_, end): &(usize, usize)| rules.iter().any(|&rule| rule > end);
+    let (_, from) = matching(&SERVING_START, text, marks, Mark::ServingStart).rev().find(closed)?;
+    let to = *rules.iter().find(|&&rule| rule > from)?;
+    let metrics = serving_metrics(&text[from..to]);
     Some(Parsed { kind: ParsedKind::Serving, metrics, partial: false })
 }
 
 /// The serving lines of a block cut short: outputs kept to their last 5,000 characters start inside
 /// the block, and a block that never closed still holds what it printed. Marked partial.
-fn salvaged_serving(text: &str) -> Option<Parsed> {
-    let from = SERVING_START.find_iter(text).last().map_or(0, |m| m.end());
-    let rest = &text[from..];
-    let mut offset = 0;
-    let first = rest.split_inclusive('\n').find_map(|line| {
-        let at = offset;
-        offset += line.len();
-        serving_line(line).map(|_| at)
-    })?;
-    let end = SERVING_END.find(&rest[first..]).map_or(rest.len(), |m| first + m.start());
-    let metrics = serving_metrics(&rest[first..end]);
+fn salvaged_serving(text: &str, marks: &Marks) -> Option<Parsed> {
+    let from = matching(&SERVING_START, text, marks, Mark::ServingStart).last().map_or(0, |(_, end)| end);
+    let is_serving = |&(s, e): &(usize, usize)| s >= from && serving_line(&text[s..e]).is_some();
+    let (first, _) = marks.lines(Mark::ServingLine).find(is_serving)?;
+    let rule = matching(&SERVING_END, text, marks, Mark::Rule).map(|(s, _)| s).find(|&s| s >= first);
+    let metrics = serving_metrics(&text[first..rule.unwrap_or(text.len())]);
     Some(Parsed { kind: ParsedKind::Serving, metrics, partial: true })
 }
 
@@ -244,11 +264,13 @@ fn serving_label(label: &str, unit: &str) -> Option<String> {
     Some(format!("{metric}_{stat}"))
 }
 
-fn latency(text: &str) -> Option<Parsed> {
-    let avg = AVG_LATENCY.captures_iter(text).last()?;
+fn latency(text: &str, marks: &Marks) -> Option<Parsed> {
+    let avg = last_captures(&AVG_LATENCY, text, marks.lines(Mark::AvgLatency))?;
     let mut metrics = Metrics::new();
     metrics.insert("latency_avg".into(), num(&avg[1])? * 1000.0);
-    for cap in PCT_LATENCY.captures_iter(text) {
+    let percentiles =
+        marks.lines(Mark::PercentileLatency).filter_map(|line| captures_on(&PCT_LATENCY, text, line));
+    for cap in percentiles {
         if let Some(v) = num(&cap[2]) {
             metrics.insert(format!("latency_p{}", &cap[1]), v * 1000.0);
         }
@@ -256,8 +278,8 @@ fn latency(text: &str) -> Option<Parsed> {
     Some(Parsed { kind: ParsedKind::Latency, metrics, partial: false })
 }
 
-fn throughput(text: &str) -> Option<Parsed> {
-    let cap = THROUGHPUT.captures_iter(text).last()?;
+fn throughput(text: &str, marks: &Marks) -> Option<Parsed> {
+    let cap = last_captures(&THROUGHPUT, text, marks.lines(Mark::Throughput))?;
     let mut metrics = Metrics::new();
     metrics.insert("request_throughput".into(), num(&cap[1])?);
     let tokens = num(&cap[2])?;
@@ -276,14 +298,14 @@ fn throughput(text: &str) -> Option<Parsed> {
     Some(Parsed { kind: ParsedKind::Throughput, metrics, partial: false })
 }
 
-fn prefix_caching(text: &str) -> Option<Parsed> {
-    let start = PREFIX_START.find_iter(text).last()?;
-    let rest = &text[start.end()..];
-    let speed = PREFIX_SPEED.captures_iter(rest).last()?;
+fn prefix_caching(text: &str, marks: &Marks) -> Option<Parsed> {
+    let (_, start) = matching(&PREFIX_START, text, marks, Mark::PrefixStart).last()?;
+    let after = |mark| marks.lines(mark).filter(move |&(s, _)| s > start);
+    let speed = last_captures(&PREFIX_SPEED, text, after(Mark::PrefixSpeed))?;
     let mut metrics = Metrics::new();
     metrics.insert("input_throughput".into(), num(&speed[1])?);
     metrics.insert("throughput".into(), num(&speed[2])?);
-    if let Some(cost) = PREFIX_COST.captures_iter(rest).last().and_then(|c| num(&c[1])) {
+    if let Some(cost) = last_captures(&PREFIX_COST, text, after(Mark::PrefixCost)).and_then(|c| num(&c[1])) {
         metrics.insert("elapsed_time".into(), cost);
     }
     Some(Parsed { kind: ParsedKind::PrefixCaching, metrics, partial: false })

@@ -4,7 +4,7 @@
 //! the last partial one (the whole-text parse prefers a serving block over a later one of
 //! another kind; streamed, the later block wins).
 
-use super::parse::{NoMetrics, Parsed, Seen, parse};
+use super::parse::{NoMetrics, Parsed, Seen, parse_seen};
 
 /// The end of a block kept for the next: a result block is a few KiB.
 const TAIL: usize = 64 << 10;
@@ -21,14 +21,15 @@ impl StreamParse {
     pub fn feed(&mut self, text: &str) {
         let head = &text[..line_end_after(text, TAIL)];
         let straddle = format!("{}{head}", self.tail);
-        self.offer(parse(&straddle));
-        self.offer(parse(text));
-        self.seen = self.seen.and(Seen::in_text(text));
+        self.offer(parse_seen(&straddle).0);
+        let (found, seen) = parse_seen(text);
+        self.offer(found);
+        self.seen = self.seen.and(seen);
         self.tail = text[line_start_before(text, text.len().saturating_sub(TAIL))..].to_string();
     }
 
-    fn offer(&mut self, parsed: Result<Parsed, NoMetrics>) {
-        if let Ok(p) = parsed
+    fn offer(&mut self, parsed: Option<Parsed>) {
+        if let Some(p) = parsed
             && (!p.partial || self.last.as_ref().is_none_or(|l| l.partial))
         {
             self.last = Some(p);
@@ -56,6 +57,7 @@ fn line_start_before(text: &str, at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parse::parse;
     use super::*;
 
     const BLOCK: &str = "============ Serving Benchmark Result ============\nSuccessful requests:                     100\nBenchmark duration (s):                  2.02\nRequest throughput (req/s):              49.54\nMean TTFT (ms):                          573.16\nMean TPOT (ms):                          22.72\n==================================================\n";
