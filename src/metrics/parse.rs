@@ -1,4 +1,5 @@
-//! Benchmark output → metrics. Every pattern is anchored at a line start; vLLM's periodic stats
+//! Benchmark output → metrics. Every pattern is anchored at a line start and matched within its
+//! line (one pass finds the lines that can match: `marks`); vLLM's periodic stats
 //! lines (`metrics.py`, `Avg prompt throughput`) are ignored; the last complete result wins
 //! (REPORT.md §3.8). A "no metrics" outcome says why.
 
@@ -109,27 +110,20 @@ pub(super) fn parse_seen(text: &str) -> (Option<Parsed>, Seen) {
     (found.filter(|p| !p.metrics.is_empty()), Seen::of(text, &marks))
 }
 
-/// How far past its line's start a pattern is read: its `\s*` may run onto the next lines.
-const WINDOW: usize = 1024;
-
-/// The marked lines `re` matches from their start.
+/// The marked lines `re` matches. A pattern is matched within its line: vLLM prints each
+/// result on a line of its own.
 fn matching<'m>(
     re: &'m Regex,
     text: &'m str,
     marks: &'m Marks,
     mark: Mark,
 ) -> impl DoubleEndedIterator<Item = (usize, usize)> + 'm {
-    marks.lines(mark).filter(move |&line| captures_on(re, text, line).is_some())
+    marks.lines(mark).filter(move |&(s, e)| re.is_match(&text[s..e]))
 }
 
-/// The last captures of `re` that start on the line `(start, end)`, read from the line's start.
+/// The last captures of `re` on the line `(start, end)`.
 fn captures_on<'t>(re: &Regex, text: &'t str, (start, end): (usize, usize)) -> Option<regex::Captures<'t>> {
-    let mut stop = (start + WINDOW).max(end).min(text.len());
-    while !text.is_char_boundary(stop) {
-        stop -= 1;
-    }
-    let on_line = |c: &regex::Captures<'_>| c.get(0).is_some_and(|m| m.start() <= end - start);
-    re.captures_iter(&text[start..stop]).take_while(on_line).last()
+    re.captures_iter(&text[start..end]).last()
 }
 
 /// The last of the marked lines with captures of `re`, its last captures.

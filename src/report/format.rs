@@ -195,10 +195,9 @@ fn campaign_section(out: &mut String, r: &Report) {
     out.push_str("| commit | variant | state | image (fixes) | runs | time | result | next step |\n");
     out.push_str("|---|---|---|---|---:|---:|---|---|\n");
     for c in &r.campaign_cells {
-        let image = c.image.as_ref().map_or("—".to_string(), |i| format!("{i} {}", c.fixes.join(", ")));
         let state = c.why.as_ref().map_or(c.state.to_string(), |w| format!("{}: {w}", c.state));
         let (result, next) = (c.result.as_deref().unwrap_or("—"), c.next.as_deref().unwrap_or(""));
-        let row = [c.short.as_str(), c.variant.name(), &state, image.trim(), &c.runs.len().to_string()];
+        let row = [c.short.as_str(), c.variant.name(), &state, &c.image_cell(), &c.runs.len().to_string()];
         let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
         let (time, result, next) = (super::duration(c.run_s), cell(result), cell(next));
         let _ = writeln!(out, "| {} | {time} | {result} | {next} |", row.join(" | "));

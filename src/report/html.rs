@@ -150,12 +150,11 @@ fn campaign(out: &mut String, r: &Report) {
 }
 
 fn morning_row(out: &mut String, c: &MorningRow) {
-    let image = c.image.as_ref().map_or("—".to_string(), |i| format!("{i} {}", c.fixes.join(", ")));
     let cells = [
         c.short.to_string(),
         c.variant.name().to_string(),
         c.state.to_string(),
-        image.trim().to_string(),
+        c.image_cell(),
         c.runs.len().to_string(),
         super::duration(c.run_s),
         c.result.clone().unwrap_or_default(),

@@ -29,6 +29,12 @@ pub struct MorningRow {
 }
 
 impl MorningRow {
+    /// `image fix1, fix2` (the image alone without fixes), or `—`: a table's image cell.
+    pub fn image_cell(&self) -> String {
+        let image = self.image.as_ref().map(|i| format!("{i} {}", self.fixes.join(", ")));
+        image.map_or("—".to_string(), |i| i.trim().to_string())
+    }
+
     /// The cell as the morning table prints it: a head line (commit, variant, state, runs, time,
     /// image and fixes), then its why, result file (`within` the workspace, shortened) and next
     /// step, each indented under the image.
