@@ -46,9 +46,12 @@ pub fn verdict_words(verdicts: [Option<Verdict>; 2]) -> String {
     }
 }
 
-/// The short name of pair `i` of `PAIRS`: `H vs B`, `A vs B`, `A vs H`.
+/// The short names of `PAIRS`, in their order.
+pub const PAIR_LABELS: [&str; 3] = ["H vs B", "A vs B", "A vs H"];
+
+/// The short name of pair `i` of `PAIRS`.
 pub fn pair_label(i: usize) -> &'static str {
-    ["H vs B", "A vs B", "A vs H"][i % PAIRS.len()]
+    PAIR_LABELS[i % PAIRS.len()]
 }
 
 /// The rows of pair `i` for these commits: estimates highest first, then the rows without one.

@@ -14,7 +14,7 @@ mod svg;
 
 pub use campaign::CampaignOutcome;
 pub use compare::{BOARD_BAND_PCT, Comparison, PAIRS, Pair, compare, reasons};
-pub use forest::{ForestRow, axis_half_width, forest, pair_label, verdict_words};
+pub use forest::{ForestRow, PAIR_LABELS, axis_half_width, forest, pair_label, verdict_words};
 pub use format::{ReportFormat, render};
 pub use morning::{MorningRow, csv as morning_csv, duration, hours};
 pub use patches::PatchRow;

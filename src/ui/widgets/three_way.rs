@@ -2,12 +2,9 @@
 //! and the three variants' workloads side by side.
 
 use crate::dataset::{Entry, Variant, WORKLOAD_PARTS};
-use crate::report::{Comparison, Pair, verdict_words};
+use crate::report::{Comparison, PAIR_LABELS, Pair, verdict_words};
 use crate::ui::Theme;
 use ratatui::text::{Line, Span};
-
-/// Short labels of the pairs, in `report::PAIRS` order.
-const LABELS: [&str; 3] = ["H vs B", "A vs B", "A vs H"];
 
 pub fn lines<'a>(entry: &Entry, cmp: &Comparison, theme: &Theme) -> Vec<Line<'a>> {
     let repeated = cmp.pairs.iter().any(|p| p.interval.is_some() || p.no_interval.is_some());
@@ -20,10 +17,10 @@ pub fn lines<'a>(entry: &Entry, cmp: &Comparison, theme: &Theme) -> Vec<Line<'a>
     let title = format!("3-way on {} ({band}; {basis}):", cmp.metric);
     let mut out = vec![Line::styled(title, theme.header)];
     out.push(Line::from(
-        cmp.pairs.iter().zip(LABELS).map(|(p, l)| delta_span(l, p, theme)).collect::<Vec<_>>(),
+        cmp.pairs.iter().zip(PAIR_LABELS).map(|(p, l)| delta_span(l, p, theme)).collect::<Vec<_>>(),
     ));
     out.extend(cmp.missing.iter().map(|m| Line::styled(format!("  primary metric: {m}"), theme.warn)));
-    for (pair, label) in cmp.pairs.iter().zip(LABELS).filter(|(p, _)| p.measured) {
+    for (pair, label) in cmp.pairs.iter().zip(PAIR_LABELS).filter(|(p, _)| p.measured) {
         out.extend(pair_notes(label, pair, theme));
     }
     out.extend(workload_lines(entry, theme));
