@@ -4,9 +4,6 @@
 use super::{Classifier, Verdict};
 use std::sync::Arc;
 
-/// Blocks this large are classified on two threads.
-const PARALLEL_BYTES: usize = 1 << 20;
-
 /// What the lines seen so far matched; the classifier is passed in, so bulk classification needs
 /// no owned copy. A block's tally (`Classifier::tally`) can be made on any thread and absorbed
 /// in order by a `LiveClassifier`.
@@ -76,22 +73,6 @@ pub struct LiveClassifier {
     tally: Tally,
 }
 
-/// Where a block of `bytes` is cut in two near the middle: after the first newline past it when
-/// it is large enough to classify on two threads, else at its end (all in the first half).
-fn cut(bytes: &[u8]) -> usize {
-    let half = bytes.len() / 2;
-    let after_newline = memchr::memchr(b'\n', &bytes[half..]).map(|i| half + i + 1);
-    after_newline.filter(|_| bytes.len() >= PARALLEL_BYTES).unwrap_or(bytes.len())
-}
-
-/// `work` on `first` here and on `second` on a thread of its own.
-fn in_two<P: Send, T: Send + Default>(first: P, second: P, work: impl Fn(P) -> T + Sync) -> (T, T) {
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| work(second));
-        (work(first), other.join().unwrap_or_default())
-    })
-}
-
 impl LiveClassifier {
     pub fn new(classifier: Arc<Classifier>) -> LiveClassifier {
         LiveClassifier { classifier, tally: Tally::default() }
@@ -109,9 +90,9 @@ impl LiveClassifier {
     /// Feed whole lines at once (`\n`-separated; the last one may lack its newline). A large
     /// block is cut in two at a line end and its halves classified on two threads.
     pub fn feed_block(&mut self, text: &str) {
-        let (first, second) = text.split_at(cut(text.as_bytes()));
+        let (first, second) = text.split_at(crate::logs::halves(text.as_bytes()).0.len());
         let classifier = &self.classifier;
-        let (firsts, seconds) = in_two(first, second, |half| classifier.tally(half));
+        let (firsts, seconds) = crate::logs::in_two(first, second, |half| classifier.tally(half));
         self.absorb(firsts);
         self.absorb(seconds);
     }
@@ -119,9 +100,9 @@ impl LiveClassifier {
     /// `feed_block` for bytes read from a file, each half made text (invalid UTF-8 replaced) on
     /// its thread and handed to `side` there too; what `side` made of each half, in order.
     pub fn feed_bytes<S: Send + Default>(&mut self, bytes: &[u8], side: impl Fn(&str) -> S + Sync) -> (S, S) {
-        let (first, second) = bytes.split_at(cut(bytes));
+        let (first, second) = crate::logs::halves(bytes);
         let classifier = &self.classifier;
-        let ((firsts, first_side), (seconds, second_side)) = in_two(first, second, |half| {
+        let ((firsts, first_side), (seconds, second_side)) = crate::logs::in_two(first, second, |half| {
             let text = crate::logs::text_of(half);
             (classifier.tally(&text), side(&text))
         });

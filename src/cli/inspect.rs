@@ -169,9 +169,10 @@ pub fn metrics(files: &[PathBuf], as_json: bool) -> std::io::Result<ExitCode> {
 /// A log's numbers, read block by block, and the validity gate they fail (`invalid`), if one.
 fn log_metrics(file: &str, path: &Path) -> Result<Value, InspectError> {
     let (mut numbers, mut scan) = (crate::metrics::stream::StreamParse::default(), gates::Scan::default());
-    let read = crate::logs::read_pieces(std::fs::File::open(path)?, |text| {
-        numbers.feed(text);
-        scan.feed(text);
+    let read = crate::logs::read_blocks(std::fs::File::open(path)?, |bytes| {
+        let (first, second) = numbers.feed_bytes(bytes, |text| gates::Scan::of(&[text]));
+        scan.absorb(first);
+        scan.absorb(second);
     })?;
     let row = match numbers.finish() {
         Ok(p) => {

@@ -11,7 +11,6 @@ use super::block::{line_at, line_start, plain_text};
 use super::spool_index::{IndexCopy, Select};
 use super::{Decoder, Line, SpoolReader, Stream};
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A matching line: its number and the byte ranges matched in its decoded text.
@@ -87,49 +86,45 @@ impl SpoolSearch {
             Part { lines: (0, half_line), bytes: (0, half) },
             Part { lines: (half_line, upto), bytes: (half, end) },
         ];
+        let mapped = mapped_file::Mapped::of(file, end)?;
+        let bytes: &[u8] = &mapped;
         std::thread::scope(|scope| {
             // A clone each: a regex's scratch space is fastest on the thread that owns it.
             let workers = halves.map(|part| {
                 let search = self.clone();
-                scope.spawn(move || search.range(file, index, part, cancel, on_hits))
+                scope.spawn(move || search.range(bytes, index, part, cancel, on_hits))
             });
-            let failed = || std::io::Error::other("a search thread panicked");
-            workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|_| Err(failed())))
+            let failed = |_| std::io::Error::other("a search thread panicked");
+            workers.into_iter().try_for_each(|w| w.join().map_err(failed))
         })
     }
 
-    /// One part of the file, a block at a time.
+    /// One part of the file's mapped `bytes`, a block at a time (whole lines: a block grows until
+    /// it holds a newline).
     fn range(
         &self,
-        file: &std::fs::File,
+        bytes: &[u8],
         index: &IndexCopy,
         part: Part,
         cancel: &AtomicBool,
         on_hits: &(dyn Fn(Vec<Hit>) + Sync),
-    ) -> std::io::Result<()> {
-        let mut block = vec![0u8; BLOCK];
-        let (mut line, mut from) = (part.lines.0, part.bytes.0);
-        while from < part.bytes.1 && !cancel.load(Ordering::Relaxed) {
-            let want = usize::try_from(part.bytes.1 - from).unwrap_or(BLOCK).min(block.len());
-            let n = file.read_at(&mut block[..want], from)?;
-            if n == 0 {
-                break;
-            }
-            if n == block.len()
-                && from + (n as u64) < part.bytes.1
-                && memchr::memrchr(b'\n', &block).is_none()
-            {
-                block.resize(block.len() * 2, 0); // whole lines only: this one is longer than the block
+    ) {
+        let to = |offset: u64| usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+        let (mut line, mut from, mut size) = (part.lines.0, to(part.bytes.0), BLOCK);
+        let end = to(part.bytes.1);
+        while from < end && !cancel.load(Ordering::Relaxed) {
+            let block = &bytes[from..end.min(from.saturating_add(size))];
+            if from + block.len() < end && memchr::memrchr(b'\n', block).is_none() {
+                size *= 2; // whole lines only: this one is longer than the block
                 continue;
             }
-            let (whole, next) = cut(index, &block[..n], (line, from), part);
-            let hits = self.indexed_hits(&block[..whole], (line, from), line..next, index);
+            let (whole, next) = cut(index, block, (line, from as u64), part);
+            let hits = self.indexed_hits(&block[..whole], (line, from as u64), line..next, index);
             if !hits.is_empty() {
                 on_hits(hits);
             }
-            (line, from) = (next, from + whole as u64);
+            (line, from) = (next, from + whole);
         }
-        Ok(())
     }
 
     /// Hits among the whole lines of `block` (no index needed), the first numbered `first`.

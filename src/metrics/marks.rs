@@ -39,7 +39,9 @@ const LITERALS: [(&str, Mark); 18] = [
     ("start generating", Mark::PrefixStart),
     ("est. speed input:", Mark::PrefixSpeed),
     ("cost time", Mark::PrefixCost),
-    ("):", Mark::ServingLine),
+    // Every unit a serving line's label takes ends in `s`: (ms), (s), (req/s), (tok/s). A
+    // two-byte literal here made the search try most of a log's bytes.
+    ("s):", Mark::ServingLine),
     ("Traceback (most recent call last)", Mark::Traceback),
     ("Error: ", Mark::Error),
     ("SERVER_CRASHED", Mark::ServerCrashed),
@@ -68,6 +70,9 @@ impl Marks {
         let mut lines: Vec<(Mark, usize, usize)> = Vec::new();
         for found in FINDER.find_iter(text) {
             let mark = LITERALS[found.pattern().as_usize()].1;
+            if mark == Mark::Rank && !is_rank_prefix(&bytes[found.end()..]) {
+                continue;
+            }
             let start = memchr::memrchr(b'\n', &bytes[..found.start()]).map_or(0, |i| i + 1);
             if lines.last().is_some_and(|&(m, s, _)| m == mark && s == start) {
                 continue;
@@ -86,7 +91,26 @@ impl Marks {
     }
 }
 
+/// Whether the text after `[rank` is a rank's number and `]: `, as in `[rank0]: ValueError`:
+/// torch's `[rank0]:[W… ProcessGroupNCCL.cpp]` warnings, a tenth of some logs' lines, are not.
+fn is_rank_prefix(after: &[u8]) -> bool {
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && after[digits..].starts_with(b"]: ")
+}
+
 /// vLLM's periodic engine stats line, which looks like a throughput result but is not.
 fn is_stats(line: &str) -> bool {
     line.contains("metrics.py") || line.contains("Avg prompt throughput")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rank_line_is_marked_only_where_a_rank_error_can_follow() {
+        let text = "[rank0]:[W07-26 ProcessGroupNCCL.cpp:1250] Warning\n[rank1]: ValueError: x\n[rank]: y\n";
+        let marked: Vec<_> = Marks::of(text).lines(Mark::Rank).map(|(s, e)| &text[s..e]).collect();
+        assert_eq!(marked, ["[rank1]: ValueError: x"]);
+    }
 }

@@ -16,16 +16,52 @@ pub struct StreamParse {
     seen: Seen,
 }
 
+/// What one piece of a log gave: its numbers, what it showed, its first and last lines (up to
+/// `TAIL` bytes) for the straddles, and what the caller's `side` made of it.
+struct Piece<S> {
+    found: Option<Parsed>,
+    seen: Seen,
+    head: String,
+    tail: String,
+    side: S,
+}
+
+impl<S> Piece<S> {
+    fn of(text: &str, side: impl Fn(&str) -> S) -> Piece<S> {
+        let (found, seen) = parse_seen(text);
+        let head = text[..line_end_after(text, TAIL)].to_string();
+        let tail = text[line_start_before(text, text.len().saturating_sub(TAIL))..].to_string();
+        Piece { found, seen, head, tail, side: side(text) }
+    }
+}
+
 impl StreamParse {
     /// Read the next block of whole lines.
     pub fn feed(&mut self, text: &str) {
-        let head = &text[..line_end_after(text, TAIL)];
-        let straddle = format!("{}{head}", self.tail);
+        self.take(Piece::of(text, |_| ()));
+    }
+
+    /// `feed` for bytes read from a file: a large block is cut in two at a line end, each half
+    /// made text (invalid UTF-8 replaced), parsed and handed to `side` on a thread of its own;
+    /// what `side` made of each half, in order.
+    pub fn feed_bytes<S: Send>(&mut self, bytes: &[u8], side: impl Fn(&str) -> S + Sync) -> (S, S) {
+        let (first, second) = crate::logs::halves(bytes);
+        let work = |half: &[u8]| Piece::of(&crate::logs::text_of(half), &side);
+        let (first, second) = crate::logs::in_two(first, second, work);
+        (self.take(first), self.take(second))
+    }
+
+    /// Take in the piece after those read so far: first what straddles the two, then the piece.
+    fn take<S>(&mut self, piece: Piece<S>) -> S {
+        if piece.head.is_empty() {
+            return piece.side; // an empty half: the tail before it still ends the text so far
+        }
+        let straddle = format!("{}{}", self.tail, piece.head);
         self.offer(parse_seen(&straddle).0);
-        let (found, seen) = parse_seen(text);
-        self.offer(found);
-        self.seen = self.seen.and(seen);
-        self.tail = text[line_start_before(text, text.len().saturating_sub(TAIL))..].to_string();
+        self.offer(piece.found);
+        self.seen = self.seen.and(piece.seen);
+        self.tail = piece.tail;
+        piece.side
     }
 
     fn offer(&mut self, parsed: Option<Parsed>) {
@@ -73,6 +109,17 @@ mod tests {
             stream.feed(&text[cut..]);
             assert_eq!(stream.finish().unwrap().metrics, whole.metrics, "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_block_cut_between_two_small_reads_of_bytes_is_read_whole() {
+        let text = format!("INFO: start\n{BLOCK}INFO: done\n");
+        let cut = line_start_before(&text, text.len() / 2);
+        let mut stream = StreamParse::default();
+        let sides = stream.feed_bytes(&text.as_bytes()[..cut], str::len);
+        assert_eq!(sides, (cut, 0), "a small read is one half");
+        stream.feed_bytes(&text.as_bytes()[cut..], str::len);
+        assert_eq!(stream.finish().unwrap().metrics, parse(&text).unwrap().metrics);
     }
 
     #[test]
