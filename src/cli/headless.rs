@@ -1,5 +1,6 @@
 //! Headless commands: `status`, `report`, `mark`. Same loading and the same truth as the board.
 
+use super::status_cache::{self, Key};
 use crate::dataset::{Entry, Variant};
 use crate::report::{self, ReportFormat};
 use crate::session::Context;
@@ -35,7 +36,7 @@ pub fn status(ctx: &Context, json: bool, agent: Option<&str>) -> Result<ExitCode
     };
     let book = read_book(ctx);
     if json {
-        status_json(ctx, &entries, &book)?
+        status_json(ctx, &entries, &book, agent)?
     } else {
         status_table(&entries, &book)?
     }
@@ -77,11 +78,77 @@ fn reading(ctx: &Context) {
     ));
 }
 
-/// A JSON line per commit, escaped as it is written.
-fn status_json(ctx: &Context, entries: &[Entry], book: &crate::triage::TriageBook) -> std::io::Result<()> {
+/// A JSON line per commit, escaped as it is written; kept in the status cache where the entries
+/// came whole from the joined cache.
+fn status_json(
+    ctx: &Context,
+    entries: &[Entry],
+    book: &crate::triage::TriageBook,
+    agent: Option<&str>,
+) -> std::io::Result<()> {
+    let key = ctx.joined_inputs.as_ref().and_then(|inputs| Key::of(inputs, book, &ctx.images, agent));
+    let mut cache =
+        key.as_ref().map(|_| status_cache::Writing::start(&status_cache::path_in(&ctx.workspace)));
     let mut out = super::out::JsonLines::stdout();
-    out.lines_of(entries, |entry| report::status_record(entry, book, &ctx.images))?;
-    out.finish()
+    let record = |entry| report::status_record(entry, book, &ctx.images);
+    out.lines_teed(entries, record, |lines| cache.iter_mut().for_each(|c| c.write(lines)))?;
+    out.finish()?;
+    if let (Some(cache), Some(key)) = (cache, key) {
+        cache.finish(key, &ctx.warnings);
+    }
+    Ok(())
+}
+
+/// What `status --json` found before it read an entry.
+pub enum StatusJson {
+    /// The status cache's output, printed.
+    Printed(ExitCode),
+    /// No cache for it: the context, loaded, for `status`.
+    Loaded(Box<Context>),
+}
+
+/// `status --json` from the status cache where it holds the output for these very inputs, book,
+/// images and agent (nothing else is then read); else the context loaded, for `status`. A cache
+/// that cannot be used is said on stderr.
+pub fn status_json_cached(options: &crate::session::Options, agent: Option<&str>) -> Result<StatusJson> {
+    let mut hit = None;
+    let mut take = |ctx: &Context, inputs: &crate::dataset::joined::Inputs| {
+        let book = ctx.read_workspace().book;
+        let path = status_cache::path_in(&ctx.workspace);
+        let opened = Key::of(inputs, &book, &ctx.images, agent).map(|key| status_cache::open(&path, &key));
+        match opened {
+            Some(Ok(found)) => hit = found,
+            Some(Err(e)) => super::out::err(&format!("perftriage: warning: {e}")),
+            None => {}
+        }
+        hit.is_some()
+    };
+    let (ctx, taken) = Context::load_or_take(options, &mut take)?;
+    match hit.filter(|_| taken) {
+        Some(hit) => Ok(StatusJson::Printed(print_cached(&ctx, hit)?)),
+        None => Ok(StatusJson::Loaded(Box::new(ctx))),
+    }
+}
+
+/// What the status cache held, then what `status` says after its output.
+fn print_cached(ctx: &Context, mut hit: status_cache::Hit) -> Result<ExitCode> {
+    let workspace = ctx.read_workspace();
+    super::warnings::print(&workspace.report.messages, true);
+    let warnings = std::mem::take(&mut hit.warnings);
+    hit.print(&mut std::io::stdout().lock())?;
+    crate::startup::mark("written");
+    if ctx.verbose {
+        let cache = status_cache::path_in(&ctx.workspace);
+        super::out::err(&format!(
+            "perftriage: {} result files unchanged since the status cache ({}) was written; its output printed after {:.3} s",
+            ctx.reading.total,
+            cache.display(),
+            ctx.reading.seconds
+        ));
+        phases();
+    }
+    super::warnings::print(&warnings, ctx.verbose);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A line per commit for people, its text sanitised.

@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod out;
 pub mod run;
 pub mod slurm;
+pub mod status_cache;
 pub mod warnings;
 
 /// The runtime a headless command drives Docker with (two workers: this machine's size).

@@ -70,7 +70,21 @@ impl JsonLines {
         items: &'a [T],
         value: impl Fn(&'a T) -> V + Sync,
     ) -> std::io::Result<()> {
-        json_lines_in_order(items, value, |lines| self.out.write_all(lines))
+        self.lines_teed(items, value, |_| ())
+    }
+
+    /// `lines_of`, each round of lines also handed to `tee` once written.
+    pub fn lines_teed<'a, T: Sync, V: serde::Serialize>(
+        &mut self,
+        items: &'a [T],
+        value: impl Fn(&'a T) -> V + Sync,
+        mut tee: impl FnMut(&[u8]),
+    ) -> std::io::Result<()> {
+        json_lines_in_order(items, value, |lines| {
+            self.out.write_all(lines)?;
+            tee(lines);
+            Ok(())
+        })
     }
 
     pub fn finish(mut self) -> std::io::Result<()> {

@@ -13,7 +13,7 @@ mod clock;
 mod reader;
 
 pub use clock::{now_compact, now_rfc3339, unix_now};
-pub use reader::ResultsReader;
+pub use reader::{Read, ResultsReader};
 
 #[derive(Debug, Default, Clone)]
 pub struct Options {
@@ -39,6 +39,9 @@ pub struct Context {
     /// How the result files were read: how many, how many unchanged since the digest cache saw
     /// them, how long.
     pub reading: dataset::Progress,
+    /// The joined cache's inputs where the entries came from it whole: what a command's own
+    /// cache of its output for these entries is keyed by.
+    pub joined_inputs: Option<dataset::joined::Inputs>,
     pub warnings: Vec<String>,
     /// Where result files are read: the config's, the command line's and our own runs'.
     pub result_dirs: Vec<PathBuf>,
@@ -105,13 +108,29 @@ pub fn keymap(config: &Config, path: Option<&std::path::Path>) -> Result<KeyMap>
 impl Context {
     /// Everything, result files read and joined (the dataset's commits joined once, with them).
     pub fn load(options: &Options) -> Result<Context> {
+        Ok(Context::load_or_take(options, &mut |_, _| false)?.0)
+    }
+
+    /// `load`, unless the joined cache is for these very inputs and `take` takes them instead
+    /// (a command's own cache of its output for them): then no entry is read, and the context
+    /// has none (`true`).
+    pub fn load_or_take(
+        options: &Options,
+        take: &mut dyn FnMut(&Context, &dataset::joined::Inputs) -> bool,
+    ) -> Result<(Context, bool)> {
         // The first commit now (a dataset without one is an error here), the rest beside the reading.
         let (ctx, commits, tail) = Context::unjoined(options, 1)?;
         let joined = tail.dataset_key().cloned().map(|key| (dataset::joined::path_in(&ctx.workspace), key));
         let reader = ResultsReader { joined, ..ctx.reader(commits, Some(tail), false) };
         let mut reading = dataset::Progress::default();
-        let joined = reader.read(&mut |heard| reading = heard);
-        Ok(Context { reading, ..ctx.joined(joined) })
+        let read = reader.read_or_take(&mut |heard| reading = heard, &mut |inputs| take(&ctx, inputs));
+        Ok(match read {
+            Read::Joined { entries, warnings, cached } => {
+                let ctx = ctx.joined((entries, warnings));
+                (Context { reading, joined_inputs: cached, ..ctx }, false)
+            }
+            Read::Taken => (Context { reading, ..ctx }, true),
+        })
     }
 
     /// The dataset's first `BOARD_HEAD` commits as it records them, and what reads the rest and
@@ -185,6 +204,7 @@ impl Context {
             keymap,
             entries: Vec::new(),
             reading: dataset::Progress::default(),
+            joined_inputs: None,
             warnings,
             workspace,
             classifier,

@@ -21,13 +21,36 @@ pub struct ResultsReader {
     pub(super) classifier: Classifier,
 }
 
+/// What a load came to: every commit joined with the result files, with its warnings (the
+/// dataset's rows read here first), and the joined cache's inputs where the entries came from
+/// it whole; or, where `take` took the inputs instead, nothing read.
+pub enum Read {
+    Joined { entries: Vec<Entry>, warnings: Vec<String>, cached: Option<Inputs> },
+    Taken,
+}
+
 impl ResultsReader {
-    /// Every commit joined with the result files; the warnings of the dataset's rows read here
-    /// come first.
-    pub fn read(mut self, progress: &mut dyn FnMut(Progress)) -> (Vec<Entry>, Vec<String>) {
+    /// Every commit joined with the result files.
+    pub fn read(self, progress: &mut dyn FnMut(Progress)) -> (Vec<Entry>, Vec<String>) {
+        match self.read_or_take(progress, &mut |_| false) {
+            Read::Joined { entries, warnings, .. } => (entries, warnings),
+            Read::Taken => unreachable!("nothing takes the inputs"),
+        }
+    }
+
+    /// `read`, unless the joined cache is for these very inputs and `take` takes them instead of
+    /// its entries (a command with a cache of its own output for them): then no entry is read.
+    pub fn read_or_take(
+        mut self,
+        progress: &mut dyn FnMut(Progress),
+        take: &mut dyn FnMut(&Inputs) -> bool,
+    ) -> Read {
         match self.joined.take() {
-            Some((path, dataset)) => self.read_joined(&path, dataset, progress),
-            None => self.fresh(None, progress).0,
+            Some((path, dataset)) => self.read_joined(&path, dataset, progress, take),
+            None => {
+                let (entries, warnings) = self.fresh(None, progress).0;
+                Read::Joined { entries, warnings, cached: None }
+            }
         }
     }
 
@@ -39,19 +62,27 @@ impl ResultsReader {
         path: &std::path::Path,
         dataset: DatasetKey,
         progress: &mut dyn FnMut(Progress),
-    ) -> (Vec<Entry>, Vec<String>) {
+        take: &mut dyn FnMut(&Inputs) -> bool,
+    ) -> Read {
         let started = std::time::Instant::now();
         let found = dataset::results::find(&self.dirs);
         crate::startup::mark("result files found");
         let inputs = Inputs::of(dataset, &found);
         let opened = inputs.as_ref().map(|inputs| joined::open(path, inputs));
-        let problem = match opened.map(|opened| opened.and_then(|hit| hit.map(Opened::read).transpose())) {
-            Some(Ok(Some(hit))) => {
-                crate::startup::mark("joined cache read");
-                return from_cache(hit, inputs.map_or(0, |i| i.files()), started, progress);
+        let problem = match opened {
+            Some(Ok(Some(_))) if inputs.as_ref().is_some_and(&mut *take) => {
+                crate::startup::mark("inputs taken");
+                return taken(inputs.map_or(0, |i| i.files()), started, progress);
             }
-            Some(Err(e)) => Some(e.to_string()),
-            _ => None,
+            Some(opened) => match opened.and_then(|hit| hit.map(Opened::read).transpose()) {
+                Ok(Some(hit)) => {
+                    crate::startup::mark("joined cache read");
+                    return from_cache(hit, inputs, started, progress);
+                }
+                Ok(None) => None,
+                Err(e) => Some(e.to_string()),
+            },
+            None => None,
         };
         let settle = self.cache.settle;
         let ((entries, warnings), heard) = self.fresh(Some(found), progress);
@@ -61,7 +92,8 @@ impl ResultsReader {
         if let Some(inputs) = inputs.filter(|i| still && joined::cacheable(i, &joined, settle)) {
             joined::write(path, &inputs, &joined);
         }
-        (joined.entries, problem.into_iter().chain(joined.warnings).collect())
+        let warnings = problem.into_iter().chain(joined.warnings).collect();
+        Read::Joined { entries: joined.entries, warnings, cached: None }
     }
 
     /// Parse the dataset's tail and join it with the result files (`found`, where they were
@@ -94,14 +126,25 @@ impl ResultsReader {
     }
 }
 
-/// A load taken whole from the joined cache: every one of its `files` unchanged.
+/// A load taken whole from the joined cache for `inputs`: every one of its files unchanged.
 fn from_cache(
     hit: Joined,
-    files: usize,
+    inputs: Option<Inputs>,
     started: std::time::Instant,
     progress: &mut dyn FnMut(Progress),
-) -> (Vec<Entry>, Vec<String>) {
+) -> Read {
+    unchanged(inputs.as_ref().map_or(0, Inputs::files), started, progress);
+    Read::Joined { entries: hit.entries, warnings: hit.warnings, cached: inputs }
+}
+
+/// A load whose inputs were taken instead of read: every one of its `files` unchanged.
+fn taken(files: usize, started: std::time::Instant, progress: &mut dyn FnMut(Progress)) -> Read {
+    unchanged(files, started, progress);
+    Read::Taken
+}
+
+/// Heard of a load whose `files` are all as the joined cache has them.
+fn unchanged(files: usize, started: std::time::Instant, progress: &mut dyn FnMut(Progress)) {
     let seconds = started.elapsed().as_secs_f64();
     progress(Progress { read: files, total: files, cached: files, seconds, joined: true });
-    (hit.entries, hit.warnings)
 }

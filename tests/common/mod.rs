@@ -98,12 +98,15 @@ pub fn cli(workspace: &std::path::Path, args: &[&str]) -> std::process::Output {
 }
 
 /// `status --json --verbose` with `args` before it, on a workspace (and no user config), result
-/// files cached once they are `settle_ms` old: stdout and stderr; the run must succeed.
+/// files cached once they are `settle_ms` old: stdout and stderr; the run must succeed. The
+/// status cache a run before wrote is removed first: these are the tests of the caches below it
+/// (tests/status_cache.rs has its own).
 pub fn verbose_status(
     workspace: &std::path::Path,
     settle_ms: &str,
     args: &[&std::ffi::OsStr],
 ) -> (String, String) {
+    let _ = std::fs::remove_file(workspace.join("cache/status.jsonl"));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .arg("--workspace")
         .arg(workspace)
