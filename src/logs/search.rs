@@ -86,45 +86,47 @@ impl SpoolSearch {
             Part { lines: (0, half_line), bytes: (0, half) },
             Part { lines: (half_line, upto), bytes: (half, end) },
         ];
-        let mapped = mapped_file::Mapped::of(file, end)?;
-        let bytes: &[u8] = &mapped;
         std::thread::scope(|scope| {
             // A clone each: a regex's scratch space is fastest on the thread that owns it.
             let workers = halves.map(|part| {
                 let search = self.clone();
-                scope.spawn(move || search.range(bytes, index, part, cancel, on_hits))
+                scope.spawn(move || search.range(file, index, part, cancel, on_hits))
             });
-            let failed = |_| std::io::Error::other("a search thread panicked");
-            workers.into_iter().try_for_each(|w| w.join().map_err(failed))
+            let failed = || std::io::Error::other("a search thread panicked");
+            workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|_| Err(failed())))
         })
     }
 
-    /// One part of the file's mapped `bytes`, a block at a time (whole lines: a block grows until
-    /// it holds a newline).
+    /// One part of the file, a block at a time, each mapped where the page cache holds it (not
+    /// copied out) and unmapped once searched: whole lines (a block grows until it holds a
+    /// newline), and no more of the spool mapped at once than a block a thread.
     fn range(
         &self,
-        bytes: &[u8],
+        file: &std::fs::File,
         index: &IndexCopy,
         part: Part,
         cancel: &AtomicBool,
         on_hits: &(dyn Fn(Vec<Hit>) + Sync),
-    ) {
-        let to = |offset: u64| usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
-        let (mut line, mut from, mut size) = (part.lines.0, to(part.bytes.0), BLOCK);
-        let end = to(part.bytes.1);
-        while from < end && !cancel.load(Ordering::Relaxed) {
-            let block = &bytes[from..end.min(from.saturating_add(size))];
-            if from + block.len() < end && memchr::memrchr(b'\n', block).is_none() {
+    ) -> std::io::Result<()> {
+        let (mut line, mut from, mut size) = (part.lines.0, part.bytes.0, BLOCK as u64);
+        while from < part.bytes.1 && !cancel.load(Ordering::Relaxed) {
+            let mapped = mapped_file::Mapped::of(file, from, size.min(part.bytes.1 - from))?;
+            let block: &[u8] = &mapped;
+            if block.is_empty() {
+                break; // the file is shorter than its index says
+            }
+            if from + (block.len() as u64) < part.bytes.1 && memchr::memrchr(b'\n', block).is_none() {
                 size *= 2; // whole lines only: this one is longer than the block
                 continue;
             }
-            let (whole, next) = cut(index, block, (line, from as u64), part);
-            let hits = self.indexed_hits(&block[..whole], (line, from as u64), line..next, index);
+            let (whole, next) = cut(index, block, (line, from), part);
+            let hits = self.indexed_hits(&block[..whole], (line, from), line..next, index);
             if !hits.is_empty() {
                 on_hits(hits);
             }
-            (line, from) = (next, from + whole);
+            (line, from) = (next, from + whole as u64);
         }
+        Ok(())
     }
 
     /// Hits among the whole lines of `block` (no index needed), the first numbered `first`.

@@ -1,5 +1,5 @@
-//! A file's first `len` bytes memory-mapped read-only, so a search reads them where the page
-//! cache holds them instead of copying them out first. Mapping is the one unsafe call
+//! A stretch of a file memory-mapped read-only, so a search reads it where the page cache holds
+//! it instead of copying it out first. Mapping is the one unsafe call
 //! (memmap2's `Mmap::map`), kept in this crate so that perftriage itself forbids unsafe code.
 //!
 //! The safety argument: a mapping is only as sound as the file stays put. perftriage maps only
@@ -7,7 +7,7 @@
 //! bytes already written when the mapping is made, so the bytes seen cannot change under a
 //! reader. What perftriage cannot rule out is another program cutting the file short while it
 //! is mapped: reading past the new end then raises SIGBUS, as it would in ripgrep or grep
-//! with `--mmap`. The maps are short-lived (one search) and each is unmapped when dropped.
+//! with `--mmap`. Each map is short-lived (one block of a search) and unmapped when dropped.
 
 use std::fs::File;
 use std::ops::Deref;
@@ -19,18 +19,18 @@ pub struct Mapped {
 }
 
 impl Mapped {
-    /// The first `len` bytes of `file`, mapped read-only: fewer where the file is shorter now
-    /// (bytes past its end would raise SIGBUS when read), none where that is 0 (which cannot be
-    /// mapped).
-    pub fn of(file: &File, len: u64) -> std::io::Result<Mapped> {
-        let len = len.min(file.metadata()?.len());
+    /// `len` bytes of `file` from byte `offset`, mapped read-only: fewer where the file is
+    /// shorter now (bytes past its end would raise SIGBUS when read), none where that leaves
+    /// none (which cannot be mapped).
+    pub fn of(file: &File, offset: u64, len: u64) -> std::io::Result<Mapped> {
+        let len = len.min(file.metadata()?.len().saturating_sub(offset));
         if len == 0 {
             return Ok(Mapped { map: None });
         }
         let len = usize::try_from(len).map_err(|_| std::io::Error::other("too large to map"))?;
         // SAFETY: see the crate's comment: the bytes mapped are a spool's already written ones,
-        // which its one writer only appends after; a mapping never outlives its search.
-        let map = unsafe { memmap2::MmapOptions::new().len(len).map(file)? };
+        // which its one writer only appends after; a mapping never outlives its block.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map(file)? };
         Ok(Mapped { map: Some(map) })
     }
 }
@@ -57,10 +57,12 @@ mod tests {
     }
 
     #[test]
-    fn the_first_bytes_are_mapped_no_more_than_the_file_holds() {
+    fn a_stretch_is_mapped_no_further_than_the_file_holds() {
         let file = file_of(b"one\ntwo\n");
-        assert_eq!(&*Mapped::of(&file, 4).unwrap(), b"one\n");
-        assert_eq!(&*Mapped::of(&file, 0).unwrap(), b"");
-        assert_eq!(&*Mapped::of(&file, 4096).unwrap(), b"one\ntwo\n");
+        assert_eq!(&*Mapped::of(&file, 0, 4).unwrap(), b"one\n");
+        assert_eq!(&*Mapped::of(&file, 5, 2).unwrap(), b"wo", "from a byte inside a page");
+        assert_eq!(&*Mapped::of(&file, 4, 0).unwrap(), b"");
+        assert_eq!(&*Mapped::of(&file, 4, 4096).unwrap(), b"two\n");
+        assert_eq!(&*Mapped::of(&file, 9, 1).unwrap(), b"", "past the end");
     }
 }
