@@ -61,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let (options, command) = cli.split();
     let Some(command) = command else {
         // The board reads the result files while it draws; every other command needs them first.
+        perftriage::runtime::lowly_rayon();
         return board(Context::board_head(&options)?, options.theme, options.gpu_replay);
     };
     let ctx = match &command {

@@ -215,6 +215,14 @@ fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows
     assert!(first.contains(SHORT), "the dataset's rows are drawn at once:\n{first}");
     let counted = board.until("a count of files read", 60, |s| s.contains("reading results ") || !loading(s));
     assert!(counted.contains("/100000 ("), "how many of how many, and how fast:\n{counted}");
+    // The reading's thread and rayon's at the lowest priority, the board's own at the usual.
+    let threads = board.thread_nices();
+    let reading = |name: &str| name == "results-reader" || name.starts_with("reading-");
+    let niced: Vec<&str> = threads.iter().filter(|(_, n)| *n == 19).map(|(name, _)| name.as_str()).collect();
+    assert!(threads[0].1 == 0 && niced.iter().all(|n| reading(n)), "{threads:?}");
+    let readers = threads.iter().filter(|(name, _)| reading(name)).count();
+    let rayons = niced.iter().filter(|n| n.starts_with("reading-")).count();
+    assert!(niced.contains(&"results-reader") && rayons > 0 && readers == niced.len(), "{threads:?}");
     let read = board.until("the results", 120, |s| !loading(s));
     assert!(common::tmux_board::row_has(&read, SHORT, "✓ 99999 ms"), "the newest of each:\n{read}");
 }

@@ -1,6 +1,7 @@
 //! The board's event loop: terminal, input, signals, the saver thread; effects are handed to the
 //! job service. Nothing else lives here.
 
+mod background;
 mod effects;
 mod events;
 pub mod own_log;
@@ -8,4 +9,5 @@ mod saver;
 mod terminal;
 mod tui;
 
+pub use background::lowly_rayon;
 pub use tui::run_tui;

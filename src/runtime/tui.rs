@@ -86,7 +86,7 @@ pub fn run_tui(
     let commits = CommitIndex::of(&state.board.entries);
     let (shown, heard_shown) = std::sync::mpsc::channel();
     events::spawn(tx.clone(), shown);
-    spawn_results(reader, commits.clone(), (tx.clone(), heard_shown));
+    spawn_results(reader, commits.clone(), (tx.clone(), heard_shown))?;
     let saver = Saver::spawn(workspace.store, tx.clone());
     let gpu_interval = Arc::new(AtomicU64::new(1000));
     spawn_gpu(gpu_replay, gpu_interval.clone(), tx.clone());
@@ -160,8 +160,10 @@ fn spawn_results(
     reader: crate::session::ResultsReader,
     commits: CommitIndex,
     (tx, shown): (mpsc::UnboundedSender<Msg>, std::sync::mpsc::Receiver<()>),
-) {
-    std::thread::spawn(move || {
+) -> std::io::Result<()> {
+    let reader_thread = std::thread::Builder::new().name(super::background::READER.into());
+    reader_thread.spawn(move || {
+        super::background::lower_this_thread();
         // Until then the terminal (tmux, sshd, an emulator on two cores) needs the CPU more.
         match shown.recv_timeout(SHOWN_PATIENCE) {
             Ok(()) => log::debug!("reading the results once the terminal showed the first frame"),
@@ -176,7 +178,8 @@ fn spawn_results(
         });
         commits.replace(&entries);
         let _ = tx.send(Msg::ResultsRead { entries, warnings });
-    });
+    })?;
+    Ok(())
 }
 
 /// The effect executor and the job service it drives (built inside the runtime: it spawns tasks).

@@ -56,8 +56,9 @@ pub struct Context {
     pub verbose: bool,
 }
 
-/// Commits the board draws before it reads the rest of the dataset: more than a screen holds.
-pub const BOARD_HEAD: usize = 256;
+/// Commits the board draws before it reads the rest of the dataset: more than a screen holds
+/// (256 put ~3 ms more on a 10,000-commit dataset's first frame).
+pub const BOARD_HEAD: usize = 128;
 
 /// The workspace's triage store and book, writable or not.
 pub struct Workspace {

@@ -69,6 +69,28 @@ impl Board {
         tmux
     }
 
+    /// The name and nice value of each thread of the board's process (the pane's shell's
+    /// child), the process's own thread first.
+    pub fn thread_nices(&self) -> Vec<(String, i32)> {
+        let out =
+            self.tmux().args(["display-message", "-p", "-t", &self.session, "#{pane_pid}"]).output().unwrap();
+        let shell = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+        let pid = children.split_whitespace().next().expect("the board runs in the pane");
+        let thread = |tid: &str| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+            // `pid (comm) state …`: after the name, nice is the 17th field.
+            let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+            Some((name.to_string(), rest.split_whitespace().nth(16)?.parse().ok()?))
+        };
+        let mut tids: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .filter_map(|t| t.ok()?.file_name().into_string().ok())
+            .collect();
+        tids.sort_by_key(|t| t != pid);
+        tids.iter().filter_map(|t| thread(t)).collect()
+    }
+
     pub fn screen(&self) -> String {
         let out = self.tmux().args(["capture-pane", "-p", "-t", &self.session]).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
