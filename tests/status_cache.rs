@@ -221,3 +221,29 @@ fn a_status_cache_cut_short_spoiled_grown_or_not_a_file_is_said_never_printed_an
         }
     }
 }
+
+#[test]
+fn an_output_cut_short_by_a_closed_pipe_leaves_no_status_cache_and_no_temporary_file() {
+    let s = setup();
+    s.warm(&[]);
+    std::fs::remove_file(s.cache()).unwrap();
+    let mut status = std::process::Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        .args(["--workspace".as_ref(), s.ws.as_os_str(), "--results".as_ref(), s.results.as_os_str()])
+        .args(["--dataset", DATASET, "status", "--json"])
+        .env("XDG_CONFIG_HOME", s.ws.join("no-config"))
+        .env("PERFTRIAGE_DIGEST_SETTLE_MS", "0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(status.stdout.as_mut().unwrap(), &mut first).unwrap();
+    // The reader goes, as `| head -1` does: the rest of the output (300 KB, more than a pipe
+    // holds) has nowhere to go, which is no error to perftriage.
+    drop(status.stdout.take());
+    assert!(status.wait().unwrap().success());
+    let left: Vec<_> =
+        std::fs::read_dir(s.ws.join("cache")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(!s.cache().exists() && left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "{left:?}");
+    assert_eq!(s.status(&[]).2, From::JoinedCache, "made again from the joined cache");
+}

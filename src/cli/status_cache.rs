@@ -161,11 +161,8 @@ impl Writing {
     }
 
     /// The output is whole: its trailer, and the file in place.
-    pub fn finish(self, key: Key, warnings: &[String]) {
-        let Some(mut out) = self.out else {
-            let _ = std::fs::remove_file(&self.tmp);
-            return;
-        };
+    pub fn finish(mut self, key: Key, warnings: &[String]) {
+        let Some(mut out) = self.out.take() else { return };
         let trailer =
             Trailer { perftriage_status: FORMAT, key, bytes: self.bytes, warnings: warnings.to_vec() };
         let written = serde_json::to_writer(&mut out, &trailer)
@@ -175,7 +172,14 @@ impl Writing {
             .and_then(|()| std::fs::rename(&self.tmp, &self.path));
         if let Err(e) = written {
             log::warn!("{}: the status cache was not written: {e}", self.path.display());
-            let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// A status cache not in place (its output cut short by a closed pipe or an error, or its file
+/// not written) leaves no temporary file; one renamed into place has none left to remove.
+impl Drop for Writing {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.tmp);
     }
 }

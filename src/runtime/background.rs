@@ -5,8 +5,8 @@
 /// The reader's thread's name (`/proc`'s `comm`: at most 15 bytes).
 pub const READER: &str = "results-reader";
 
-/// Rayon's threads (named `reading-N`) made at the lowest priority: called before any parallel
-/// work (the pool is made on first use); where it was made already, the board's log says so.
+/// Rayon's threads (named `reading-N`) made at the lowest priority: called first thing, before
+/// any parallel work makes the pool (were it made already, the log would say so).
 pub fn lowly_rayon() {
     let pool = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("reading-{i}"));
     let built = pool.start_handler(|_| lower_this_thread()).build_global();
