@@ -77,12 +77,8 @@ impl Board {
         let shell = String::from_utf8_lossy(&out.stdout).trim().to_string();
         let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
         let pid = children.split_whitespace().next().expect("the board runs in the pane");
-        let thread = |tid: &str| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
-            // `pid (comm) state …`: after the name, nice is the 17th field.
-            let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
-            Some((name.to_string(), rest.split_whitespace().nth(16)?.parse().ok()?))
-        };
+        let thread =
+            |tid: &str| name_and_nice(&std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?);
         let mut tids: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
             .unwrap()
             .filter_map(|t| t.ok()?.file_name().into_string().ok())
@@ -134,6 +130,13 @@ impl Drop for Board {
 }
 
 /// The board row of `short`; a screen without it fails the test.
+/// A thread's name and nice value from its `/proc/…/stat`: `pid (comm) state …`, nice being
+/// the 17th field after the name.
+pub fn name_and_nice(stat: &str) -> Option<(String, i32)> {
+    let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+    Some((name.to_string(), rest.split_whitespace().nth(16)?.parse().ok()?))
+}
+
 pub fn row_of(screen: &str, short: &str) -> String {
     let row = screen.lines().find(|l| l.contains(short));
     row.unwrap_or_else(|| panic!("no row of {short} on the screen:\n{screen}")).to_string()
