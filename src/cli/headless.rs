@@ -113,26 +113,30 @@ pub enum StatusJson {
 pub fn status_json_cached(options: &crate::session::Options, agent: Option<&str>) -> Result<StatusJson> {
     let mut hit = None;
     let mut take = |ctx: &Context, inputs: &crate::dataset::joined::Inputs| {
-        let book = ctx.read_workspace().book;
+        let workspace = ctx.read_workspace();
         let path = status_cache::path_in(&ctx.workspace);
-        let opened = Key::of(inputs, &book, &ctx.images, agent).map(|key| status_cache::open(&path, &key));
-        match opened {
-            Some(Ok(found)) => hit = found,
+        let key = Key::of(inputs, &workspace.book, &ctx.images, agent);
+        match key.map(|key| status_cache::open(&path, &key)) {
+            Some(Ok(Some(found))) => hit = Some((found, workspace)),
             Some(Err(e)) => super::out::err(&format!("perftriage: warning: {e}")),
-            None => {}
+            _ => {}
         }
         hit.is_some()
     };
     let (ctx, taken) = Context::load_or_take(options, &mut take)?;
     match hit.filter(|_| taken) {
-        Some(hit) => Ok(StatusJson::Printed(print_cached(&ctx, hit)?)),
+        Some((hit, workspace)) => Ok(StatusJson::Printed(print_cached(&ctx, hit, &workspace)?)),
         None => Ok(StatusJson::Loaded(Box::new(ctx))),
     }
 }
 
-/// What the status cache held, then what `status` says after its output.
-fn print_cached(ctx: &Context, mut hit: status_cache::Hit) -> Result<ExitCode> {
-    let workspace = ctx.read_workspace();
+/// What the status cache held, then what `status` says after its output (the workspace's
+/// messages first, as `status` says them: its book was read for the key).
+fn print_cached(
+    ctx: &Context,
+    mut hit: status_cache::Hit,
+    workspace: &crate::session::Workspace,
+) -> Result<ExitCode> {
     super::warnings::print(&workspace.report.messages, true);
     let warnings = std::mem::take(&mut hit.warnings);
     hit.print(&mut std::io::stdout().lock())?;
