@@ -127,7 +127,12 @@ fn a_launch_record_over_its_bound_is_not_read() {
     common::wait::holds("the record refused", 120, || said(&resume.stderr()), || resume.stderr());
     let gone = || docker(&["ps", "-aq", "--filter", &format!("id={id}")]).is_empty();
     common::wait::holds("its container removed", 60, gone, || resume.stderr());
-    drop(resume); // SIGKILL: the cell's new run is not this test's (the setup removes its container)
+    // The cell's new run is not this test's: its container is made before the SIGKILL, so the
+    // setup's cleanup finds it (killed while the daemon made it, it appeared after the cleanup).
+    let ours = format!("label=perftriage.workspace={}", s.root.join("ws").display());
+    let made = || !docker(&["ps", "-aq", "--filter", &ours]).is_empty();
+    common::wait::holds("the new run's container made", 120, made, || resume.stderr());
+    drop(resume);
 }
 
 /// The record's host changed to one that is not in `[[hosts]]`: the cell was `docker_unreachable`
