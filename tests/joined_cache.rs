@@ -121,7 +121,7 @@ fn status_verbose_says_where_its_time_went_whether_the_entries_were_joined_or_re
     s.status(); // every file from the digest cache: the joined cache written
     let (_, cached, joined) = s.status();
     assert!(joined, "{cached}");
-    let common = ["config", "dataset head read", "classifier", "result files found"];
+    let common = ["config", "dataset head read", "result files found"];
     assert_eq!(phases(&fresh), [&common[..], &["results read and joined", "written"]].concat(), "{fresh}");
     assert_eq!(phases(&cached), [&common[..], &["joined cache read", "written"]].concat(), "{cached}");
 }

@@ -61,7 +61,7 @@ fn the_board_logs_where_its_start_went_and_reads_once_the_terminal_showed_the_fi
     board.until("the first screen", 30, |s| s.contains("All 96"));
     let log = log_holding(dir.path(), "reading the results");
     let phases = log.lines().find(|l| l.contains("first frame: ")).unwrap_or_else(|| panic!("{log}"));
-    for phase in ["config ", "classifier ", "head joined ", "workspace ", "terminal ", "drawn "] {
+    for phase in ["config ", "dataset head read ", "head ", "workspace ", "terminal ", "drawn "] {
         assert!(phases.contains(phase), "{phase}in {phases}");
     }
     assert!(phases.contains(" ms from main"), "{phases}");

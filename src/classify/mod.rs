@@ -8,10 +8,12 @@ mod context;
 mod live;
 mod prefilter;
 mod rules;
+mod shared;
 
 pub use context::{CONTEXT_LINES, Context};
 pub use live::{LiveClassifier, Tally};
 pub use rules::{Classifier, ClassifyError, Disposition, Rule};
+pub use shared::SharedClassifier;
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +62,9 @@ pub struct Warning {
 
 /// Category of a failure no rule recognises.
 pub const UNCLASSIFIED: &str = "unclassified";
+
+/// Category of a failure whose texts are not classified yet (the board's first rows).
+pub const PENDING: &str = "…";
 
 impl Classifier {
     /// Classify a block of output; `None` when no rule matches.

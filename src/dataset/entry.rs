@@ -77,6 +77,10 @@ pub struct Entry {
     /// included — for the older-pair search: where the newest records do not measure one
     /// workload, an older comparable pair may.
     pub measured: MeasuredSet,
+    /// Its texts not classified yet: the board's first rows, drawn while the rules compile (the
+    /// reader's join replaces them). Never cached.
+    #[serde(skip)]
+    pub pending: bool,
 }
 
 impl Entry {
@@ -104,7 +108,12 @@ impl Entry {
         let variants = Variant::ALL.map(state);
         let (notes, agents, overridden, measured) =
             (Vec::new(), BTreeMap::new(), Vec::new(), MeasuredSet::default());
-        Entry { commit, variants, hint, notes, agents, overridden, measured }
+        Entry { commit, variants, hint, notes, agents, overridden, measured, pending: false }
+    }
+
+    /// The commit as an entry with nothing classified yet (`pending`).
+    pub fn unclassified(commit: Commit) -> Entry {
+        Entry { pending: true, ..Entry::new(commit, &|_| None) }
     }
 
     /// The texts `new` classifies for `commit`: its upstream notes, and the recorded error of each
@@ -265,6 +274,7 @@ impl Entry {
     pub fn category(&self) -> &str {
         match (self.verdict(), self.status()) {
             (Some(v), _) => &v.category,
+            (None, CommitStatus::Failed) if self.pending => crate::classify::PENDING,
             (None, CommitStatus::Failed) => crate::classify::UNCLASSIFIED,
             (None, CommitStatus::Skipped) => "skipped",
             _ => "",

@@ -141,6 +141,12 @@ impl Verdicts {
     }
 }
 
+/// The commits as entries with nothing classified or joined: the board's first rows, drawn while
+/// the rules compile (on this thread: the reading pool runs at the lowest priority).
+pub fn unclassified(commits: Vec<Commit>) -> Vec<Entry> {
+    commits.into_iter().map(Entry::unclassified).collect()
+}
+
 /// Join commits with result files already read. Records for unknown commits become warnings.
 pub fn join(commits: Vec<Commit>, results: ResultSet, classifier: &Classifier) -> (Vec<Entry>, Vec<String>) {
     let mut joiner = Joiner::new(commits, classifier);
@@ -262,5 +268,21 @@ mod tests {
             assert_eq!(verdicts.get(text), Some(classifier.classify(text)), "{text}");
         }
         assert!(texts.iter().any(|t| verdicts.get(t).flatten().is_some()), "some of them name a failure");
+    }
+
+    /// The board's first rows: a failure not classified yet says so (`…`), never `unclassified`;
+    /// the reader's join then names each as the rules do.
+    #[test]
+    fn a_failure_in_the_unclassified_head_is_pending_until_joined() {
+        let commits = crate::dataset::load_embedded().unwrap().commits;
+        let head = unclassified(commits.clone());
+        let (joined, _) = join(commits, ResultSet::default(), &Classifier::embedded().unwrap());
+        let failed = |e: &&Entry| e.status() == crate::dataset::CommitStatus::Failed;
+        assert!(head.iter().filter(failed).count() > 10, "the embedded dataset has failures");
+        for (pending, entry) in head.iter().zip(&joined).filter(|(e, _)| failed(e)) {
+            assert_eq!(pending.category(), crate::classify::PENDING, "{}", pending.commit.short);
+            assert_ne!(entry.category(), crate::classify::PENDING, "{}", entry.commit.short);
+        }
+        assert!(joined.iter().filter(failed).any(|e| e.category() != crate::classify::UNCLASSIFIED));
     }
 }

@@ -18,7 +18,7 @@ pub use commit::{Commit, Images, Outcome, PerfCommand, RunStatus, Upstream, Vari
 pub use entry::{CommitStatus, Entry, Overridden, VariantState, agent_names};
 pub use images::ImageTemplates;
 pub use index::CommitIndex;
-pub use join::{Progress, Sources, join, load as load_results};
+pub use join::{Progress, Sources, join, load as load_results, unclassified};
 pub use kind::BenchKind;
 pub use load::{Dataset, DatasetError, DatasetTail, DatasetText, EMBEDDED, load_embedded, load_jsonl};
 pub use measured::{Measured, MeasuredSet};

@@ -61,7 +61,7 @@ pub async fn applied(
     cancel: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(Result<FixReport, FixError>, String), FixingError> {
     let repo = ctx.config.runs.vllm_repo.as_deref();
-    let classifier = std::sync::Arc::new(ctx.classifier.clone());
+    let classifier = std::sync::Arc::new(crate::classify::Classifier::clone(&ctx.classifier));
     let mut lines = LinePath::create(&job.log_path(&recipe.id), ctx.redactor.clone(), classifier)?;
     let sink = |bytes: &[u8]| shown(lines.ingest(Stream::Stdout, bytes));
     let report = apply(engine, job, (recipe, repo), sink, cancel).await;

@@ -82,6 +82,7 @@ pub fn run_tui(
     state.session.size = (size.width, size.height);
     // The first frame before the reading threads start: on two cores they put it off by ~40 ms.
     first_frame(&mut term, &state, theme)?;
+    own_log(&ctx, &workspace, &mut state);
     let (tx, rx) = mpsc::unbounded_channel();
     let commits = CommitIndex::of(&state.board.entries);
     let (shown, heard_shown) = std::sync::mpsc::channel();
@@ -100,19 +101,11 @@ pub fn run_tui(
     result
 }
 
-/// The board's state before its first frame: the workspace's book and messages, the own log
-/// started, the sort, view and filter it was left with.
+/// The board's state before its first frame: the workspace's book and messages, the sort, view
+/// and filter it was left with.
 fn starting_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fixes::RecipeBook) -> AppState {
-    let log_file = super::own_log::start(&ctx.workspace);
-    startup::mark("own log");
-    for m in &workspace.report.messages {
-        log::warn!("{m}");
-    }
     let mut state = initial_state(ctx, workspace, recipes);
     state.board.loading = Some(crate::dataset::Progress::default());
-    if let Err(why) = log_file {
-        state.session.warnings.push(why.to_string());
-    }
     match crate::session::board_prefs::load(&ctx.workspace) {
         Ok(Some(prefs)) => state.board.restore(prefs),
         Ok(None) => {}
@@ -122,15 +115,28 @@ fn starting_state(ctx: &mut Context, workspace: &Workspace, recipes: &crate::fix
     state
 }
 
-/// Draw the first frame, and log where the start went.
+/// Draw the first frame.
 fn first_frame(term: &mut terminal::Term, state: &AppState, theme: &Theme) -> Result<()> {
     startup::mark("terminal");
     term.draw(|f| ui::view(f, state, theme))?;
     startup::mark("drawn");
+    Ok(())
+}
+
+/// The own log started once the first frame is drawn (its first record's time stamp reads the
+/// zone database, a walk of /usr/share/zoneinfo), with the workspace's messages and where the
+/// start went.
+fn own_log(ctx: &Context, workspace: &Workspace, state: &mut AppState) {
+    if let Err(why) = super::own_log::start(&ctx.workspace) {
+        state.session.log(Level::Warn, why.to_string());
+        state.session.warnings.push(why.to_string());
+    }
+    for m in &workspace.report.messages {
+        log::warn!("{m}");
+    }
     if let Some(phases) = startup::summary() {
         log::info!("first frame: {phases}");
     }
-    Ok(())
 }
 
 /// After the loop: the runs that ended recorded, pending saves written, the board's prefs kept.

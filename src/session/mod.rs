@@ -1,7 +1,7 @@
 //! Everything a session needs, loaded once: config, dataset, result files, classifier, workspace.
 
 use crate::app::KeyMap;
-use crate::classify::Classifier;
+use crate::classify::SharedClassifier;
 use crate::config::Config;
 use crate::dataset::{self, DatasetTail, DatasetText, Entry, ImageTemplates};
 use crate::triage::{LoadReport, StoreError, TriageBook, TriageStore};
@@ -49,7 +49,8 @@ pub struct Context {
     pub trajectory_dirs: Vec<PathBuf>,
     pub images: ImageTemplates,
     pub workspace: PathBuf,
-    pub classifier: Classifier,
+    /// Compiling from the start: the first to use it waits for it.
+    pub classifier: SharedClassifier,
     /// The one redactor of this process (HF tokens from the environment): every spool, pane,
     /// result file and printed line goes through it.
     pub redactor: crate::logs::Redactor,
@@ -139,9 +140,9 @@ impl Context {
     pub fn board_head(options: &Options) -> Result<(Context, ResultsReader)> {
         let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD)?;
         let reader = ctx.reader(commits.clone(), Some(tail), true);
-        let joined = dataset::join(commits, Default::default(), &ctx.classifier);
-        crate::startup::mark("head joined");
-        Ok((ctx.joined(joined), reader))
+        let head = dataset::unclassified(commits);
+        crate::startup::mark("head");
+        Ok((ctx.joined((head, Vec::new())), reader))
     }
 
     fn reader(
@@ -177,17 +178,11 @@ impl Context {
         let keymap = keymap(&config, path.as_deref())?;
         crate::startup::mark("config");
         let dataset = options.dataset.as_ref().or(config.dataset.as_ref());
-        // The rules are compiled while the dataset is read (on two cores, 10 ms of a first frame).
-        let (classifier, head) = std::thread::scope(|scope| {
-            let compiling = scope.spawn(Classifier::embedded);
-            let head = dataset_head(dataset, head);
-            crate::startup::mark("dataset head read");
-            let classifier = compiling.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            crate::startup::mark("classifier");
-            (classifier, head)
-        });
-        let classifier = classifier.context("built-in classifier rules")?;
-        let (loaded, tail) = head?;
+        // The rules compile while the dataset is read and, on the board, while its first frame is
+        // drawn (on two cores, 5 ms of it).
+        let classifier = SharedClassifier::embedded();
+        let (loaded, tail) = dataset_head(dataset, head)?;
+        crate::startup::mark("dataset head read");
         let workspace = options
             .workspace
             .clone()

@@ -1,7 +1,6 @@
 //! A load of the result files of its own: the board's, behind its first frame, and every
 //! headless command's, which may take its entries whole from the joined cache.
 
-use crate::classify::Classifier;
 use crate::dataset::joined::{self, DatasetKey, Inputs, Joined, Opened};
 use crate::dataset::{self, DatasetTail, Entry, Progress};
 use std::path::PathBuf;
@@ -18,7 +17,7 @@ pub struct ResultsReader {
     pub(super) joined: Option<(PathBuf, DatasetKey)>,
     /// Whether verdicts keep the lines around their evidence (the board's detail pane).
     pub(super) contexts: bool,
-    pub(super) classifier: Classifier,
+    pub(super) classifier: crate::classify::SharedClassifier,
 }
 
 /// What a load came to: every commit joined with the result files, with its warnings (the

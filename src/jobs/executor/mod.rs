@@ -129,7 +129,7 @@ impl Executor {
             workspace: ctx.workspace.clone(),
             vllm_repo: config.runs.vllm_repo.clone(),
             redactor: ctx.redactor.clone(),
-            classifier: Arc::new(ctx.classifier.clone()),
+            classifier: Arc::new(Classifier::clone(&ctx.classifier)),
             hosts: config.hosts.clone(),
             claims: Claims::default(),
             slurm: config.slurm.clone(),
