@@ -2,7 +2,8 @@
 # Every speed and memory figure the docs quote, each beside its anchor measured in the same run,
 # printed as one markdown table and written into docs/benchmarks.md between its markers. Each figure is
 # the median of RUNS runs (default 5) with its spread (min–max), wall time to the millisecond
-# (bash's clock around the command; perftriage's in-process search time where it says so).
+# (bash's clock around the command; perftriage's in-process search time where it says so). A first
+# frame is the median of FRAME_RUNS (default 15): five in tmux on two cores spread by ±15 ms.
 #
 #   first frame, 96 and 10,000 commits   the board in tmux 160x48 until its first row shows, beside
 #                                        the harness floor (tmux + `cat` of a screenful) and lnav
@@ -26,6 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 WORK=${WORK:-/tmp/perftriage-bench}
 RUNS=${RUNS:-5}
+FRAME_RUNS=${FRAME_RUNS:-15}
 LOG_MB=${LOG_MB:-202}
 HISTORY_SIZES=${HISTORY_SIZES:-"30000 300000"}
 # Which parts to run: any of frame, status, log, campaign.
@@ -73,7 +75,7 @@ if wants frame; then
 # --- first frame -------------------------------------------------------------------------
 SYNTH="$WORK/synth-10k"
 [ -f "$SYNTH/dataset.jsonl" ] || "$BIN" synth --commits 10000 --files-per-commit 3 "$SYNTH" >/dev/null
-frame() { python3 tests/benches/first_frame.py "$RUNS" "$@" | stats; }
+frame() { python3 tests/benches/first_frame.py "$FRAME_RUNS" "$@" | stats; }
 head -40 "$SYNTH/dataset.jsonl" | cut -c1-150 >"$WORK/screenful.txt"
 floor=$(frame '"short":"00000000"' cat "$WORK/screenful.txt")
 lnav_t=$(frame "Text Filters" lnav "$SYNTH/dataset.jsonl")

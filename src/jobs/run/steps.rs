@@ -35,8 +35,7 @@ pub(super) async fn run_steps(
     panes: Panes<'_>,
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
-    pull_if_missing(plan, env).await?;
-    outcome.image_digest = env.engine.image_digest(&plan.image).await;
+    outcome.image_digest = digest_pulling(plan, env).await?;
     let launch = write_launch(plan, env, outcome.image_digest.clone())?;
     phase(env, RunPhase::Creating { image: plan.image.clone() });
     outcome.create_sent = true;
@@ -85,10 +84,17 @@ pub(super) async fn started_steps(
     benchmarks(plan, env, id, (tx, &mut rx), &mut panes, outcome).await
 }
 
-async fn pull_if_missing(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
-    if env.engine.has_image(&plan.image).await {
-        return Ok(());
+/// The image's digest, pulled first where the engine has no such image: one inspection when it
+/// has it (a run's start waits on each).
+async fn digest_pulling(plan: &RunPlan, env: &RunEnv) -> Result<Option<String>, Failure> {
+    if let Some(digest) = env.engine.image_digest(&plan.image).await {
+        return Ok(Some(digest));
     }
+    pull(plan, env).await?;
+    Ok(env.engine.image_digest(&plan.image).await)
+}
+
+async fn pull(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
     let what = format!("pulling {}", plan.image);
     env.engine.ensure_room(&what, plan.pull_needs_bytes).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Pulling { done: 0, layers: 0, bytes: 0, total: 0 });
