@@ -62,7 +62,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(command) = command else {
         // The board reads the result files while it draws; every other command needs them first.
         perftriage::runtime::lowly_rayon();
-        return board(Context::board_head(&options)?, options.theme, options.gpu_replay);
+        let compiling = || perftriage::classify::SharedClassifier::embedded_after(runtime::lower_this_thread);
+        return board(Context::board_head(&options, compiling)?, options.theme, options.gpu_replay);
     };
     let ctx = match &command {
         Command::Status { json: true, agent } => {

@@ -217,7 +217,8 @@ fn the_board_in_a_terminal_draws_at_once_says_how_far_reading_has_got_then_shows
     assert!(counted.contains("/100000 ("), "how many of how many, and how fast:\n{counted}");
     // The reading's thread and rayon's at the lowest priority, the board's own as it was started.
     let threads = board.thread_nices();
-    let reading = |name: &str| name == "results-reader" || name.starts_with("reading-");
+    // The rules' compile (`rules`) is niced too, while it lasts.
+    let reading = |name: &str| ["results-reader", "rules"].contains(&name) || name.starts_with("reading-");
     let niced: Vec<&str> = threads.iter().filter(|(_, n)| *n == 19).map(|(name, _)| name.as_str()).collect();
     // The board's own thread keeps the nice it was started with: this test's (tmux's pane's).
     let own =

@@ -9,5 +9,5 @@ mod saver;
 mod terminal;
 mod tui;
 
-pub use background::lowly_rayon;
+pub use background::{lower_this_thread, lowly_rayon};
 pub use tui::run_tui;

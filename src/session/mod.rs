@@ -121,7 +121,7 @@ impl Context {
         take: &mut dyn FnMut(&Context, &dataset::joined::Inputs) -> bool,
     ) -> Result<(Context, bool)> {
         // The first commit now (a dataset without one is an error here), the rest beside the reading.
-        let (ctx, commits, tail) = Context::unjoined(options, 1)?;
+        let (ctx, commits, tail) = Context::unjoined(options, 1, SharedClassifier::embedded)?;
         let joined = tail.dataset_key().cloned().map(|key| (dataset::joined::path_in(&ctx.workspace), key));
         let reader = ResultsReader { joined, ..ctx.reader(commits, Some(tail), false) };
         let mut reading = dataset::Progress::default();
@@ -137,8 +137,12 @@ impl Context {
 
     /// The dataset's first `BOARD_HEAD` commits as it records them, and what reads the rest and
     /// the result files: the board draws the head at once and reads the rest while it runs.
-    pub fn board_head(options: &Options) -> Result<(Context, ResultsReader)> {
-        let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD)?;
+    /// `compiling` starts the rules' compile (the board's at the lowest priority).
+    pub fn board_head(
+        options: &Options,
+        compiling: impl FnOnce() -> SharedClassifier,
+    ) -> Result<(Context, ResultsReader)> {
+        let (ctx, commits, tail) = Context::unjoined(options, BOARD_HEAD, compiling)?;
         let reader = ctx.reader(commits.clone(), Some(tail), true);
         let head = dataset::unclassified(commits);
         crate::startup::mark("head");
@@ -172,7 +176,11 @@ impl Context {
     }
 
     /// The context without entries, the dataset's first `head` commits to join and its rest.
-    fn unjoined(options: &Options, head: usize) -> Result<(Context, Vec<dataset::Commit>, DatasetTail)> {
+    fn unjoined(
+        options: &Options,
+        head: usize,
+        compiling: impl FnOnce() -> SharedClassifier,
+    ) -> Result<(Context, Vec<dataset::Commit>, DatasetTail)> {
         let (config, path) = Config::load(options.config.as_deref())?;
         crate::metrics::gates::configure(config.gates);
         let keymap = keymap(&config, path.as_deref())?;
@@ -180,7 +188,7 @@ impl Context {
         let dataset = options.dataset.as_ref().or(config.dataset.as_ref());
         // The rules compile while the dataset is read and, on the board, while its first frame is
         // drawn (on two cores, 5 ms of it).
-        let classifier = SharedClassifier::embedded();
+        let classifier = compiling();
         let (loaded, tail) = dataset_head(dataset, head)?;
         crate::startup::mark("dataset head read");
         let workspace = options
