@@ -88,6 +88,10 @@ pub struct BoardState {
     pub agents_named: bool,
     /// While the result files are being read: how far it has got.
     pub loading: Option<crate::dataset::Progress>,
+    /// The commit the board was left on, kept while the result files are read when the filter it
+    /// was left with does not show it yet (the first rows' categories are not known before);
+    /// selected once they are read, unless the selection moved meanwhile.
+    pub wanted: Option<Short>,
     /// The detail pane's `patches:` line per commit; `None` while it is being read.
     pub patch_lines: std::collections::BTreeMap<Short, Option<String>>,
 }
@@ -117,6 +121,7 @@ impl BoardState {
             agents_named,
             loading: None,
             patch_lines: std::collections::BTreeMap::new(),
+            wanted: None,
         };
         board.resort();
         board
@@ -184,7 +189,7 @@ impl BoardState {
             sort_reverse: self.sort_reverse,
             view: self.view,
             filter: self.query.text.clone(),
-            selected: self.selected_short().map(ToString::to_string),
+            selected: self.wanted.as_ref().or(self.selected_short()).map(ToString::to_string),
             agent: self.agent.clone(),
         }
     }
@@ -202,10 +207,18 @@ impl BoardState {
             self.rebuild_rows();
         }
         self.resort();
-        let wanted = prefs.selected.and_then(|s| self.entry_index(&s));
-        if let Some(pos) = wanted.and_then(|i| self.visible.iter().position(|&v| v == i)) {
-            self.selected = pos;
+        let Some(short) = prefs.selected else { return };
+        match self.position_of(&short) {
+            Some(pos) => self.selected = pos,
+            None if self.loading.is_some() => self.wanted = Some(short.into()),
+            None => {}
         }
+    }
+
+    /// Where `short` shows among the visible rows.
+    fn position_of(&self, short: &str) -> Option<usize> {
+        let index = self.entry_index(short)?;
+        self.visible.iter().position(|&v| v == index)
     }
 
     /// The result files are read: their entries replace the dataset's, but for variants a run of
@@ -230,6 +243,9 @@ impl BoardState {
         self.entries = entries;
         self.rebuild_rows();
         self.resort();
+        if let Some(pos) = self.wanted.take().and_then(|short| self.position_of(&short)) {
+            self.selected = pos;
+        }
     }
 
     /// The commit variants whose recorded fixed image is `tag`, with their fixes:
@@ -308,5 +324,38 @@ impl BoardState {
             Some(explain) => format!("{category}: {explain}"),
             None => category.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Left on a commit its filter shows only once its category is known: kept while the result
+    /// files are read (and kept by a quit meanwhile), selected once they are.
+    #[test]
+    fn a_selection_the_unclassified_head_hides_is_kept_until_the_results_are_read() {
+        let commits = crate::dataset::load_embedded().unwrap().commits;
+        let classifier = crate::classify::Classifier::embedded().unwrap();
+        let (joined, _) = crate::dataset::join(commits.clone(), Default::default(), &classifier);
+        let named = |e: &&Entry| !["", crate::classify::UNCLASSIFIED, "skipped"].contains(&e.category());
+        let target = joined.iter().rev().find(named).expect("a failure the rules name");
+        let short = target.commit.short.to_string();
+        let prefs = BoardPrefs {
+            sort: Column::Commit,
+            sort_reverse: false,
+            view: View::All,
+            filter: format!("cat:{}", target.category()),
+            selected: Some(short.clone()),
+            agent: None,
+        };
+        let mut board = BoardState::new(crate::dataset::unclassified(commits), TriageBook::new());
+        board.loading = Some(crate::dataset::Progress::default());
+        board.restore(prefs);
+        assert_eq!(board.selected_short(), None, "no category is known yet");
+        assert_eq!(board.prefs().selected, Some(short.clone()), "a quit now keeps it");
+        board.results_loaded(joined);
+        assert_eq!(board.selected_short().map(ToString::to_string), Some(short));
+        assert_eq!(board.wanted, None);
     }
 }

@@ -5,6 +5,9 @@ use crate::app::{Action, AppState, Effect, View};
 pub fn navigate(state: &mut AppState, action: Action) -> Vec<Effect> {
     let page = state.page_rows() as isize;
     let board = &mut state.board;
+    if matches!(action, Action::Top | Action::Bottom) {
+        board.wanted = None;
+    }
     match action {
         Action::Up => return move_by(state, -1),
         Action::Down => return move_by(state, 1),
@@ -54,6 +57,7 @@ fn sort(state: &mut AppState, action: Action) {
 pub fn move_by(state: &mut AppState, delta: isize) -> Vec<Effect> {
     let board = &mut state.board;
     let last = board.visible.len().saturating_sub(1);
+    board.wanted = None;
     board.selected = board.selected.saturating_add_signed(delta).min(last);
     board.detail_scroll = 0;
     Vec::new()
