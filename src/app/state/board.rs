@@ -215,8 +215,15 @@ impl BoardState {
         }
     }
 
+    /// The person's choice of row `pos` (within the visible rows): a commit kept from the last
+    /// session (`wanted`) is let go.
+    pub fn select(&mut self, pos: usize) {
+        self.selected = pos.min(self.visible.len().saturating_sub(1));
+        self.wanted = None;
+    }
+
     /// Where `short` shows among the visible rows.
-    fn position_of(&self, short: &str) -> Option<usize> {
+    pub fn position_of(&self, short: &str) -> Option<usize> {
         let index = self.entry_index(short)?;
         self.visible.iter().position(|&v| v == index)
     }

@@ -5,16 +5,13 @@ use crate::app::{Action, AppState, Effect, View};
 pub fn navigate(state: &mut AppState, action: Action) -> Vec<Effect> {
     let page = state.page_rows() as isize;
     let board = &mut state.board;
-    if matches!(action, Action::Top | Action::Bottom) {
-        board.wanted = None;
-    }
     match action {
         Action::Up => return move_by(state, -1),
         Action::Down => return move_by(state, 1),
         Action::PageUp => return move_by(state, -page),
         Action::PageDown => return move_by(state, page),
-        Action::Top => board.selected = 0,
-        Action::Bottom => board.selected = board.visible.len().saturating_sub(1),
+        Action::Top => board.select(0),
+        Action::Bottom => board.select(usize::MAX),
         Action::ToggleDetail => {
             board.detail_open = !board.detail_open;
             board.detail_scroll = 0;
@@ -56,9 +53,7 @@ fn sort(state: &mut AppState, action: Action) {
 
 pub fn move_by(state: &mut AppState, delta: isize) -> Vec<Effect> {
     let board = &mut state.board;
-    let last = board.visible.len().saturating_sub(1);
-    board.wanted = None;
-    board.selected = board.selected.saturating_add_signed(delta).min(last);
+    board.select(board.selected.saturating_add_signed(delta));
     board.detail_scroll = 0;
     Vec::new()
 }

@@ -53,8 +53,7 @@ pub fn pointer(state: &mut AppState, over: Pointed, wheel: i8) -> Vec<Effect> {
         }
         (Pointed::BoardRow(pos), 0) => {
             state.focus = Focus::Board;
-            state.board.selected = pos.min(state.board.visible.len().saturating_sub(1));
-            state.board.wanted = None;
+            state.board.select(pos);
             state.board.detail_scroll = 0;
         }
         (_, 0) => state.focus = Focus::Board,

@@ -42,8 +42,8 @@ fn jump(state: &mut AppState) {
     let Mode::Plot(plot) = &state.mode else { return };
     let Some(short) = plot.rows.get(plot.selected).map(|r| r.short.clone()) else { return };
     let board = &mut state.board;
-    if let Some(pos) = board.visible.iter().position(|&i| board.entries[i].commit.short == short) {
-        board.selected = pos;
+    if let Some(pos) = board.position_of(&short) {
+        board.select(pos);
         board.detail_open = true;
         board.detail_scroll = 0;
     }
