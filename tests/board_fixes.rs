@@ -71,10 +71,7 @@ fn after_a_fix_from_the_board_the_panes_follow_its_rerun() {
     assert!(text(&run(&s, "human")).contains("aimv2"));
     let board = Board::start(&s.config, &s.root.join("ws"), "fix-rerun", 200);
     let short = &s.short[..8];
-    // Connected, not only the row: a fix menu opened before probes no image ("Docker is not connected").
-    board.until("the failed row, Docker connected", 60, |t| {
-        row_has(t, short, "✗") && t.contains("Docker: connected")
-    });
+    board.until_connected("the failed row, Docker connected", 60, |t| row_has(t, short, "✗"));
     board.keys("f");
     board.until("the fix menu", 60, |t| t.contains("failed with aimv2") && t.contains(RECIPE));
     board.keys("Enter");

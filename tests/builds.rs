@@ -271,10 +271,7 @@ fn build_from_the_board_shows_the_confirm_gauge_phase_eta_and_outcome() {
                  endforeach()\nadd_custom_target(steps ALL DEPENDS ${STEPS})\nadd_dependencies(hello steps)\n";
     let s = build_setup(&env, tiny_project(HELLO, steps), "imports = [\"tinyproj\"]\nmax_jobs = 1");
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "build", 160);
-    // Connected, not only "Docker: connecting…": a build asked for before is refused, as it says.
-    board.until("the board connected to Docker", 60, |t| {
-        t.contains(&s.short) && t.contains("Docker: connected")
-    });
+    board.until_connected("the board connected to Docker", 60, |t| t.contains(&s.short));
     board.keys("b");
     let confirm = board.until("the confirm", 30, |t| t.contains("baseline image from source?"));
     assert!(confirm.contains("git archive") && confirm.contains("expected time"), "{confirm}");

@@ -426,6 +426,6 @@ fn slurm_a_job_left_running_by_the_board_is_followed_again_at_the_next_start() {
     let third = board(&s, &cluster, "slurm-third");
     // The jobs to follow again are looked for before Docker is connected to: once the header says
     // Docker is connected, any job found is on the board.
-    let started = third.until("the board connected to Docker", 60, |t| t.contains("Docker: connected"));
+    let started = third.until_connected("the board connected to Docker", 60, |_| true);
     assert!(!row_of(&started, short).contains(" #"), "read back once: not followed again");
 }

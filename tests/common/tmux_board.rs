@@ -100,6 +100,12 @@ impl Board {
         })
     }
 
+    /// `until` `done` holds and the header says Docker is connected, not only "connecting…": a key
+    /// that needs Docker (a build, the fix menu's image probe) pressed before is refused.
+    pub fn until_connected(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
+        self.until(what, secs, |t| t.contains("Docker: connected") && done(t))
+    }
+
     /// `until`, and then the same screen twice 300 ms apart: nothing is being drawn (for a
     /// snapshot, which a capture mid-redraw would break).
     pub fn settled(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
