@@ -133,6 +133,27 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
 
 /// The menu separates what answers the failure, what else applies to the image and (with `w`)
 /// what does not apply, each under its heading (every applicable recipe was listed alike).
+/// `f` pressed while the board still connects to Docker: the probe fails "not connected"; once
+/// Docker connects the menu probes again, once, instead of keeping the stale error.
+#[test]
+fn a_fix_menu_opened_before_docker_connects_probes_again_once_it_does() {
+    let mut s = state();
+    s.runs.docker = perftriage::app::DockerStatus::Connecting;
+    select(&mut s, "7c01f706");
+    press(&mut s, Key::ch('f'));
+    let not_connected = std::io::Error::other("Docker is not connected");
+    update(&mut s, human_offers(Err(perftriage::app::JobError::from(not_connected))));
+    let effects = docker_up(&mut s);
+    let [Effect::ProbeFixes { short, variant: Variant::Human, .. }] = effects.as_slice() else {
+        panic!("no probe once Docker connected: {effects:?}")
+    };
+    assert_eq!(short.as_str(), "7c01f706");
+    let Mode::Fix(menu) = &s.mode else { panic!("{:?}", s.mode) };
+    assert_eq!(menu.offers, None, "the stale error is gone while it probes");
+    update(&mut s, human_offers(Ok(vec![offer("numpy_lt_2", true, None)])));
+    assert!(docker_up(&mut s).is_empty(), "a menu with offers is not probed again");
+}
+
 #[test]
 fn the_fix_menu_separates_what_answers_the_failure_from_what_else_applies_and_what_does_not() {
     let mut s = state();

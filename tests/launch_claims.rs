@@ -127,11 +127,13 @@ fn a_launch_record_over_its_bound_is_not_read() {
     common::wait::holds("the record refused", 120, || said(&resume.stderr()), || resume.stderr());
     let gone = || docker(&["ps", "-aq", "--filter", &format!("id={id}")]).is_empty();
     common::wait::holds("its container removed", 60, gone, || resume.stderr());
-    // The cell's new run is not this test's: its container is made before the SIGKILL, so the
-    // setup's cleanup finds it (killed while the daemon made it, it appeared after the cleanup).
+    // The cell's new run is not this test's: the SIGKILL waits for its container to run, so its
+    // create has been answered and the setup's cleanup finds it. Killed when it was only listed,
+    // the daemon still finished a create after the cleanup, and a `created` container was left
+    // (the from-nothing CI run of 74467ce).
     let ours = format!("label=perftriage.workspace={}", s.root.join("ws").display());
-    let made = || !docker(&["ps", "-aq", "--filter", &ours]).is_empty();
-    common::wait::holds("the new run's container made", 120, made, || resume.stderr());
+    let running = || !docker(&["ps", "-q", "--filter", &ours]).is_empty();
+    common::wait::holds("the new run's container running", 120, running, || resume.stderr());
     drop(resume);
 }
 

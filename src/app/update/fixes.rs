@@ -61,6 +61,17 @@ fn open_for(state: &mut AppState, index: usize, variant: Variant, category: Stri
     vec![Effect::ProbeFixes { short, variant, image, category, evidence }]
 }
 
+/// Docker has just connected: a menu whose probe failed (asked before it was) probes again,
+/// rather than saying "not connected" under a header that says connected.
+pub fn probe_again(state: &mut AppState) -> Vec<Effect> {
+    let Mode::Fix(FixMenu { short, variant, category, offers: Some(Err(_)), .. }) = &state.mode else {
+        return Vec::new();
+    };
+    let (short, variant, category) = (short.clone(), *variant, category.clone());
+    let Some(index) = state.board.entry_index(&short) else { return Vec::new() };
+    open_for(state, index, variant, category)
+}
+
 /// A fix ended: recorded (and re-run if asked) when it ran to its verdict, said when it did not.
 pub fn ended(state: &mut AppState, short: Short, variant: Variant, end: FixEnd) -> Vec<Effect> {
     state.runs.fixes.remove(&(short.clone(), variant));
