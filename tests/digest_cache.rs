@@ -209,6 +209,30 @@ fn files_changed_within_the_settle_time_are_not_cached_until_they_settle() {
     assert_eq!(cached, cached_lines(&ws), "settled, they are");
 }
 
+/// A result file being written (changed within the settle time, as during a campaign) is read
+/// again on every load, and the cache file is left as it was rather than written again whole
+/// without its line; once the file settles its new line replaces the stale one.
+#[test]
+fn a_file_being_written_is_read_again_and_the_cache_is_not_rewritten_for_it() {
+    use std::os::unix::fs::MetadataExt;
+    let (_dir, results, ws) = copies();
+    let (_, _, (total, _)) = status(&ws, &results, "0", &[]);
+    let inode = || std::fs::metadata(cache_file(&ws)).unwrap().ino();
+    let (written, lines) = (inode(), cached_lines(&ws));
+    let young =
+        results.join("verdicts/2026-01/omniperf_results_3way_codex/results/61b8cea3_agent_result.json");
+    let text = std::fs::read_to_string(&young).unwrap();
+    std::fs::write(&young, text + "\n").unwrap();
+    let (out, _, (_, cached)) = status(&ws, &results, "3600000", &[]);
+    assert_eq!(cached, total - 1, "the young file read again");
+    assert_eq!(out, uncached(&results));
+    assert_eq!(inode(), written, "the cache file was not written again");
+    let (_, _, (_, cached)) = status(&ws, &results, "0", &[]);
+    assert_eq!(cached, total - 1, "its stale line never used");
+    let (_, _, (_, cached)) = status(&ws, &results, "0", &[]);
+    assert_eq!((cached, cached_lines(&ws)), (total, lines), "settled: its new line replaced the stale one");
+}
+
 #[test]
 fn a_cache_of_other_gates_is_not_used() {
     let (dir, results, ws) = copies();

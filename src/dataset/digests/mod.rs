@@ -101,8 +101,9 @@ pub struct DigestCache {
     unread: std::sync::atomic::AtomicUsize,
 }
 
-/// What to write for a file in the next cache: the line it had, a new one, or none; with where
-/// the old cache had its line, if it had one (looked up once, by the reading thread).
+/// What to write for a file in the next cache: the line it had, a new one, or none new (not
+/// cached now: too young, or unreadable; a stale old line is kept as it was); with where the old
+/// cache had its line, if it had one (looked up once, by the reading thread).
 pub enum Line {
     Kept(Range<u64>),
     New { text: String, old: Option<Range<u64>> },

@@ -48,7 +48,11 @@ impl<'a> NextCache<'a> {
                 self.changed = true;
                 self.write_new(&text);
             }
-            Line::Uncached { old } => self.changed |= old.is_some(),
+            // A file too young to cache (or unreadable now): its old line no longer matches its
+            // key, so it is never used, and is kept rather than dropped: a result file being
+            // written must not make every load write the whole cache again.
+            Line::Uncached { old: Some(range) } => self.keep(range),
+            Line::Uncached { old: None } => {}
         }
     }
 
