@@ -10,8 +10,8 @@ mod common;
 
 use common::{chars, docker_up, enter, press, state};
 use perftriage::app::{
-    AppState, BoardState, BulkPicker, ConfirmAction, Effect, FixDone, FixEnd, FixOffer, JobMsg, Key, KeyCode,
-    LogKey, LogMsg, Mode, Msg, Planned, RecipeInfo, update,
+    AppState, BoardState, BulkPicker, ConfirmAction, Effect, FixDone, FixEnd, FixOffer, JobError, JobMsg,
+    Key, KeyCode, LogKey, LogMsg, Mode, Msg, NotConnected, Planned, RecipeInfo, update,
 };
 use perftriage::dataset::Variant;
 use perftriage::runs::Pane;
@@ -133,25 +133,28 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
 
 /// The menu separates what answers the failure, what else applies to the image and (with `w`)
 /// what does not apply, each under its heading (every applicable recipe was listed alike).
-/// `f` pressed while the board still connects to Docker: the probe fails "not connected"; once
-/// Docker connects the menu probes again, once, instead of keeping the stale error.
+/// `f` pressed while the board still connects to Docker: the probe is refused "not connected";
+/// once Docker connects the menu probes again, whichever of the two the board hears first,
+/// instead of keeping the stale refusal. Another failure is not probed again.
 #[test]
 fn a_fix_menu_opened_before_docker_connects_probes_again_once_it_does() {
+    let refused = || human_offers(Err(JobError::from(NotConnected)));
+    let probed = |effects: &[Effect]| matches!(effects, [Effect::ProbeFixes { short, variant: Variant::Human, .. }] if short == "7c01f706");
     let mut s = state();
     s.runs.docker = perftriage::app::DockerStatus::Connecting;
     select(&mut s, "7c01f706");
     press(&mut s, Key::ch('f'));
-    let not_connected = std::io::Error::other("Docker is not connected");
-    update(&mut s, human_offers(Err(perftriage::app::JobError::from(not_connected))));
+    assert!(update(&mut s, refused()).is_empty(), "not connected yet: nothing to do");
     let effects = docker_up(&mut s);
-    let [Effect::ProbeFixes { short, variant: Variant::Human, .. }] = effects.as_slice() else {
-        panic!("no probe once Docker connected: {effects:?}")
-    };
-    assert_eq!(short.as_str(), "7c01f706");
+    assert!(probed(&effects), "no probe once Docker connected: {effects:?}");
     let Mode::Fix(menu) = &s.mode else { panic!("{:?}", s.mode) };
-    assert_eq!(menu.offers, None, "the stale error is gone while it probes");
-    update(&mut s, human_offers(Ok(vec![offer("numpy_lt_2", true, None)])));
-    assert!(docker_up(&mut s).is_empty(), "a menu with offers is not probed again");
+    assert_eq!(menu.offers, None, "the stale refusal is gone while it probes");
+    // The refusal heard after the connection (the probe was refused just before it).
+    let effects = update(&mut s, refused());
+    assert!(probed(&effects), "a refusal heard once connected probes again: {effects:?}");
+    let other = JobError::from(std::io::Error::other("no such image"));
+    assert!(update(&mut s, human_offers(Err(other))).is_empty(), "another failure stays");
+    assert!(docker_up(&mut s).is_empty(), "…and is not probed again on a reconnect");
 }
 
 #[test]

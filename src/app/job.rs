@@ -175,6 +175,18 @@ impl std::fmt::Display for JobError {
     }
 }
 
+impl JobError {
+    /// Whether the job was refused because Docker was not connected yet (asked again once it is).
+    pub fn is_not_connected(&self) -> bool {
+        self.0.downcast_ref::<NotConnected>().is_some()
+    }
+}
+
+/// A job that needs Docker, asked for before the board connected to it.
+#[derive(Debug, thiserror::Error)]
+#[error("Docker is not connected")]
+pub struct NotConnected;
+
 impl PartialEq for JobError {
     fn eq(&self, other: &JobError) -> bool {
         self.to_string() == other.to_string()

@@ -17,7 +17,8 @@ pub use action::Action;
 pub use effect::{Document, Effect, FixRequest};
 pub use input::{Key, KeyCode};
 pub use job::{
-    BuildEnd, BuildStatus, End, FixDone, FixEnd, Found, JobError, JobKey, JobMsg, Planned, Progress, Reread,
+    BuildEnd, BuildStatus, End, FixDone, FixEnd, Found, JobError, JobKey, JobMsg, NotConnected, Planned,
+    Progress, Reread,
 };
 pub use keymap::{KeyError, KeyMap, KeyMode};
 pub use msg::{CampaignPlan, DockerMsg, GpuMsg, LogMsg, Msg, Pointed};

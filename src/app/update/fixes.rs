@@ -61,12 +61,17 @@ fn open_for(state: &mut AppState, index: usize, variant: Variant, category: Stri
     vec![Effect::ProbeFixes { short, variant, image, category, evidence }]
 }
 
-/// Docker has just connected: a menu whose probe failed (asked before it was) probes again,
-/// rather than saying "not connected" under a header that says connected.
+/// A menu whose probe was refused as "not connected" probes again once Docker is (whichever of
+/// the refusal and the connection the board hears first), rather than saying "not connected"
+/// under a header that says connected.
 pub fn probe_again(state: &mut AppState) -> Vec<Effect> {
-    let Mode::Fix(FixMenu { short, variant, category, offers: Some(Err(_)), .. }) = &state.mode else {
+    let connected = matches!(state.runs.docker, crate::app::DockerStatus::Connected(_));
+    let Mode::Fix(FixMenu { short, variant, category, offers: Some(Err(why)), .. }) = &state.mode else {
         return Vec::new();
     };
+    if !connected || !why.is_not_connected() {
+        return Vec::new();
+    }
     let (short, variant, category) = (short.clone(), *variant, category.clone());
     let Some(index) = state.board.entry_index(&short) else { return Vec::new() };
     open_for(state, index, variant, category)
@@ -98,7 +103,7 @@ pub fn offered(
         menu.offers = Some(offers);
         menu.selected = 0;
     }
-    Vec::new()
+    probe_again(state)
 }
 
 pub fn menu(state: &mut AppState, action: Action) -> Vec<Effect> {

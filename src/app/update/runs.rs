@@ -153,11 +153,8 @@ pub fn found(state: &mut AppState, found: Found) -> Vec<Effect> {
 pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
     match msg {
         DockerMsg::Connected(engine) => {
-            let was = matches!(state.runs.docker, DockerStatus::Connected(_));
             state.runs.docker = DockerStatus::Connected(engine);
-            if !was {
-                return super::fixes::probe_again(state);
-            }
+            return super::fixes::probe_again(state);
         }
         DockerMsg::Unreachable(why) => state.runs.docker = DockerStatus::Unreachable(why),
         DockerMsg::Owners(owners) => state.gpu.owners = owners,

@@ -49,7 +49,7 @@ impl JobService {
         let (job, engine) = match (job, self.engine()) {
             (Ok(job), Some(engine)) => (job, engine),
             (Err(why), _) => return reply(Err(JobError::from(why))),
-            (_, None) => return reply(Err(JobError::from(ServiceError::NoDocker))),
+            (_, None) => return reply(Err(JobError::from(crate::app::NotConnected))),
         };
         let setup = self.setup.clone();
         tokio::spawn(async move {
