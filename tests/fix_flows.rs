@@ -131,8 +131,6 @@ fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     assert!(s.logs.recorded.is_none() && s.logs.behind.iter().any(|v| v.key == req.log), "fix output behind");
 }
 
-/// The menu separates what answers the failure, what else applies to the image and (with `w`)
-/// what does not apply, each under its heading (every applicable recipe was listed alike).
 /// `f` pressed while the board still connects to Docker: the probe is refused "not connected";
 /// once Docker connects the menu probes again, whichever of the two the board hears first,
 /// instead of keeping the stale refusal. Another failure is not probed again.
@@ -157,6 +155,8 @@ fn a_fix_menu_opened_before_docker_connects_probes_again_once_it_does() {
     assert!(docker_up(&mut s).is_empty(), "…and is not probed again on a reconnect");
 }
 
+/// The menu separates what answers the failure, what else applies to the image and (with `w`)
+/// what does not apply, each under its heading (every applicable recipe was listed alike).
 #[test]
 fn the_fix_menu_separates_what_answers_the_failure_from_what_else_applies_and_what_does_not() {
     let mut s = state();
