@@ -74,6 +74,21 @@ fn ended_runs(s: &Setup) -> BTreeMap<Cell, Vec<(String, String, String)>> {
     out
 }
 
+/// The result file the journal names for `run` (its error and tail say why it failed), or why
+/// there is none to show.
+fn result_of(s: &Setup, run: &str) -> String {
+    let text = std::fs::read_to_string(journal(s)).unwrap_or_default();
+    let finished = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["event"] == "finished" && e["run_id"] == run);
+    let Some(path) = finished.as_ref().and_then(|e| e["result"].as_str()) else {
+        return format!("no result file journalled for {run}");
+    };
+    let path = s.root.join("ws").join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| format!("{}: {e}", path.display()))
+}
+
 /// Every cell ended as the flavours say: the fixable ones failed once, were fixed and succeeded
 /// once (an agent may start in its baseline's fixed image and succeed at once); the refused pull failed once and succeeded on its retry; the patch that does not apply
 /// failed once and was never retried; no run that ended ran twice; each result file is its
@@ -361,7 +376,7 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
             assert_eq!(last.2, "patch_fail", "{outcomes:?}");
             continue;
         }
-        assert_eq!(last.1, "success", "{short} {variant}: {outcomes:?}\n{err}");
+        assert_eq!(last.1, "success", "{short} {variant}: {outcomes:?}\n{}\n{err}", result_of(&s, &last.0));
         for (_, _, category) in before {
             assert!(
                 ["docker_unreachable", "reattached", "docker_error"].contains(&category.as_str()),

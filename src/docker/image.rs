@@ -115,12 +115,11 @@ impl Engine {
 
     /// The image's content digest: its repository's digest when it came from a registry, else its
     /// id. Another repository's digest of the same image (pushed elsewhere under another name)
-    /// is not this reference's.
-    pub async fn image_digest(&self, image: &str) -> Option<String> {
-        let info = self.raw().inspect_image(image).await.ok()?;
-        let repo = crate::ids::repository(image);
-        let own = |d: &String| d.split('@').next() == Some(repo);
-        info.repo_digests.and_then(|d| d.into_iter().find(own)).or(info.id)
+    /// is not this reference's. `None` only where the daemon says it has no such image: an
+    /// inspection that failed otherwise (a daemon busy or going away) is an error, not a reason
+    /// to pull an image that is here and call the run's image missing.
+    pub async fn image_digest(&self, image: &str) -> Result<Option<String>, DockerError> {
+        digest_of(image, self.raw().inspect_image(image).await)
     }
 
     /// Pull `image`, reporting progress; a failure keeps the daemon's words.
@@ -253,5 +252,58 @@ fn pull_error(image: &str, message: String) -> DockerError {
     match TRANSIENT.iter().any(|t| message.contains(t)) {
         true => DockerError::PullFailed { image: image.into(), message },
         false => DockerError::ImageMissing { image: image.into(), message },
+    }
+}
+
+/// What an image inspection says of `image`'s digest (see `Engine::image_digest`).
+fn digest_of(
+    image: &str,
+    inspected: Result<bollard::models::ImageInspect, bollard::errors::Error>,
+) -> Result<Option<String>, DockerError> {
+    let info = match inspected.map_err(|e| DockerError::api(&format!("inspect image {image}"), e)) {
+        Ok(info) => info,
+        Err(DockerError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let repo = crate::ids::repository(image);
+    let own = |d: &String| d.split('@').next() == Some(repo);
+    Ok(info.repo_digests.and_then(|d| d.into_iter().find(own)).or(info.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bollard::errors::Error as Bollard;
+
+    fn refused(status_code: u16, message: &str) -> Result<bollard::models::ImageInspect, Bollard> {
+        Err(Bollard::DockerResponseServerError { status_code, message: message.into() })
+    }
+
+    #[test]
+    fn only_the_daemons_no_such_image_reads_as_an_absent_image() {
+        let absent =
+            digest_of("perftriage-test/vllm:ok", refused(404, "No such image: perftriage-test/vllm:ok"));
+        assert!(matches!(absent, Ok(None)), "{absent:?}");
+        let busy = digest_of("perftriage-test/vllm:ok", refused(500, "layer does not exist"));
+        assert!(
+            matches!(busy, Err(DockerError::Api { .. })),
+            "a failed inspection is not an absence: {busy:?}"
+        );
+        let gone = digest_of("perftriage-test/vllm:ok", Err(Bollard::RequestTimeoutError));
+        assert!(matches!(gone, Err(DockerError::Unreachable(_))), "{gone:?}");
+    }
+
+    #[test]
+    fn the_digest_is_the_references_own_repository_digest_else_the_image_id() {
+        let info = |digests: &[&str]| bollard::models::ImageInspect {
+            id: Some("sha256:1d".into()),
+            repo_digests: Some(digests.iter().map(|d| d.to_string()).collect()),
+            ..Default::default()
+        };
+        let pushed =
+            digest_of("reg:5000/vllm:ok", Ok(info(&["other/vllm@sha256:aa", "reg:5000/vllm@sha256:bb"])));
+        assert_eq!(pushed.unwrap().as_deref(), Some("reg:5000/vllm@sha256:bb"));
+        let local = digest_of("reg:5000/vllm:ok", Ok(info(&["other/vllm@sha256:aa"])));
+        assert_eq!(local.unwrap().as_deref(), Some("sha256:1d"));
     }
 }

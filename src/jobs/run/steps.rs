@@ -87,11 +87,12 @@ pub(super) async fn started_steps(
 /// The image's digest, pulled first where the engine has no such image: one inspection when it
 /// has it (a run's start waits on each).
 async fn digest_pulling(plan: &RunPlan, env: &RunEnv) -> Result<Option<String>, Failure> {
-    if let Some(digest) = env.engine.image_digest(&plan.image).await {
+    let digest = || async { env.engine.image_digest(&plan.image).await.map_err(|e| docker_failure(&e)) };
+    if let Some(digest) = digest().await? {
         return Ok(Some(digest));
     }
     pull(plan, env).await?;
-    Ok(env.engine.image_digest(&plan.image).await)
+    digest().await
 }
 
 async fn pull(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
