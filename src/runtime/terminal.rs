@@ -5,9 +5,15 @@ use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::io::{Stdout, stdout};
+use std::io::{BufWriter, Stdout, stdout};
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+/// The board's terminal. Its frames go through a buffer of their own: stdout's is 1 KiB, so a
+/// full 160x48 frame left it as dozens of writes the terminal parsed one by one; ratatui
+/// flushes once per frame.
+pub type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// Larger than a full frame of a big terminal with its colours.
+const FRAME_BUFFER: usize = 256 * 1024;
 
 pub fn enter() -> std::io::Result<Term> {
     let hook = std::panic::take_hook();
@@ -18,7 +24,7 @@ pub fn enter() -> std::io::Result<Term> {
     enable_raw_mode()?;
     LEFT.store(false, std::sync::atomic::Ordering::SeqCst);
     execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    Terminal::new(CrosstermBackend::new(stdout()))
+    Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(FRAME_BUFFER, stdout())))
 }
 
 /// Set once the terminal is given back (cleared when it is taken): the panic hook and the way
