@@ -5,7 +5,8 @@
 //! journal as the board's job service does (every fifth frame, off the frame), hands the board's
 //! model its snapshots and each new result, and times each update + draw of a 160x48 frame with
 //! the campaign view open half the time. Drawn into ratatui's test backend: the terminal's own
-//! write is not in the number.
+//! write is not in the number. Then the overhead per run of ten commits × three run one at a
+//! time, as a sequential `docker run --rm` is: Docker's part without four runs at once.
 //! `cargo bench --bench campaign` (the mock images are built first, as the tests build them).
 #![allow(
     clippy::unwrap_used,
@@ -102,17 +103,12 @@ fn read_journal(journal: &Path, seen: &mut Seen, handed: &mut HashSet<String>, c
     msgs
 }
 
-fn main() {
-    let rt = common::engine::runtime();
-    let engine = common::engine::engine(&rt).expect("a Docker engine");
-    common::engine::ensure_images(&rt, &engine);
-    let (s, shorts) = common::campaign::campaign_setup(&flavours());
-    let events_file = s.root.join("container-events.txt");
-    let mut events = container_events(&events_file).spawn().unwrap();
+/// `campaign start --auto-fix` of `shorts` named `name`, `concurrency` runs at once.
+fn start(s: &common::engine::Setup, name: &str, concurrency: &str, shorts: &[String]) -> std::process::Child {
     let list = shorts.join(",");
     let args =
-        ["campaign", "start", "--name", "bench", "--auto-fix", "--concurrency", "4", "--commits", &list];
-    let mut campaign = Command::new(env!("CARGO_BIN_EXE_perftriage"))
+        ["campaign", "start", "--name", name, "--auto-fix", "--concurrency", concurrency, "--commits", &list];
+    Command::new(env!("CARGO_BIN_EXE_perftriage"))
         .arg("--config")
         .arg(&s.config)
         .arg("--workspace")
@@ -120,7 +116,39 @@ fn main() {
         .args(args)
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Commits of the campaign run one at a time after the main one.
+const ONE_AT_A_TIME: usize = 10;
+
+/// The overhead per run of a campaign of `ONE_AT_A_TIME` commits run one at a time, as
+/// `docker run --rm` is timed: Docker makes and removes one container at once. The journal is
+/// read every 5 ms (no board beside it).
+fn one_at_a_time() -> Vec<f64> {
+    let (s, shorts) = common::campaign::campaign_setup(&["ok"; ONE_AT_A_TIME]);
+    let events_file = s.root.join("container-events.txt");
+    let mut events = container_events(&events_file).spawn().unwrap();
+    let mut campaign = start(&s, "alone", "1", &shorts);
+    let (journal, mut seen) = (s.root.join("ws/campaigns/alone/journal.jsonl"), Seen::new());
+    while campaign.try_wait().unwrap().is_none() {
+        read_new(&journal, &mut seen);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    read_new(&journal, &mut seen);
+    let _ = events.kill();
+    let _ = events.wait();
+    overheads(&seen, &events_file).0
+}
+
+fn main() {
+    let rt = common::engine::runtime();
+    let engine = common::engine::engine(&rt).expect("a Docker engine");
+    common::engine::ensure_images(&rt, &engine);
+    let (s, shorts) = common::campaign::campaign_setup(&flavours());
+    let events_file = s.root.join("container-events.txt");
+    let mut events = container_events(&events_file).spawn().unwrap();
+    let mut campaign = start(&s, "bench", "4", &shorts);
     let started = now_s();
     let mut state = board(&s.root.join("dataset.jsonl"));
     let journal = s.root.join("ws/campaigns/bench/journal.jsonl");
@@ -139,4 +167,11 @@ fn main() {
     );
     let ms: Vec<f64> = times.iter().map(|t| t.as_secs_f64() * 1000.0).collect();
     quantiles("board frame (update + draw, 160x48) while it runs", ms, "ms");
+    quantiles(
+        &format!(
+            "perftriage's overhead per run, {ONE_AT_A_TIME} × 3 one at a time (launch to end, less start to die)"
+        ),
+        one_at_a_time(),
+        "ms",
+    );
 }

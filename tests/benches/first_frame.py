@@ -6,7 +6,7 @@ usage: first_frame.py RUNS MARKER COMMAND...
 
 The time includes tmux starting its server and the pane (the harness floor: measure it with a
 command that prints MARKER at once, e.g. `cat FILE`); resolution is one capture-pane call (a few
-milliseconds)."""
+milliseconds). Each run starts once the last one's tmux server and pane processes have exited."""
 
 import os
 import subprocess
@@ -30,7 +30,26 @@ def once(run: int, marker: str, command: list[str]) -> float:
             if time.perf_counter() - started > 60:
                 raise SystemExit(f"no {marker!r} on the screen after 60 s:\n{screen}")
     finally:
+        # Found after the clock stopped: asking tmux takes a few milliseconds.
+        asked = subprocess.run(tmux + ["display", "-p", "#{pid} #{pane_pid}"], capture_output=True, text=True)
+        server, pane = (asked.stdout.split() + ["", ""])[:2]
+        processes = [int(server)] + tree(int(pane)) if pane else []
         subprocess.run(tmux + ["kill-server"], capture_output=True)
+        gone(processes)
+
+
+def tree(pid: int) -> list[int]:
+    """`pid` and its descendants, as /proc has them now."""
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [p for child in children for p in tree(int(child))]
+
+
+def gone(pids: list[int]) -> None:
+    """Until each of `pids` has exited (at most 10 s): the next run starts on a machine the last
+    one has left, as the floor's `cat` does (a board takes some 10 ms to exit after the hang-up)."""
+    deadline = time.perf_counter() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in pids) and time.perf_counter() < deadline:
+        time.sleep(0.001)
 
 
 def main() -> None:
