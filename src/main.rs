@@ -62,7 +62,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(command) = command else {
         // The board reads the result files while it draws; every other command needs them first.
         perftriage::runtime::lowly_rayon();
-        let compiling = || perftriage::classify::SharedClassifier::embedded_after(runtime::lower_this_thread);
+        let compiling =
+            || perftriage::classify::SharedClassifier::embedded_after(compile_after_the_first_frame);
         return board(Context::board_head(&options, compiling)?, options.theme, options.gpu_replay);
     };
     let ctx = match &command {
@@ -78,6 +79,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // The process ends here: freeing 10,000 commits' entries one by one took 7% of `status`.
     std::mem::forget(ctx);
     code
+}
+
+/// The board's rules compile once its first frame is drawn, at the lowest priority: on two cores
+/// the compile beside the start made the main thread wait for a core.
+fn compile_after_the_first_frame() {
+    runtime::lower_this_thread();
+    perftriage::startup::after_first_frame(std::time::Duration::from_millis(100));
 }
 
 /// A command that reads the dataset, the results and the workspace.

@@ -3,11 +3,29 @@
 //! log; `status --verbose` prints them on stderr), so a slow start says which phase was slow. A
 //! mark is a lock and a push: a few hundred nanoseconds.
 
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 /// The phases marked so far, from the first mark (`main`).
 static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
+
+/// Whether the board's first frame is drawn, and the threads waiting for it.
+static DRAWN: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+/// The board's first frame is drawn: the threads that waited for it go on.
+pub fn first_frame_drawn() {
+    if let Ok(mut drawn) = DRAWN.0.lock() {
+        *drawn = true;
+        DRAWN.1.notify_all();
+    }
+}
+
+/// Until the board's first frame is drawn, or `patience` has passed (a command that draws none);
+/// whether it was drawn.
+pub fn after_first_frame(patience: std::time::Duration) -> bool {
+    let Ok(drawn) = DRAWN.0.lock() else { return false };
+    DRAWN.1.wait_timeout_while(drawn, patience, |drawn| !*drawn).is_ok_and(|(drawn, _)| *drawn)
+}
 
 /// The phase `name` ended now.
 pub fn mark(name: &'static str) {
@@ -47,5 +65,14 @@ mod tests {
         assert!(line.contains(", drawn "), "{line}");
         assert!(line.ends_with(" ms from main"), "{line}");
         assert_eq!(summary(), None, "the marks were taken");
+    }
+
+    #[test]
+    fn a_thread_waiting_for_the_first_frame_goes_on_once_it_is_drawn() {
+        assert!(!after_first_frame(std::time::Duration::ZERO), "not drawn yet");
+        let waiting = std::thread::spawn(|| after_first_frame(std::time::Duration::from_secs(600)));
+        first_frame_drawn();
+        assert!(waiting.join().unwrap(), "it went on because the frame was drawn");
+        assert!(after_first_frame(std::time::Duration::ZERO), "and later waits do not wait");
     }
 }

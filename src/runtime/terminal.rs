@@ -8,7 +8,7 @@ use ratatui::backend::CrosstermBackend;
 use std::io::{BufWriter, Stdout, stdout};
 
 /// The board's terminal. Its frames go through a buffer of their own: stdout's is 1 KiB, so a
-/// full 160x48 frame left it as dozens of writes the terminal parsed one by one; ratatui
+/// 160x48 frame of the 10k set left it as a dozen writes the terminal took one by one; ratatui
 /// flushes once per frame.
 pub type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 

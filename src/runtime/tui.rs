@@ -120,6 +120,7 @@ fn first_frame(term: &mut terminal::Term, state: &AppState, theme: &Theme) -> Re
     startup::mark("terminal");
     term.draw(|f| ui::view(f, state, theme))?;
     startup::mark("drawn");
+    startup::first_frame_drawn();
     Ok(())
 }
 

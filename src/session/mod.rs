@@ -186,8 +186,8 @@ impl Context {
         let keymap = keymap(&config, path.as_deref())?;
         crate::startup::mark("config");
         let dataset = options.dataset.as_ref().or(config.dataset.as_ref());
-        // The rules compile while the dataset is read and, on the board, while its first frame is
-        // drawn (on two cores, 5 ms of it).
+        // The rules compile while the dataset is read (a headless command), or once the board's
+        // first frame is drawn (`compiling` says when).
         let classifier = compiling();
         let (loaded, tail) = dataset_head(dataset, head)?;
         crate::startup::mark("dataset head read");
