@@ -684,7 +684,10 @@ fn fixed_images_are_listed_by_repository_and_removed_by_tag() {
     rt.block_on(engine.remove_image(&tag)).unwrap();
     let after = rt.block_on(engine.images_in(&repos)).unwrap();
     assert!(after.iter().all(|i| i.tag != tag), "{after:?}");
-    assert!(rt.block_on(engine.has_image("perftriage-test/vllm:ok")), "the other tag of the image stays");
+    assert!(
+        rt.block_on(engine.has_image("perftriage-test/vllm:ok")).unwrap(),
+        "the other tag of the image stays"
+    );
 }
 
 /// The baseline template's repository holds the unfixed bases and the images builds committed:

@@ -110,7 +110,7 @@ fn a_committed_fixed_image_runs_clean_and_a_second_apply_changes_nothing() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let fixed = common::engine::fixed_tag(&s, perftriage::dataset::Variant::Human, Some("perftriage-fixed"));
-    assert!(rt.block_on(engine.has_image(&fixed)), "{fixed} committed");
+    assert!(rt.block_on(engine.has_image(&fixed)).unwrap(), "{fixed} committed");
     // A fresh container of the fixed image: the run uses it from now on and runs clean.
     let out = run(&s, "human");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));

@@ -119,7 +119,7 @@ fn hosts_over_unix_and_tls_are_probed_and_one_that_stops_is_unreachable_until_it
 )]
 fn hosts_by_docker_context_and_a_gpu_probe_in_a_copied_image() {
     let Some((second, remote, rt)) = second_with_test_image() else { return };
-    assert!(rt.block_on(remote.has_image("perftriage-test/vllm:ok")), "copied without a registry");
+    assert!(rt.block_on(remote.has_image("perftriage-test/vllm:ok")).unwrap(), "copied without a registry");
     let docker_config = tempfile::tempdir().unwrap();
     let tls = second.tls();
     let spec = format!(
@@ -210,7 +210,10 @@ fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
     assert!(text.contains("Docker connected on host gpu2"), "its re-run on gpu2 too: {text}");
     assert_eq!(common::engine::result(&s, "human")["status"], "success");
     let fixed = common::engine::fixed_tag(&s, perftriage::dataset::Variant::Human, None);
-    assert!(rt.block_on(remote.has_image(&fixed)), "the fixed tag is on gpu2, where the re-run found it");
+    assert!(
+        rt.block_on(remote.has_image(&fixed)).unwrap(),
+        "the fixed tag is on gpu2, where the re-run found it"
+    );
 }
 
 #[test]

@@ -52,7 +52,7 @@ fn a_fixed_image_is_pushed_removed_pulled_back_by_digest_and_runs() {
     // The local copies go; the pull brings exactly the pushed image back under its local name.
     rt.block_on(engine.remove_image(&local)).unwrap();
     rt.block_on(engine.remove_image(&remote)).unwrap();
-    assert!(!rt.block_on(engine.has_image(&local)));
+    assert!(!rt.block_on(engine.has_image(&local)).unwrap());
     let pulled = perftriage(&s, &["image", "pull", &short, "--variant", "human"]);
     assert_eq!(pulled.status.code(), Some(0), "{}", text(&pulled));
     assert_eq!(

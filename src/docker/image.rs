@@ -109,8 +109,10 @@ impl Engine {
             .map_err(|e| DockerError::api("remove image", e))
     }
 
-    pub async fn has_image(&self, image: &str) -> bool {
-        self.raw().inspect_image(image).await.is_ok()
+    /// Whether the daemon has `image`; a failed inspection is an error, not a no (as
+    /// `image_digest`).
+    pub async fn has_image(&self, image: &str) -> Result<bool, DockerError> {
+        Ok(self.image_digest(image).await?.is_some())
     }
 
     /// The image's content digest: its repository's digest when it came from a registry, else its

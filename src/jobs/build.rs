@@ -78,7 +78,7 @@ pub async fn build<F: FnMut(BuildEvent)>(
     mut on: F,
 ) -> Result<BuildReport, BuildError> {
     engine.ensure_room(&format!("building {}", job.plan.image), job.needs_bytes).await?;
-    if !engine.has_image(&job.plan.from_image).await {
+    if !engine.has_image(&job.plan.from_image).await? {
         on(BuildEvent::Output(&format!("[perftriage] pulling {}\n", job.plan.from_image)));
         engine.pull(&job.plan.from_image, |_| {}).await?;
     }

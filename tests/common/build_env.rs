@@ -36,7 +36,7 @@ pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
     let docker = dockerfile(&base);
     let tag = format!("perftriage-real/build:{}", super::real::hash_of(&[docker.as_bytes()]));
     let _held = lock_image(&tag);
-    if rt.block_on(engine.has_image(&tag)) {
+    if rt.block_on(engine.has_image(&tag)).unwrap() {
         return Some(tag);
     }
     let ca = std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap();

@@ -59,7 +59,7 @@ pub fn lock_image(tag: &str) -> ImagesLock {
 pub fn base(rt: &tokio::runtime::Runtime, engine: &Engine) -> Option<String> {
     let tag = format!("perftriage-real/debian:{BASE_SUITE}-{}", hash_of(&[BASE_PACKAGES.as_bytes()]));
     let _held = lock_image(&tag);
-    if rt.block_on(engine.has_image(&tag)) {
+    if rt.block_on(engine.has_image(&tag)).unwrap() {
         return Some(tag);
     }
     if Command::new("mmdebstrap").arg("--version").output().is_err() {
@@ -107,7 +107,7 @@ fn stack(rt: &tokio::runtime::Runtime, engine: &Engine, base: &str, first: Optio
     let docker = stack_dockerfile(base, first);
     let tag = format!("perftriage-real/stack:{}", hash_of(&[docker.as_bytes()]));
     let _held = lock_image(&tag);
-    if !rt.block_on(engine.has_image(&tag)) {
+    if !rt.block_on(engine.has_image(&tag)).unwrap() {
         let ca = std::fs::read(CA).unwrap();
         let context = tar_of(&[("Dockerfile", docker.as_bytes(), 0o644), ("ca.crt", &ca, 0o644)]).unwrap();
         rt.block_on(engine.build(&tag, context)).unwrap_or_else(|e| panic!("building {tag}: {e}"));
@@ -163,7 +163,7 @@ pub fn image(rt: &tokio::runtime::Runtime, engine: &Engine, s: &Scenario) -> Opt
         hash_of(&[docker.as_bytes(), unpack.as_bytes(), server.as_bytes(), INIT.as_bytes(), &mock])
     );
     let _held = lock_image(&tag);
-    if rt.block_on(engine.has_image(&tag)) {
+    if rt.block_on(engine.has_image(&tag)).unwrap() {
         return Some(tag);
     }
     let context = tar_of(&[
@@ -234,7 +234,7 @@ pub fn vllm_cpu_image(rt: &tokio::runtime::Runtime, engine: &Engine) -> String {
     let docker = vllm_cpu_dockerfile(&stack);
     let tag = format!("perftriage-real/vllm-cpu:{}", hash_of(&[docker.as_bytes(), &deps, &model]));
     let _held = lock_image(&tag);
-    if !rt.block_on(engine.has_image(&tag)) {
+    if !rt.block_on(engine.has_image(&tag)).unwrap() {
         let context = tar_of(&[
             ("Dockerfile", docker.as_bytes(), 0o644),
             ("install_deps.py", &deps, 0o644),

@@ -159,7 +159,8 @@ impl JobService {
                 let mut gone = Vec::new();
                 for (variant, plan) in planned.iter_mut() {
                     let Ok(p) = plan.as_mut() else { continue };
-                    if p.in_a_local_fixed_image() && !engine.has_image(&p.image).await {
+                    // Gone only where the daemon says so: one that cannot say leaves the plan.
+                    if p.in_a_local_fixed_image() && !engine.has_image(&p.image).await.unwrap_or(true) {
                         gone.push((*variant, p.image.clone()));
                         *p = p.without_fix().unwrap_or_else(|| p.clone());
                     }
