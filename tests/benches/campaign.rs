@@ -133,6 +133,7 @@ fn one_at_a_time() -> Vec<f64> {
     let (journal, mut seen) = (s.root.join("ws/campaigns/alone/journal.jsonl"), Seen::new());
     while campaign.try_wait().unwrap().is_none() {
         read_new(&journal, &mut seen);
+        // pacing: the journal read every 5 ms, its lines stamped when seen
         std::thread::sleep(Duration::from_millis(5));
     }
     read_new(&journal, &mut seen);
