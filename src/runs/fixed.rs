@@ -32,6 +32,16 @@ impl RunPlan {
             && (first.contains('.') || first.contains(':') || first == "localhost");
         self.unfixed.is_some() && !names_a_registry
     }
+
+    /// The plan back in the image its local fixed image stood in for, where its engine said it
+    /// has no such image; `None` where it has it, or could not say (the run inspects the image
+    /// again, and a failure there is a Docker error, retried — not a run without its fix).
+    pub fn unfixed_when_gone<E>(&self, has_image: &Result<bool, E>) -> Option<RunPlan> {
+        match has_image {
+            Ok(false) if self.in_a_local_fixed_image() => self.without_fix(),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +71,16 @@ mod tests {
         assert_eq!(plan.without_fix(), None, "no fixed image, nothing to fall back from");
         let pushed = plan.with_fixed_image("registry.lab:5000/perftriage-fixed:abc".into(), vec![]);
         assert!(!pushed.in_a_local_fixed_image(), "a registry's image is pulled as any image is");
+    }
+
+    #[test]
+    fn a_fixed_image_is_gone_only_where_the_engine_says_it_has_no_such_image() {
+        let fixed = human().with_fixed_image("perftriage-fixed:abc".into(), vec!["numpy_lt_2".into()]);
+        let unfixed = fixed.unfixed_when_gone(&Ok::<_, ()>(false)).expect("gone: back in its own image");
+        assert_eq!((unfixed.image, unfixed.fixes.len()), (human().image, 0));
+        assert_eq!(fixed.unfixed_when_gone(&Ok::<_, ()>(true)), None, "there");
+        assert_eq!(fixed.unfixed_when_gone(&Err(())), None, "an engine that cannot say keeps the fix");
+        let pushed = human().with_fixed_image("registry.lab:5000/perftriage-fixed:abc".into(), vec![]);
+        assert_eq!(pushed.unfixed_when_gone(&Ok::<_, ()>(false)), None, "a registry's image is pulled");
     }
 }

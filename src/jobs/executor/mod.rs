@@ -242,13 +242,12 @@ fn tell(events: &Events, run_id: &RunId, phase: RunPhase) {
 
 /// A plan in a fixed image only an engine could have made, which that engine no longer has
 /// (removed since the fix): back in the image it stood in for, unfixed, and said — never a pull
-/// of a name no registry holds. An engine that cannot say keeps the plan: the run inspects the
-/// image again, and a failure there is a Docker error (retried), not a run without its fix.
+/// of a name no registry holds (`RunPlan::unfixed_when_gone`).
 async fn image_there(plan: RunPlan, engine: &Engine, events: &Events) -> RunPlan {
-    if !plan.in_a_local_fixed_image() || engine.has_image(&plan.image).await.unwrap_or(true) {
+    if !plan.in_a_local_fixed_image() {
         return plan;
     }
-    let Some(unfixed) = plan.without_fix() else { return plan };
+    let Some(unfixed) = plan.unfixed_when_gone(&engine.has_image(&plan.image).await) else { return plan };
     tell(events, &plan.run_id, RunPhase::Unfixed { gone: plan.image.clone() });
     unfixed
 }

@@ -159,10 +159,12 @@ impl JobService {
                 let mut gone = Vec::new();
                 for (variant, plan) in planned.iter_mut() {
                     let Ok(p) = plan.as_mut() else { continue };
-                    // Gone only where the daemon says so: one that cannot say leaves the plan.
-                    if p.in_a_local_fixed_image() && !engine.has_image(&p.image).await.unwrap_or(true) {
+                    if !p.in_a_local_fixed_image() {
+                        continue;
+                    }
+                    if let Some(unfixed) = p.unfixed_when_gone(&engine.has_image(&p.image).await) {
                         gone.push((*variant, p.image.clone()));
-                        *p = p.without_fix().unwrap_or_else(|| p.clone());
+                        *p = unfixed;
                     }
                 }
                 described(&tx, short, planned, &gone);
