@@ -202,6 +202,42 @@ fn the_boards_header_says_a_killed_driver_stopped() {
     each_run_once(&s);
 }
 
+/// A board that connects only after a campaign's driver was SIGKILLed finds the run's container
+/// running with its perftriage gone. It is the campaign's (its label names it): the board takes
+/// no run over and offers nothing for removal; the resume picks it up and runs nothing twice.
+/// (The board used to take it over and remove it once done: the header test then saw "its
+/// container is gone" where it waited for "still runs".)
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_board_that_connects_after_a_drivers_kill_leaves_its_container_to_the_campaign() {
+    use perftriage::app::{DockerMsg, JobMsg, Msg};
+    let Some((rt, _engine)) = ready() else { return };
+    let (s, shorts) = common::campaign::campaign_setup_with(&["ok"], STARTS_IN_5_S);
+    let driver = start(&s, &shorts[..1]);
+    a_container_runs(&s, || driver.stderr());
+    drop(driver); // SIGKILL, reaped
+    let (jobs, mut rx) = common::engine::board_jobs(&rt, &s);
+    // After `Connected` the same task re-attaches, then reports the left-behind containers.
+    let mut before = Vec::new();
+    let orphans = rt.block_on(async {
+        loop {
+            match rx.recv().await.unwrap() {
+                Msg::Docker(DockerMsg::Orphans(orphans)) => break orphans,
+                other => before.push(other),
+            }
+        }
+    });
+    assert!(!before.iter().any(|m| matches!(m, Msg::Job(JobMsg::Found(_)))), "taken over: {before:#?}");
+    assert!(orphans.is_empty(), "offered for removal: {orphans:#?}");
+    drop(jobs);
+    let out = perftriage(&s, RESUME);
+    // The agent's patch does not apply to this checkout: 3, a cell left failed.
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("baseline: picking up run"), "{}", text(&out));
+    assert_eq!(launched(&s), 3, "one run a cell, the baseline's picked up: {:#?}", events(&s));
+    each_run_once(&s);
+}
+
 /// A server that fails four seconds into its start (the image lacks `fa_utils.py`).
 const FAILS_LATE: &str = "server = \"env MOCK_FAIL_AFTER_MS=4000 python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000\"\n";
 

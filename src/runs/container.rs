@@ -15,9 +15,19 @@ pub const LABEL_PID: &str = "perftriage.pid";
 pub const LABEL_BUILD: &str = "perftriage.build";
 /// The GPUs a container of ours asked for (`all`, or a count), for placement on its host.
 pub const LABEL_GPUS: &str = "perftriage.gpus";
+/// The campaign whose run it is: that campaign's driver (or its resume) is the container's owner.
+pub const LABEL_CAMPAIGN: &str = "perftriage.campaign";
 /// The labels that mark a container as ours (an image committed from one must not pass them on).
-pub const CONTAINER_LABELS: [&str; 7] =
-    [LABEL_COMMIT, LABEL_VARIANT, LABEL_RUN, LABEL_WORKSPACE, LABEL_PID, LABEL_BUILD, LABEL_GPUS];
+pub const CONTAINER_LABELS: [&str; 8] = [
+    LABEL_COMMIT,
+    LABEL_VARIANT,
+    LABEL_RUN,
+    LABEL_WORKSPACE,
+    LABEL_PID,
+    LABEL_BUILD,
+    LABEL_GPUS,
+    LABEL_CAMPAIGN,
+];
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum GpuRequest {

@@ -22,8 +22,8 @@ mod rewrite;
 mod slurm;
 
 pub use container::{
-    CONTAINER_LABELS, ContainerSpec, GpuRequest, LABEL_BUILD, LABEL_COMMIT, LABEL_GPUS, LABEL_PID, LABEL_RUN,
-    LABEL_VARIANT, LABEL_WORKSPACE, Orphan,
+    CONTAINER_LABELS, ContainerSpec, GpuRequest, LABEL_BUILD, LABEL_CAMPAIGN, LABEL_COMMIT, LABEL_GPUS,
+    LABEL_PID, LABEL_RUN, LABEL_VARIANT, LABEL_WORKSPACE, Orphan,
 };
 pub use failure::{Failure, FailureKind};
 pub use phase::{Pane, RunPhase};

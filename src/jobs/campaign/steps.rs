@@ -172,11 +172,21 @@ impl Crew<'_> {
             Some((fixed, host)) => (Some(fixed), host.or_else(|| given.pinned.clone())),
             None => (None, given.pinned.clone()),
         };
-        match crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed) {
+        let planned =
+            crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed);
+        match planned.map(|plan| self.ours(plan)) {
             Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
             Ok(plan) => self.carried(plan, host.as_deref()).await,
             Err(why) => self.unrun(&run_id, FailureKind::PlanError, &why.to_string()),
         }
+    }
+
+    /// The plan labelled as this campaign's: a board that finds its container once the driver is
+    /// gone leaves it to the campaign's resume.
+    fn ours(&self, mut plan: RunPlan) -> RunPlan {
+        let name = self.journal.name.to_string();
+        plan.container.labels.insert(crate::runs::LABEL_CAMPAIGN.into(), name);
+        plan
     }
 
     /// The image a new run of the cell goes in: the journal's fixed image first (a board holding

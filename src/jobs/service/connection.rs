@@ -44,7 +44,7 @@ async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg
     log::info!("Docker connected: {}", engine.description);
     let _ = tx.send(Msg::Docker(DockerMsg::Connected(engine.description.clone())));
     reattach(&engine, &setup.exec.workspace, tx, None).await;
-    let orphans = crate::jobs::orphans::find(&engine, &workspace).await;
+    let orphans = crate::jobs::orphans::find_for_the_board(&engine, &setup.exec.workspace).await;
     for o in &orphans {
         log::warn!("container {} (run {}) was left by a perftriage that is gone", o.name, o.run_id);
     }
@@ -63,10 +63,14 @@ async fn connected(slot: &EngineSlot, setup: &JobSetup, tx: &UnboundedSender<Msg
 
 /// Containers of ours still running whose perftriage is gone: each becomes a run on the board,
 /// which picks it up where it is (readiness, benchmark, result) through the job service. One
-/// whose perftriage still runs (another board, a headless run, or this board) is left to it.
+/// whose perftriage still runs (another board, a headless run, or this board) is left to it, and
+/// one of a campaign still to be resumed is left to that campaign.
 pub async fn reattach(engine: &Engine, workspace: &Path, tx: &UnboundedSender<Msg>, host: Option<&str>) {
     let ours = engine.ours(&workspace.display().to_string()).await.unwrap_or_default();
-    for c in ours.into_iter().filter(|c| c.running && !crate::jobs::orphans::owned(&c.labels)) {
+    let others = |labels: &_| {
+        crate::jobs::orphans::owned(labels) || crate::jobs::orphans::campaigns_own(workspace, labels)
+    };
+    for c in ours.into_iter().filter(|c| c.running && !others(&c.labels)) {
         let (Some(run_id), Some(short)) =
             (c.labels.get(LABEL_RUN).map(|id| RunId::from(id.as_str())), c.labels.get(LABEL_COMMIT).cloned())
         else {
@@ -132,7 +136,8 @@ pub(super) fn watch_hosts(setup: Arc<JobSetup>, tx: UnboundedSender<Msg>) {
                 match engine {
                     Ok(engine) if up.insert(slot.name.clone()) => {
                         reattach(engine, &setup.exec.workspace, &tx, Some(&slot.name)).await;
-                        let orphans = crate::jobs::orphans::find(engine, &workspace).await;
+                        let orphans =
+                            crate::jobs::orphans::find_for_the_board(engine, &setup.exec.workspace).await;
                         let _ = tx.send(Msg::Docker(DockerMsg::Orphans(orphans)));
                     }
                     Ok(_) => {}
