@@ -52,11 +52,11 @@ fn a_bulk_fix_fixes_each_failing_variant_and_skips_the_one_already_fixed() {
     assert!(confirm.contains(&format!("{short} baseline (aimv2)")), "{confirm}");
     assert!(confirm.contains(&format!("{short} human    skipped: already fixed with {RECIPE}")), "{confirm}");
     board.keys("y");
-    let fixed =
-        common::wait::until("the baseline's fix recorded", std::time::Duration::from_secs(180), || {
-            let fixes = fixes_of(&s, "baseline");
-            if fixes.is_empty() { Err(board.screen()) } else { Ok(fixes) }
-        });
+    let fixed = common::wait::poll(std::time::Duration::from_secs(180), || {
+        let fixes = fixes_of(&s, "baseline");
+        if fixes.is_empty() { Err(board.screen()) } else { Ok(fixes) }
+    });
+    let fixed = fixed.unwrap_or_else(|screen| board.timed_out("the baseline's fix recorded", 180, &screen));
     assert_eq!(fixed, [(RECIPE.to_string(), "verified".to_string())], "{}", board.screen());
     assert_eq!(fixes_of(&s, "human").len(), 1, "the human is not fixed again");
 }

@@ -28,6 +28,8 @@ fn records_reach_the_debug_pane_and_the_workspace_file() {
     perftriage::runtime::own_log::start(ws.path()).unwrap();
     log::info!("Docker connected: engine test");
     log::debug!("a detail only the debug level shows");
+    log::debug!(target: "bollard::docker", "unix://…/containers/json: a request the client logs");
+    log::info!(target: "bollard::docker", "a client's record at info");
     perftriage::runtime::own_log::collect();
     let mut s = state();
     assert!(!screen(&mut s).contains("Docker connected: engine test"), "hidden until asked for");
@@ -41,6 +43,10 @@ fn records_reach_the_debug_pane_and_the_workspace_file() {
     assert!(screen(&mut s).contains("only the debug level"), "V cycles round to debug");
     let file = std::fs::read_to_string(ws.path().join("perftriage.log")).unwrap();
     assert!(file.contains("Docker connected: engine test"), "{file}");
+    assert!(file.contains("only the debug level"), "its own debug records are kept: {file}");
+    // The Docker client's requests at debug, every two seconds, buried the tool's own records.
+    assert!(!file.contains("a request the client logs"), "{file}");
+    assert!(file.contains("a client's record at info"), "{file}");
 }
 
 /// The workspace log once it holds `what`.

@@ -256,6 +256,7 @@ pub async fn apply(
         &format!("perftriage-fix-{}-{}-{}", job.short, job.variant.name(), std::process::id()),
     )
     .await?;
+    log::debug!("fix of {} {}: container {} started; probing it", job.short, job.variant.name(), c.id);
     // A cancel drops the steps where they are: a commit not started is never made (one the daemon
     // is already making may still leave its tag, which nothing records and the next fix replaces).
     let result = tokio::select! {
@@ -310,6 +311,12 @@ async fn apply_in(
     check(c, recipe, &facts)
         .await?
         .map_err(|why| FixError::NotApplicable { recipe: recipe.id.clone(), why: why.to_string() })?;
+    log::debug!(
+        "fix {} of {} {}: probed, it applies; verifying first",
+        recipe.id,
+        job.short,
+        job.variant.name()
+    );
     let verify = facts.vars.argv(&recipe.verify);
     let mut t = Transcript { output: Vec::new(), sink };
     if t.run(c, verify.clone()).await? == 0 {

@@ -7,6 +7,8 @@ use std::path::Path;
 
 const FILE: &str = "perftriage.log";
 const ROTATE_AT: u64 = 5 << 20;
+/// Everything at debug and up, but the Docker client's and its HTTP stack's at info and up.
+const QUIET_CLIENTS: &str = "debug,bollard=info,hyper=info,hyper_util=info,h2=info";
 
 /// Why the log file cannot be written (the pane still works).
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +23,9 @@ pub enum OwnLogError {
 pub fn start(workspace: &Path) -> Result<(), OwnLogError> {
     let _ = tui_logger::init_logger(log::LevelFilter::Debug);
     tui_logger::set_default_level(log::LevelFilter::Debug);
+    // The Docker client's debug records are each request and whole answers, every two seconds of
+    // the connection's watch: they buried the tool's own records.
+    tui_logger::set_env_filter_from_string(QUIET_CLIENTS);
     let path = workspace.join(FILE);
     rotate(&path);
     // tui-logger opens the file itself and panics if it cannot: make sure it can, privately.

@@ -11,6 +11,8 @@ pub struct Board {
     /// while a new session on the same socket may be asking it ("server exited unexpectedly").
     socket: String,
     socket_path: String,
+    /// Its workspace: a timed-out wait shows the board's own log (`perftriage.log`) from there.
+    workspace: std::path::PathBuf,
 }
 
 impl Board {
@@ -49,7 +51,8 @@ impl Board {
             workspace.display()
         );
         let (width, height) = (size.0.to_string(), size.1.to_string());
-        let mut board = Board { session, socket, socket_path: String::new() };
+        let mut board =
+            Board { session, socket, socket_path: String::new(), workspace: workspace.to_path_buf() };
         let out = board
             .tmux()
             .args(["new-session", "-d", "-s", &board.session, "-x", &width, "-y", &height, &cmd])
@@ -94,10 +97,23 @@ impl Board {
 
     /// The screen once `done` holds of it (at most `secs`).
     pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
-        super::wait::until(what, std::time::Duration::from_secs(secs), || {
+        let seen = super::wait::poll(std::time::Duration::from_secs(secs), || {
             let now = self.screen();
             if done(&now) { Ok(now) } else { Err(now) }
-        })
+        });
+        seen.unwrap_or_else(|screen| self.timed_out(what, secs, &screen))
+    }
+
+    /// A wait that did not end: what was awaited, the screen, and the board's own log's last lines
+    /// (where it was: a Docker connection dropped, a job refused or stuck).
+    pub fn timed_out(&self, what: &str, secs: u64, screen: &str) -> ! {
+        let log = std::fs::read_to_string(self.workspace.join("perftriage.log")).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        panic!(
+            "timed out after {secs} s waiting for {what}; last seen:\n{screen}\nthe board's perftriage.log, last lines:\n{}",
+            tail.join("\n")
+        )
     }
 
     /// `until` `done` holds and the header says Docker is connected, not only "connecting…": a key

@@ -86,6 +86,13 @@ impl JobService {
         let cancel = self.switch_for(crate::app::JobKey::Fix(req.short.clone(), req.variant));
         tokio::spawn(async move {
             let _one_at_a_time = lock.lock().await;
+            log::info!(
+                "fix {} of {} {}: starting in {}",
+                req.recipe,
+                req.short,
+                req.variant.name(),
+                job.image
+            );
             let repo = setup.config.vllm_repo.as_deref();
             let sink =
                 |bytes: &[u8]| super::forward(&tx, &req.log, lines.ingest(Stream::Stdout, bytes), false);
@@ -98,6 +105,7 @@ impl JobService {
 
 /// A fix that ended without a report: the model stops counting it as applied now.
 fn not_applied(tx: &UnboundedSender<Msg>, req: &FixRequest, why: String) {
+    log::warn!("fix {} of {} {} not applied: {why}", req.recipe, req.short, req.variant.name());
     let (short, variant, recipe) = (req.short.clone(), req.variant, req.recipe.clone());
     let _ = tx.send(Msg::Job(JobMsg::fix_ended(short, variant, FixEnd::NotApplied { recipe, why })));
 }
@@ -107,6 +115,7 @@ fn done(tx: &UnboundedSender<Msg>, req: FixRequest, report: Result<FixReport, Fi
         Ok(report) => report,
         Err(why) => return not_applied(tx, &req, why.to_string()),
     };
+    log::info!("fix {} of {} {}: {:?}", req.recipe, req.short, req.variant.name(), report.outcome);
     let done = FixDone {
         recipe: req.recipe,
         outcome: report.outcome,
