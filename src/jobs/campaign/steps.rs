@@ -174,7 +174,7 @@ impl Crew<'_> {
         };
         let planned =
             crate::jobs::planned::planned(ctx, (entry, variant), &run_id, Some(given.repeat), fixed);
-        match planned.map(|plan| self.ours(plan)) {
+        match planned.map(|plan| self.owned_by_the_campaign(plan)) {
             Ok(plan) if given.slurm => self.submitted(entry, &plan).await,
             Ok(plan) => self.carried(plan, host.as_deref()).await,
             Err(why) => self.unrun(&run_id, FailureKind::PlanError, &why.to_string()),
@@ -183,7 +183,7 @@ impl Crew<'_> {
 
     /// The plan labelled as this campaign's: a board that finds its container once the driver is
     /// gone leaves it to the campaign's resume.
-    fn ours(&self, mut plan: RunPlan) -> RunPlan {
+    fn owned_by_the_campaign(&self, mut plan: RunPlan) -> RunPlan {
         let name = self.journal.name.to_string();
         plan.container.labels.insert(crate::runs::LABEL_CAMPAIGN.into(), name);
         plan
