@@ -56,6 +56,7 @@ fn offer(id: &str, suggested: bool, why_not: Option<&str>) -> FixOffer {
 #[test]
 fn fix_menu_offers_applicable_fixes_and_applies_after_a_confirm() {
     let mut s = state();
+    docker_up(&mut s);
     s.session.owner = Some(perftriage::fixes::Owner::of(std::path::Path::new("/srv/ws")));
     select(&mut s, "7c01f706");
     let effects = press(&mut s, Key::ch('f'));
@@ -153,6 +154,40 @@ fn a_fix_menu_opened_before_docker_connects_probes_again_once_it_does() {
     let other = JobError::from(std::io::Error::other("no such image"));
     assert!(update(&mut s, human_offers(Err(other))).is_empty(), "another failure stays");
     assert!(docker_up(&mut s).is_empty(), "…and is not probed again on a reconnect");
+}
+
+/// A fix confirmed while the board is not connected to Docker waits and starts once it connects,
+/// as queued runs do. It was refused ("Docker is not connected", a toast) while its output pane
+/// stayed open, empty: a CI run's bulk fix, confirmed before the board's connect, never ran. One
+/// cancelled while it waits is dropped here, nothing asked of the job service.
+#[test]
+fn a_fix_confirmed_before_docker_connects_starts_once_it_does() {
+    let confirm_fix = |s: &mut AppState| {
+        press(s, Key::ch('f'));
+        update(s, human_offers(Ok(vec![offer("numpy_lt_2", true, None)])));
+        press(s, enter());
+        press(s, Key::ch('y'))
+    };
+    let mut s = state();
+    select(&mut s, "7c01f706");
+    assert!(confirm_fix(&mut s).is_empty(), "nothing asked before Docker connects");
+    assert!(s.session.message.as_ref().unwrap().1.contains("the fix starts when it connects"));
+    assert_eq!(s.runs.fixes.len(), 1, "shown as being fixed meanwhile");
+    let effects = docker_up(&mut s);
+    let applied = effects.iter().filter(|e| matches!(e, Effect::ApplyFix(r) if r.recipe == "numpy_lt_2"));
+    assert_eq!(applied.count(), 1, "started once connected: {effects:?}");
+    assert!(docker_up(&mut s).iter().all(|e| !matches!(e, Effect::ApplyFix(_))), "and only once");
+    let ended = FixEnd::NotApplied { recipe: "numpy_lt_2".into(), why: "test".into() };
+    update(&mut s, Msg::Job(JobMsg::fix_ended("7c01f706".into(), Variant::Human, ended)));
+    update(
+        &mut s,
+        Msg::Docker(perftriage::app::DockerMsg::Unreachable("the daemon stopped answering".into())),
+    );
+    assert!(confirm_fix(&mut s).is_empty());
+    press(&mut s, Key::ch('x'));
+    assert!(press(&mut s, Key::ch('y')).is_empty(), "a waiting fix is not the job service's to stop");
+    assert!(s.runs.fixes.is_empty(), "no longer live");
+    assert!(docker_up(&mut s).iter().all(|e| !matches!(e, Effect::ApplyFix(_))), "nor started later");
 }
 
 /// The menu separates what answers the failure, what else applies to the image and (with `w`)
@@ -317,6 +352,7 @@ fn unfixable_from_the_menu_is_prefilled_from_the_failure() {
 #[test]
 fn bulk_fix_over_picked_commits_or_the_filter() {
     let mut s = state();
+    docker_up(&mut s);
     let recipe = |id: &str, title: &str, answers: &str| RecipeInfo {
         id: id.into(),
         title: title.into(),
@@ -354,6 +390,7 @@ fn bulk_fix_over_picked_commits_or_the_filter() {
 #[test]
 fn a_bulk_fix_over_three_commits_keeps_each_commits_output() {
     let mut s = state();
+    docker_up(&mut s);
     update(&mut s, Msg::Resize(160, 48));
     s.session.recipes =
         vec![RecipeInfo { id: "rope".into(), title: "rope".into(), answers: vec!["rope_llama3".into()] }];
@@ -396,6 +433,7 @@ fn a_bulk_fix_over_three_commits_keeps_each_commits_output() {
 #[test]
 fn a_bulk_fix_leaves_out_done_commits_and_asks_twice_above_ten() {
     let mut s = state();
+    docker_up(&mut s);
     s.session.recipes = vec![probe_recipe()];
     press(&mut s, Key::ch('F'));
     let Mode::BulkFix(BulkPicker { shorts, .. }) = &s.mode else { panic!("{:?}", s.mode) };
@@ -437,6 +475,7 @@ fn probe_recipe() -> RecipeInfo {
 #[test]
 fn a_bulk_fix_plans_each_failing_variant_and_skips_the_ones_it_already_fixed() {
     let mut s = state();
+    docker_up(&mut s);
     s.session.recipes = vec![probe_recipe()];
     let fixed = "perftriage-fixed-local:3092375e-human";
     update(

@@ -162,6 +162,8 @@ pub struct RunsState {
     pub counter: u64,
     /// The fixes applied now, each variant's recipe (one at a time on a variant).
     pub fixes: std::collections::BTreeMap<(Short, Variant), String>,
+    /// Fixes confirmed while Docker was not connected: they start when it connects, as runs do.
+    pub fixes_waiting: Vec<crate::app::FixRequest>,
 }
 
 impl RunsState {
@@ -177,6 +179,7 @@ impl RunsState {
             slurm: None,
             counter: 0,
             fixes: Default::default(),
+            fixes_waiting: Vec::new(),
         }
     }
 

@@ -284,7 +284,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
             runs::start(state, &short, &variants, (host.as_deref(), repeat))
         }
         ConfirmAction::Cancel(JobKey::Run(run_id)) => runs::cancel(state, &run_id),
-        ConfirmAction::Cancel(job) => vec![Effect::Cancel(job)],
+        ConfirmAction::Cancel(job) => fixes::cancel(state, job),
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
             if rerun {
                 state.board.rerun_after_fix.insert((short.clone(), variant));

@@ -154,7 +154,9 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
     match msg {
         DockerMsg::Connected(engine) => {
             state.runs.docker = DockerStatus::Connected(engine);
-            return super::fixes::probe_again(state);
+            let mut effects = super::fixes::probe_again(state);
+            effects.extend(super::fixes::start_waiting(state));
+            return effects;
         }
         DockerMsg::Unreachable(why) => state.runs.docker = DockerStatus::Unreachable(why),
         DockerMsg::Owners(owners) => state.gpu.owners = owners,
