@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{chars, enter, press, screen_of, state};
+use common::{chars, docker_up, enter, press, screen_of, state};
 use perftriage::app::{
     AppState, BuildEnd, BuildStatus, Effect, JobKey, JobMsg, Key, Mode, Msg, Planned, Progress, update,
 };
@@ -30,6 +30,7 @@ fn confirm_build(s: &mut AppState, key: char) -> Effect {
 #[test]
 fn a_build_from_the_board_is_confirmed_watched_and_its_oom_suggestion_is_reused() {
     let mut s = state();
+    docker_up(&mut s);
     let short = selected(&s);
     let Effect::StartBuild { knobs, .. } = confirm_build(&mut s, 'b') else { unreachable!() };
     assert_eq!(knobs, KnobSet::default());
@@ -87,9 +88,45 @@ fn knobs_are_typed_for_a_build_and_a_wrong_one_is_named() {
     assert!(message.contains("`max_jbos` is not a build knob"), "{message}");
 }
 
+/// A build confirmed while the board is not connected to Docker waits and starts once it
+/// connects, as queued runs and fixes do (the job service refused it, "Docker is not connected",
+/// its log pane open and empty); `x` while it waits drops it, nothing asked of the job service.
+#[test]
+fn a_build_confirmed_before_docker_connects_starts_once_it_does() {
+    let started =
+        |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::StartBuild { .. })).count();
+    let mut s = state();
+    let short = selected(&s);
+    let effects = press(&mut s, Key::ch('b'));
+    let Some(Effect::PlanBuild { knobs, .. }) = effects.first().cloned() else { panic!("{effects:?}") };
+    let plan = Ok(vec!["build plan line".into()]);
+    update(&mut s, Msg::Job(JobMsg::Planned(Planned::Build { short: short.clone(), knobs, plan })));
+    assert_eq!(started(&press(&mut s, Key::ch('y'))), 0, "nothing asked before Docker connects");
+    assert!(s.session.message.as_ref().unwrap().1.contains("it starts when Docker connects"));
+    assert_eq!(started(&docker_up(&mut s)), 1, "started once connected");
+    assert_eq!(started(&docker_up(&mut s)), 0, "and only once");
+    // Another commit's build, confirmed while the connection is lost, then cancelled.
+    update(&mut s, Msg::Docker(perftriage::app::DockerMsg::Unreachable("gone".into())));
+    press(&mut s, Key::ctrl('w')); // the build's log has focus: back to the board
+    press(&mut s, Key::ch('j'));
+    let other = selected(&s);
+    assert_ne!(other, short);
+    let effects = press(&mut s, Key::ch('b'));
+    let Some(Effect::PlanBuild { knobs, .. }) = effects.first().cloned() else { panic!("{effects:?}") };
+    let plan = Ok(vec!["build plan line".into()]);
+    update(&mut s, Msg::Job(JobMsg::Planned(Planned::Build { short: other.clone(), knobs, plan })));
+    assert_eq!(started(&press(&mut s, Key::ch('y'))), 0);
+    press(&mut s, Key::ctrl('w'));
+    press(&mut s, Key::ch('x'));
+    assert!(press(&mut s, Key::ch('y')).is_empty(), "a waiting build is not the job service's to stop");
+    assert!(!s.builds.by_commit[&other].live, "no longer live");
+    assert_eq!(started(&docker_up(&mut s)), 0, "nor started later");
+}
+
 #[test]
 fn quitting_with_a_live_build_stops_it_first() {
     let mut s = state();
+    docker_up(&mut s);
     let short = selected(&s);
     confirm_build(&mut s, 'b');
     update(&mut s, Msg::Tick("2026-11-22T02:00:01Z".into()));

@@ -171,7 +171,7 @@ fn a_fix_confirmed_before_docker_connects_starts_once_it_does() {
     let mut s = state();
     select(&mut s, "7c01f706");
     assert!(confirm_fix(&mut s).is_empty(), "nothing asked before Docker connects");
-    assert!(s.session.message.as_ref().unwrap().1.contains("the fix starts when it connects"));
+    assert!(s.session.message.as_ref().unwrap().1.contains("it starts when Docker connects"));
     assert_eq!(s.runs.fixes.len(), 1, "shown as being fixed meanwhile");
     let effects = docker_up(&mut s);
     let applied = effects.iter().filter(|e| matches!(e, Effect::ApplyFix(r) if r.recipe == "numpy_lt_2"));

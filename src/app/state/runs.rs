@@ -162,8 +162,9 @@ pub struct RunsState {
     pub counter: u64,
     /// The fixes applied now, each variant's recipe (one at a time on a variant).
     pub fixes: std::collections::BTreeMap<(Short, Variant), String>,
-    /// Fixes confirmed while Docker was not connected: they start when it connects, as runs do.
-    pub fixes_waiting: Vec<crate::app::FixRequest>,
+    /// Fixes and builds confirmed while Docker was not connected (their effects): they start
+    /// when it connects, as queued runs do.
+    pub waiting_for_docker: Vec<crate::app::Effect>,
 }
 
 impl RunsState {
@@ -179,7 +180,7 @@ impl RunsState {
             slurm: None,
             counter: 0,
             fixes: Default::default(),
-            fixes_waiting: Vec::new(),
+            waiting_for_docker: Vec::new(),
         }
     }
 

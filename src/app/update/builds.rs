@@ -89,8 +89,8 @@ pub fn start(state: &mut AppState, short: &str, knobs: KnobSet) -> Vec<Effect> {
     state.focus = Focus::Log;
     let view = BuildView { live: true, phase: "starting".into(), ..BuildView::default() };
     state.builds.by_commit.insert(short.into(), view);
-    state.notify(Level::Info, format!("building {short}'s baseline…"));
-    vec![Effect::StartBuild { short: short.into(), knobs, log }]
+    let started = format!("building {short}'s baseline…");
+    super::waiting::when_connected(state, Effect::StartBuild { short: short.into(), knobs, log }, started)
 }
 
 /// A build ended: recorded in the triage history unless it was stopped, and said.

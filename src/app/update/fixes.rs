@@ -1,8 +1,8 @@
 //! The fix menu, applying a fix from the board and what a finished fix records.
 
 use crate::app::{
-    Action, AppState, Confirm, ConfirmAction, DockerStatus, Effect, FixDone, FixEnd, FixMenu, FixRequest,
-    Focus, JobError, JobKey, Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
+    Action, AppState, Confirm, ConfirmAction, Effect, FixDone, FixEnd, FixMenu, FixRequest, Focus, JobError,
+    Level, LogId, LogKey, LogView, Mode, Prompt, PromptPurpose,
 };
 use crate::dataset::Variant;
 use crate::fixes::FixOffer;
@@ -176,36 +176,9 @@ pub fn apply(
     state.focus = Focus::Log;
     let (short, recipe) = (Short::from(short), recipe.to_string());
     state.runs.fixes.insert((short.clone(), variant), recipe.clone());
+    let started = format!("applying {recipe} to {short} {}…", variant.name());
     let request = FixRequest { short, variant, recipe, commit_image, image, evidence, log };
-    if !matches!(state.runs.docker, DockerStatus::Connected(_)) {
-        state.notify(Level::Warn, "waiting for Docker (see the header); the fix starts when it connects");
-        state.runs.fixes_waiting.push(request);
-        return Vec::new();
-    }
-    state
-        .notify(Level::Info, format!("applying {} to {} {}…", request.recipe, request.short, variant.name()));
-    vec![Effect::ApplyFix(request)]
-}
-
-/// Docker connected: the fixes confirmed before it did start now.
-pub fn start_waiting(state: &mut AppState) -> Vec<Effect> {
-    let waiting = std::mem::take(&mut state.runs.fixes_waiting);
-    waiting.into_iter().map(Effect::ApplyFix).collect()
-}
-
-/// Stop a fix: one still waiting for Docker is dropped here (nothing was started); a started one
-/// is the job service's to stop.
-pub fn cancel(state: &mut AppState, job: JobKey) -> Vec<Effect> {
-    let JobKey::Fix(short, variant) = &job else { return vec![Effect::Cancel(job)] };
-    let waiting = |r: &FixRequest| &r.short == short && r.variant == *variant;
-    let Some(at) = state.runs.fixes_waiting.iter().position(waiting) else {
-        return vec![Effect::Cancel(job)];
-    };
-    let request = state.runs.fixes_waiting.remove(at);
-    state.runs.fixes.remove(&(short.clone(), *variant));
-    let said = format!("fix {} on {short} {} cancelled before it started", request.recipe, variant.name());
-    state.notify(Level::Info, said);
-    Vec::new()
+    super::waiting::when_connected(state, Effect::ApplyFix(request), started)
 }
 
 /// Record the fix; a verified fix without a committed image is re-run at once.

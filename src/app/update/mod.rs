@@ -23,6 +23,7 @@ mod run_confirm;
 mod runs;
 mod runs_view;
 mod triage;
+mod waiting;
 
 use super::{
     Action, AppState, ConfirmAction, Effect, End, Focus, JobError, JobKey, JobMsg, Key, KeyCode, KeyMode,
@@ -284,7 +285,7 @@ fn dispatch_confirmed(state: &mut AppState, action: ConfirmAction) -> Vec<Effect
             runs::start(state, &short, &variants, (host.as_deref(), repeat))
         }
         ConfirmAction::Cancel(JobKey::Run(run_id)) => runs::cancel(state, &run_id),
-        ConfirmAction::Cancel(job) => fixes::cancel(state, job),
+        ConfirmAction::Cancel(job) => other_jobs::cancel(state, job),
         ConfirmAction::ApplyFix { short, variant, recipe, commit_image, rerun } => {
             if rerun {
                 state.board.rerun_after_fix.insert((short.clone(), variant));

@@ -25,3 +25,25 @@ pub fn ask_cancel(state: &mut AppState, short: &Short) -> Option<Vec<Effect>> {
     state.mode = Mode::Confirm(Confirm::new(title, vec![preview.to_string()], ConfirmAction::Cancel(job)));
     Some(Vec::new())
 }
+
+/// Stop a fix or a build: one still waiting for Docker is dropped here (nothing was started, no
+/// job service task holds it); a started one is the job service's to stop.
+pub fn cancel(state: &mut AppState, job: JobKey) -> Vec<Effect> {
+    if !super::waiting::dropped(state, &job) {
+        return vec![Effect::Cancel(job)];
+    }
+    let said = match &job {
+        JobKey::Fix(short, variant) => {
+            let recipe = state.runs.fixes.remove(&(short.clone(), *variant)).unwrap_or_default();
+            format!("fix {recipe} on {short} {} cancelled before it started", variant.name())
+        }
+        JobKey::Build(short) => {
+            let view = state.builds.by_commit.entry(short.clone()).or_default();
+            (view.live, view.phase) = (false, "cancelled before it started".into());
+            format!("the build of {short} cancelled before it started")
+        }
+        JobKey::Run(_) | JobKey::CampaignRun(..) => String::new(),
+    };
+    state.notify(crate::app::Level::Info, said);
+    Vec::new()
+}

@@ -155,7 +155,7 @@ pub fn docker(state: &mut AppState, msg: DockerMsg) -> Vec<Effect> {
         DockerMsg::Connected(engine) => {
             state.runs.docker = DockerStatus::Connected(engine);
             let mut effects = super::fixes::probe_again(state);
-            effects.extend(super::fixes::start_waiting(state));
+            effects.extend(super::waiting::start_all(state));
             return effects;
         }
         DockerMsg::Unreachable(why) => state.runs.docker = DockerStatus::Unreachable(why),
