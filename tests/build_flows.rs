@@ -123,6 +123,27 @@ fn a_build_confirmed_before_docker_connects_starts_once_it_does() {
     assert_eq!(started(&docker_up(&mut s)), 0, "nor started later");
 }
 
+/// Quitting with a build that waits for Docker drops it and quits: it was sent to the job
+/// service, which never started it and so never said it ended, and the board waited on it for
+/// ever (and would have started it had Docker connected meanwhile).
+#[test]
+fn quitting_with_a_build_waiting_for_docker_drops_it_and_quits() {
+    let mut s = state();
+    let short = selected(&s);
+    let effects = press(&mut s, Key::ch('b'));
+    let Some(Effect::PlanBuild { knobs, .. }) = effects.first().cloned() else { panic!("{effects:?}") };
+    let plan = Ok(vec!["build plan line".into()]);
+    update(&mut s, Msg::Job(JobMsg::Planned(Planned::Build { short, knobs, plan })));
+    assert!(press(&mut s, Key::ch('y')).is_empty(), "it waits for Docker");
+    press(&mut s, Key::ctrl('w')); // the build's log has focus: back to the board
+    press(&mut s, Key::ch('q'));
+    assert!(matches!(s.mode, Mode::Confirm(_)), "a live build: asked first ({:?})", s.mode);
+    let effects = press(&mut s, Key::ch('y'));
+    assert_eq!(effects, [Effect::Quit], "dropped here, and nothing left to wait for");
+    let started = docker_up(&mut s);
+    assert!(started.iter().all(|e| !matches!(e, Effect::StartBuild { .. })), "never started: {started:?}");
+}
+
 #[test]
 fn quitting_with_a_live_build_stops_it_first() {
     let mut s = state();

@@ -42,7 +42,8 @@ pub fn cancel(state: &mut AppState, job: JobKey) -> Vec<Effect> {
             (view.live, view.phase) = (false, "cancelled before it started".into());
             format!("the build of {short} cancelled before it started")
         }
-        JobKey::Run(_) | JobKey::CampaignRun(..) => String::new(),
+        // Runs wait in their own queue (`runs::cancel`); none is kept here.
+        JobKey::Run(_) | JobKey::CampaignRun(..) => return Vec::new(),
     };
     state.notify(crate::app::Level::Info, said);
     Vec::new()

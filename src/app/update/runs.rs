@@ -372,7 +372,7 @@ pub fn stop_all(state: &mut AppState) -> Vec<Effect> {
     live.into_iter()
         .flat_map(|job| match job {
             JobKey::Run(run_id) => cancel(state, &run_id),
-            other => vec![Effect::Cancel(other)],
+            other => super::other_jobs::cancel(state, other),
         })
         .collect()
 }
