@@ -104,6 +104,31 @@ impl Board {
         seen.unwrap_or_else(|screen| self.timed_out(what, secs, &screen))
     }
 
+    /// The screen once `done` holds, waited for as long as `progress` (a count read off the screen)
+    /// keeps moving: a loaded machine reads slowly and is waited for, a stuck board stops moving
+    /// and fails after `stall_secs` without a change.
+    pub fn until_moving(
+        &self,
+        what: &str,
+        stall_secs: u64,
+        progress: impl Fn(&str) -> Option<String>,
+        done: impl Fn(&str) -> bool,
+    ) -> String {
+        let mut last = None;
+        loop {
+            let step = super::wait::poll(std::time::Duration::from_secs(stall_secs), || {
+                let now = self.screen();
+                let moved = progress(&now);
+                if done(&now) || moved != last { Ok((now, moved)) } else { Err(now) }
+            });
+            match step {
+                Ok((now, _)) if done(&now) => return now,
+                Ok((_, moved)) => last = moved,
+                Err(screen) => self.timed_out(&format!("{what} (nothing moved)"), stall_secs, &screen),
+            }
+        }
+    }
+
     /// A wait that did not end: what was awaited, the screen, and the board's own log's last lines
     /// (where it was: a Docker connection dropped, a job refused or stuck).
     pub fn timed_out(&self, what: &str, secs: u64, screen: &str) -> ! {
