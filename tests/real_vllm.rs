@@ -23,9 +23,12 @@ fn bench() -> String {
 /// far past what an engine takes here (ready in about a minute on idle cores): a cached CI run
 /// with pip, compilers and two other engines beside it took over 420 s to start one (13:32:38 to
 /// past 13:39:38, "Initializing model took 45.9 seconds"), and the test failed on that clock.
+/// vLLM's CPU build binds its one OpenMP thread to core 0 ("auto"): every engine of the test on
+/// the same core. Unbound, one thread each, two engines at once were ready after 61–65 s where
+/// bound they took 85 s (idle machine, measured beside each other).
 fn serve(max_model_len: u32, more: &str) -> String {
     format!(
-        "server = \"vllm serve {{model}} --port 8000 --max-model-len {max_model_len} --dtype float32 --enforce-eager\"\n\
+        "server = \"env VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 vllm serve {{model}} --port 8000 --max-model-len {max_model_len} --dtype float32 --enforce-eager\"\n\
          ready_timeout_s = 1500\nrun_timeout_s = 1200\n{more}"
     )
 }
