@@ -10,6 +10,7 @@ use common::engine::{Setup, docker, engine, perftriage, result, run, runtime, se
 use common::real::{TINY_MODEL, vllm_cpu_image};
 use common::tmux_board::{Board, row_has};
 use std::path::Path;
+use std::time::Duration;
 
 /// 20 prompts of 32 tokens, 16 generated each whatever the model says (`--ignore-eos`).
 fn bench() -> String {
@@ -218,18 +219,30 @@ fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
     board.keys("y");
     let label = format!("label=perftriage.workspace={}", ws.display());
     let ours = || docker(&["ps", "-aq", "--filter", &label]);
-    // A real vLLM mid-start: its engine is initialising (the container said so).
+    let result_file = s.root.join("ws/results").join(format!("{}_human_result.json", s.short));
+    // A real vLLM mid-start: its engine is initialising (the container said so). A loaded machine
+    // imports vLLM for minutes (a CI run: past 300 s), so the wait lasts while the run lasts —
+    // its own readiness limit (1500 s) ends it — and a run that ended first fails at once.
+    let initializing =
+        |id: &str| common::engine::text(&docker_logs(id)).contains("Initializing a V1 LLM engine");
     let engine_starting = || {
         let id = ours();
-        !id.is_empty() && common::engine::text(&docker_logs(&id)).contains("Initializing a V1 LLM engine")
+        if !id.is_empty() && initializing(&id) {
+            Ok(Ok(()))
+        } else if result_file.exists() {
+            Ok(Err(std::fs::read_to_string(&result_file).unwrap_or_default()))
+        } else {
+            Err(board.screen())
+        }
     };
-    common::wait::holds("the engine starting", 300, engine_starting, || board.screen());
+    let started = common::wait::until("the engine starting", Duration::from_secs(1800), engine_starting);
+    started.unwrap_or_else(|r| panic!("the run ended before its engine started:\n{r}"));
     board.keys("x");
     board.until("the cancel confirm", 30, |t| t.contains(&format!("Cancel {}", s.short)));
     board.keys("y");
-    common::wait::holds("the container gone after x", 60, || ours().is_empty(), || board.screen());
-    board.until("the variant as it was", 30, |t| row_has(t, &s.short, "· not run     · not run"));
-    assert!(!s.root.join("ws/results").join(format!("{}_human_result.json", s.short)).exists());
+    common::wait::holds("the container gone after x", 300, || ours().is_empty(), || board.screen());
+    board.until("the variant as it was", 60, |t| row_has(t, &s.short, "· not run     · not run"));
+    assert!(!result_file.exists());
 }
 
 #[test]
