@@ -247,14 +247,13 @@ fn build_timeout_stops_and_removes_the_container() {
     let s = build_setup(
         &env,
         tiny_project(HELLO, ""),
-        "imports = [\"tinyproj\"]\npre = [\"sleep 60\"]\ntimeout_s = 5",
+        // A step that outlasts any test: the build returns only if its timeout stops it.
+        "imports = [\"tinyproj\"]\npre = [\"sleep 3600\"]\ntimeout_s = 5",
     );
-    let started = std::time::Instant::now();
     let out = s.build(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(stderr.contains("build FAILED after") && stderr.contains("timeout"), "{stderr}");
-    assert!(started.elapsed().as_secs() < 50, "stopped at the timeout, not after the step");
     let ws = s.root.join("ws").display().to_string();
     let left = docker(&["ps", "-aq", "--filter", &format!("label=perftriage.workspace={ws}")]);
     assert!(left.is_empty(), "the build container is removed: {left}");

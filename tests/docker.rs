@@ -71,11 +71,13 @@ fn failure_images_fail_fast_with_their_real_signature() {
     let Some((rt, engine)) = ready() else { return };
     for (image, category) in [("aimv2", "aimv2"), ("numpy2", "numpy2"), ("fa_utils", "fa_utils")] {
         let s = setup(&format!("perftriage-test/vllm:{image}"), SERVING, "");
-        let started = std::time::Instant::now();
         let out = run(&s, "human");
         assert_eq!(out.status.code(), Some(3), "{image}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(started.elapsed().as_secs() < 50, "{image}: the readiness wait was cut short");
         let r = result(&s, "human");
+        // The readiness wait was cut short by the server's failure (its line or its exit), not
+        // ended by its 60 s timeout.
+        let error = r["error"].as_str().unwrap_or_default();
+        assert!(!error.is_empty() && !error.starts_with("Server startup timeout"), "{image}: {r:#}");
         assert_eq!(r["perftriage"]["classification"]["category"], category, "{image}: {r:#}");
         assert_eq!(r["status"], "error");
         no_containers_left(&rt, &engine, &s);

@@ -93,9 +93,8 @@ fn the_results_walk_survives_link_cycles_and_names_what_it_cannot_read() {
     std::os::unix::fs::symlink("..", root.join("deep/y")).unwrap();
     std::os::unix::fs::symlink("nowhere", root.join("dangling.json")).unwrap();
     std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
-    let started = std::time::Instant::now();
+    // A walk round a link cycle would not return (or read the file again).
     let set = perftriage::dataset::results::read_dirs(std::slice::from_ref(&root));
-    assert!(started.elapsed().as_secs() < 5, "a link cycle was walked round");
     assert_eq!(set.files_read, 1, "each file once");
     let named: Vec<String> = set.warnings.iter().map(|w| w.path.display().to_string()).collect();
     assert!(

@@ -95,7 +95,7 @@ impl Board {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// The screen once `done` holds of it (at most `secs`).
+    /// The screen once `done` holds of it (at most `secs` × `wait::PATIENCE`).
     pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         let seen = super::wait::poll(std::time::Duration::from_secs(secs), || {
             let now = self.screen();
@@ -136,7 +136,8 @@ impl Board {
         let tail: Vec<&str> = log.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         panic!(
-            "timed out after {secs} s waiting for {what}; last seen:\n{screen}\nthe board's perftriage.log, last lines:\n{}",
+            "timed out after {} s waiting for {what}; last seen:\n{screen}\nthe board's perftriage.log, last lines:\n{}",
+            secs * u64::from(super::wait::PATIENCE),
             tail.join("\n")
         )
     }
