@@ -105,8 +105,40 @@ fn real_vllm_serves_the_tiny_model_three_times_per_start_its_numbers_the_benchma
         started.elapsed().as_secs_f64(),
         r["perftriage"]["timings"]["ready_after_s"]
     );
+}
+
+/// The agent's runs against a baseline recorded by the test above (its own test, so that its
+/// engine starts beside the baseline's and the human's instead of after them).
+#[test]
+#[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
+fn real_vllm_an_agent_a_second_slower_a_step_is_clear_against_the_baselines_recorded_runs_before_its_sixth() {
+    let started = std::time::Instant::now();
+    let s = real_setup(256, "");
+    eprintln!("real vLLM: the image after {:.0} s", started.elapsed().as_secs_f64());
+    recorded_baseline(&s);
     auto_repeats_decide_how_many_runs(&s);
-    eprintln!("real vLLM: the agents done after {:.0} s", started.elapsed().as_secs_f64());
+    eprintln!("real vLLM: the agent done after {:.0} s", started.elapsed().as_secs_f64());
+}
+
+/// The baseline result of one run of the serve test above (its three runs against one start of
+/// the real engine: fixtures/vllm_cpu/README.md), its commits made this checkout's.
+fn recorded_baseline(s: &Setup) {
+    const RECORDED: [&str; 3] =
+        ["fbbbd536414fbe1440d2da85901f259ba4a7157e", "e731e23763e0ed007f3634c499ec80801f5ddb2d", "fbbbd536"];
+    let rev = |name: &str| {
+        let mut git = std::process::Command::new("git");
+        let out = git.arg("-C").arg(s.root.join("vllm")).args(["rev-parse", name]).output().unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let ours = [rev("HEAD"), rev("HEAD~1"), s.short.clone()];
+    let mut text = std::fs::read_to_string("fixtures/vllm_cpu/baseline_result.json").unwrap();
+    for (recorded, own) in RECORDED.iter().zip(&ours) {
+        assert!(text.contains(recorded), "the fixture names {recorded}");
+        text = text.replace(recorded, own);
+    }
+    let results = s.root.join("ws/results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::write(results.join(format!("{}_baseline_result.json", s.short)), text).unwrap();
 }
 
 /// An agent patch that sleeps a second before every engine step: its time per output token is
