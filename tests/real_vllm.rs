@@ -144,9 +144,10 @@ fn recorded_baseline(s: &Setup) {
 /// An agent patch that sleeps 400 ms before every engine step: some 410 ms an output token, 47
 /// times the recorded baseline's 8.7 ms (a baseline recorded on busy cores beside the other tiers
 /// once gave a 95 % interval of -144 % to +265 %, and 100 ms a step was unresolved against it; the
-/// recorded one is not timed again). Not a second: vLLM's worker spins on its queue for up to a
-/// second after each step, so a longer sleep is a spinning core for the whole run (115 s of CPU
-/// in a cached CI run, the accounting of `sa` said).
+/// recorded one is not timed again). Not a second: vLLM's worker spins on its queue
+/// (`SpinCondition`, `sched_yield`) for up to a second after each read, so each second-long gap
+/// between steps was a busy core (its workers took 115 s of CPU in a cached CI run with the
+/// second, by process accounting); this test took 100 s alone against 157.
 const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,7 @@\n\
      \x20    def _process_engine_step(self) -> bool:\n\
      \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
