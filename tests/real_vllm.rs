@@ -125,12 +125,8 @@ fn real_vllm_an_agent_slowed_400_ms_a_step_is_clear_against_the_baselines_record
 fn recorded_baseline(s: &Setup) {
     const RECORDED: [&str; 3] =
         ["fbbbd536414fbe1440d2da85901f259ba4a7157e", "e731e23763e0ed007f3634c499ec80801f5ddb2d", "fbbbd536"];
-    let rev = |name: &str| {
-        let mut git = std::process::Command::new("git");
-        let out = git.arg("-C").arg(s.root.join("vllm")).args(["rev-parse", name]).output().unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    };
-    let ours = [rev("HEAD"), rev("HEAD~1"), s.short.clone()];
+    let [human, parent] = &s.full;
+    let ours = [human, parent, &s.short];
     let mut text = std::fs::read_to_string("fixtures/vllm_cpu/baseline_result.json").unwrap();
     for (recorded, own) in RECORDED.iter().zip(&ours) {
         assert!(text.contains(recorded), "the fixture names {recorded}");

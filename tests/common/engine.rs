@@ -67,6 +67,8 @@ pub struct Setup {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
     pub short: String,
+    /// The checkout's two commits in full: the human's (HEAD) and its parent.
+    pub full: [String; 2],
     pub config: PathBuf,
     /// The first 8 digits of the checkout's two commits: images tagged with either (in full or
     /// shortened: `perftriage-fixed-local:<short>-human`, baseline tags) are this setup's own.
@@ -168,7 +170,7 @@ pub fn setup_with(image: &str, command: &str, extra: &str, fa_utils: Option<&str
     );
     std::fs::write(&config, text).unwrap();
     std::fs::create_dir_all(root.join("patches")).unwrap();
-    Setup { _dir: dir, root, short, config, commits }
+    Setup { _dir: dir, root, short, full: [human, parent], config, commits }
 }
 
 pub fn run(setup: &Setup, variant: &str) -> Output {

@@ -137,7 +137,7 @@ impl Board {
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         panic!(
             "timed out after {} s waiting for {what}; last seen:\n{screen}\nthe board's perftriage.log, last lines:\n{}",
-            secs * u64::from(super::wait::PATIENCE),
+            super::wait::stretched(std::time::Duration::from_secs(secs)).as_secs(),
             tail.join("\n")
         )
     }

@@ -16,10 +16,15 @@ const PACE: Duration = Duration::from_millis(100);
 /// vLLM's import). Only a failing test waits the longer.
 pub const PATIENCE: u32 = 3;
 
+/// `limit` as a wait holds it: × `PATIENCE`.
+pub fn stretched(limit: Duration) -> Duration {
+    limit * PATIENCE
+}
+
 /// Ask `probe` until it answers `Ok` or `limit` (× `PATIENCE`) has passed: its value, or the last
 /// `Err` (what the probe saw).
 pub fn poll<T>(limit: Duration, mut probe: impl FnMut() -> Result<T, String>) -> Result<T, String> {
-    let deadline = Instant::now() + limit * PATIENCE;
+    let deadline = Instant::now() + stretched(limit);
     loop {
         match probe() {
             Ok(value) => return Ok(value),
@@ -33,7 +38,7 @@ pub fn poll<T>(limit: Duration, mut probe: impl FnMut() -> Result<T, String>) ->
 /// `poll`, and past `limit` the test fails naming `what` and what the probe saw last.
 pub fn until<T>(what: &str, limit: Duration, probe: impl FnMut() -> Result<T, String>) -> T {
     poll(limit, probe).unwrap_or_else(|seen| {
-        panic!("timed out after {} s waiting for {what}; last seen:\n{seen}", (limit * PATIENCE).as_secs())
+        panic!("timed out after {} s waiting for {what}; last seen:\n{seen}", stretched(limit).as_secs())
     })
 }
 
