@@ -124,7 +124,10 @@ fn build_of_a_real_sdist_is_watched_committed_labelled_and_used_by_baseline_runs
     let s = build_setup(
         &env,
         |repo| common::build_env::unpack_sdist(&env, repo),
-        "toolkit = [\"cmake\", \"ninja-build\", \"g++\"]\nimports = [\"ninja\"]\nmax_jobs = 2",
+        // Unoptimised: what is watched is the build, not the code it makes (-O2 with LTO took
+        // ~56 CPU-s of the suite's CPU-bound two cores).
+        "toolkit = [\"cmake\", \"ninja-build\", \"g++\"]\nimports = [\"ninja\"]\nmax_jobs = 2\n\
+         env = [\"SKBUILD_CMAKE_BUILD_TYPE=Debug\", \"SKBUILD_CMAKE_DEFINE=CMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF\"]",
     );
     let plan = s.build(&["--plan"]);
     let plan_text = text(&plan);
@@ -272,7 +275,9 @@ fn build_from_the_board_shows_the_confirm_gauge_phase_eta_and_outcome() {
     let board = common::tmux_board::Board::start(&s.config, &s.root.join("ws"), "build", 160);
     board.until_connected("the board connected to Docker", 60, |t| t.contains(&s.short));
     board.keys("b");
-    let confirm = board.until("the confirm", 30, |t| t.contains("baseline image from source?"));
+    let confirm = board.until("the whole confirm", 30, |t| {
+        t.contains("baseline image from source?") && t.contains("expected time")
+    });
     assert!(confirm.contains("git archive") && confirm.contains("expected time"), "{confirm}");
     board.keys("y");
     let live = board.until("the gauge", 240, |t| t.contains("compile [") && t.contains("ETA"));

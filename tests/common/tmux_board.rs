@@ -95,13 +95,21 @@ impl Board {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// The screen once `done` holds of it (at most `secs` × `wait::PATIENCE`).
+    /// The screen once `done` holds of it (at most `secs` × `wait::PATIENCE`), captured again a
+    /// moment later: a capture taken while the board writes a frame shows the frame's upper part
+    /// over the last one's lower part, and a test asserting what lies below the text it waited for
+    /// read a frame half drawn (seen in CI: a confirm without its last lines). The second capture
+    /// is returned where `done` still holds of it, else the first (a state that was brief).
     pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         let seen = super::wait::poll(std::time::Duration::from_secs(secs), || {
             let now = self.screen();
             if done(&now) { Ok(now) } else { Err(now) }
         });
-        seen.unwrap_or_else(|screen| self.timed_out(what, secs, &screen))
+        let first = seen.unwrap_or_else(|screen| self.timed_out(what, secs, &screen));
+        // pacing: the frame being written when the first capture was taken is written by now
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let again = self.screen();
+        if done(&again) { again } else { first }
     }
 
     /// The screen once `done` holds, waited for as long as `progress` (a count read off the screen)
