@@ -124,7 +124,7 @@ fn build_of_a_real_sdist_is_watched_committed_labelled_and_used_by_baseline_runs
     let s = build_setup(
         &env,
         |repo| common::build_env::unpack_sdist(&env, repo),
-        // Unoptimised: what is watched is the build, not the code it makes (-O2 with LTO took
+        // Unoptimised: what is watched is the build, not the code it makes (optimised, with LTO, it took
         // ~56 CPU-s of the suite's CPU-bound two cores).
         "toolkit = [\"cmake\", \"ninja-build\", \"g++\"]\nimports = [\"ninja\"]\nmax_jobs = 2\n\
          env = [\"SKBUILD_CMAKE_BUILD_TYPE=Debug\", \"SKBUILD_CMAKE_DEFINE=CMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF\"]",

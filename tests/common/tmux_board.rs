@@ -98,7 +98,7 @@ impl Board {
     /// The screen once `done` holds of it (at most `secs` × `wait::PATIENCE`), captured again a
     /// moment later: a capture taken while the board writes a frame shows the frame's upper part
     /// over the last one's lower part, and a test asserting what lies below the text it waited for
-    /// read a frame half drawn (seen in CI: a confirm without its last lines). The second capture
+    /// read a frame half drawn (seen in a suite run: a confirm without its last lines). The second capture
     /// is returned where `done` still holds of it, else the first (a state that was brief).
     pub fn until(&self, what: &str, secs: u64, done: impl Fn(&str) -> bool) -> String {
         let seen = super::wait::poll(std::time::Duration::from_secs(secs), || {
