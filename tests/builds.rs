@@ -190,11 +190,11 @@ fn build_of_a_real_sdist_is_watched_committed_labelled_and_used_by_baseline_runs
 #[cfg_attr(not(has_mmdebstrap), ignore = "needs mmdebstrap and a Docker engine for the real Debian images")]
 fn build_oom_kill_under_a_memory_limit_is_classified_with_a_max_jobs_suggestion() {
     let Some(env) = env_image() else { return };
-    // 8 compilers of ninja's sources (-O3, LTO) in 192 MiB: the kernel kills one.
+    // 8 compilers of ninja's sources (-O3, LTO) in 128 MiB: the kernel kills one.
     let s = build_setup(
         &env,
         |repo| common::build_env::unpack_sdist(&env, repo),
-        "imports = [\"ninja\"]\nmax_jobs = 8\nmemory_gb = 0.1875",
+        "imports = [\"ninja\"]\nmax_jobs = 8\nmemory_gb = 0.125",
     );
     let out = s.build(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -204,10 +204,10 @@ fn build_oom_kill_under_a_memory_limit_is_classified_with_a_max_jobs_suggestion(
     let rerun = stderr.lines().find_map(|l| l.split("--max-jobs ").nth(1)).unwrap_or_default();
     let jobs: u64 = rerun.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(99);
     // What the recorded peak implies: 8 jobs took the peak, so one took peak/8; 3/4 of the
-    // 192 MiB limit holds that many, at most half of the 8 tried, at least one.
+    // 128 MiB limit holds that many, at most half of the 8 tried, at least one.
     let history = std::fs::read_to_string(s.root.join("ws/builds/history.jsonl")).unwrap();
     let last: serde_json::Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
-    let (peak, room) = (last["peak_bytes"].as_u64().unwrap(), 192 << 20);
+    let (peak, room) = (last["peak_bytes"].as_u64().unwrap(), 128 << 20);
     assert!(peak > 0 && last["max_jobs"] == 8, "{last}");
     let implied = (room * 3 / 4 / (peak / 8)).clamp(1, 4);
     assert_eq!(jobs, implied, "the peak of {peak} bytes over 8 jobs implies MAX_JOBS={implied}: {stderr}");

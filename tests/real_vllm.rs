@@ -279,7 +279,10 @@ fn real_vllm_x_cancels_a_starting_engine_and_its_container_is_gone() {
             Err(board.screen())
         }
     };
-    let started = common::wait::until("the engine starting", Duration::from_secs(1800), engine_starting);
+    // Asked once a second: each probe is a `docker ps`, a `docker logs` of the whole log and a
+    // screen capture, and the import takes minutes (ten a second, 877 Docker commands in a CI run).
+    let (limit, every_second) = (Duration::from_secs(1800), Duration::from_secs(1));
+    let started = common::wait::until_paced("the engine starting", limit, every_second, engine_starting);
     started.unwrap_or_else(|r| panic!("the run ended before its engine started:\n{r}"));
     board.keys("x");
     board.until("the cancel confirm", 30, |t| t.contains(&format!("Cancel {}", s.short)));

@@ -23,21 +23,41 @@ pub fn stretched(limit: Duration) -> Duration {
 
 /// Ask `probe` until it answers `Ok` or `limit` (× `PATIENCE`) has passed: its value, or the last
 /// `Err` (what the probe saw).
-pub fn poll<T>(limit: Duration, mut probe: impl FnMut() -> Result<T, String>) -> Result<T, String> {
+pub fn poll<T>(limit: Duration, probe: impl FnMut() -> Result<T, String>) -> Result<T, String> {
+    poll_paced(limit, PACE, probe)
+}
+
+/// `poll`, asking every `pace`: a costly probe whose state takes minutes to come is asked less
+/// often.
+pub fn poll_paced<T>(
+    limit: Duration,
+    pace: Duration,
+    mut probe: impl FnMut() -> Result<T, String>,
+) -> Result<T, String> {
     let deadline = Instant::now() + stretched(limit);
     loop {
         match probe() {
             Ok(value) => return Ok(value),
             Err(seen) if Instant::now() >= deadline => return Err(seen),
             // pacing between two probes, not a wait for a state
-            Err(_) => std::thread::sleep(PACE),
+            Err(_) => std::thread::sleep(pace),
         }
     }
 }
 
 /// `poll`, and past `limit` the test fails naming `what` and what the probe saw last.
 pub fn until<T>(what: &str, limit: Duration, probe: impl FnMut() -> Result<T, String>) -> T {
-    poll(limit, probe).unwrap_or_else(|seen| {
+    until_paced(what, limit, PACE, probe)
+}
+
+/// `until`, asking every `pace` (`poll_paced`).
+pub fn until_paced<T>(
+    what: &str,
+    limit: Duration,
+    pace: Duration,
+    probe: impl FnMut() -> Result<T, String>,
+) -> T {
+    poll_paced(limit, pace, probe).unwrap_or_else(|seen| {
         panic!("timed out after {} s waiting for {what}; last seen:\n{seen}", stretched(limit).as_secs())
     })
 }
