@@ -35,9 +35,13 @@ fn bench_one_at_a_time() -> String {
 /// vLLM's CPU build binds its one OpenMP thread to core 0 ("auto"): every engine of the test on
 /// the same core. Unbound, one thread each, two engines at once were ready after 61–65 s where
 /// bound they took 85 s (idle machine, measured beside each other).
+/// The model runs in the engine core's process (`uni`; the CPU build keeps its own worker process
+/// unless V1 multiprocessing is off, which leaves the engine core a process of its own): one vLLM
+/// import fewer and no worker spinning on its queue between steps — 35 CPU-s to ready against 53,
+/// ready after 41 s against 58 (one engine on idle cores, measured one after the other).
 fn serve(max_model_len: u32, more: &str) -> String {
     format!(
-        "server = \"env VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 vllm serve {{model}} --port 8000 --max-model-len {max_model_len} --dtype float32 --enforce-eager\"\n\
+        "server = \"env VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 VLLM_ENABLE_V1_MULTIPROCESSING=0 vllm serve {{model}} --port 8000 --max-model-len {max_model_len} --dtype float32 --enforce-eager --distributed-executor-backend uni\"\n\
          ready_timeout_s = 1500\nrun_timeout_s = 1200\n{more}"
     )
 }
@@ -154,10 +158,11 @@ fn recorded_baseline(s: &Setup) {
 /// An agent patch that sleeps 400 ms before every engine step: some 410 ms an output token, 47
 /// times the recorded baseline's 8.7 ms (a baseline recorded on busy cores beside the other tiers
 /// once gave a 95 % interval of -144 % to +265 %, and 100 ms a step was unresolved against it; the
-/// recorded one is not timed again). Not a second: vLLM's worker spins on its queue
-/// (`SpinCondition`, `sched_yield`) for up to a second after each read, so each second-long gap
-/// between steps was a busy core (its workers took 115 s of CPU in a cached CI run with the
-/// second, by process accounting); this test took 100 s alone against 157.
+/// recorded one is not timed again). Not a second: each step's time is a wait, and when the model
+/// ran in a worker process of its own, that worker spun on its queue (`SpinCondition`,
+/// `sched_yield`) for up to a second after each read (115 s of CPU in a cached CI run with the
+/// second; this test took 100 s alone against 157). `serve` has since kept the model in the engine
+/// core's process.
 const SLOW_STEPS: &str = "--- a/vllm/v1/engine/core.py\n+++ b/vllm/v1/engine/core.py\n@@ -1603,6 +1603,7 @@\n\
      \x20    def _process_engine_step(self) -> bool:\n\
      \x20        \"\"\"Called only when there are unfinished local requests.\"\"\"\n\
