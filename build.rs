@@ -10,7 +10,7 @@ const COMPONENTS: &[(&str, &[&str])] = &[
     ("has_docker", &["/var/run/docker.sock", "busybox"]),
     ("has_mmdebstrap", &["mmdebstrap", "/var/run/docker.sock"]),
     ("has_registry", &["docker-registry", "/var/run/docker.sock", "busybox"]),
-    ("has_second_daemon", &["dockerd", "openssl", "ip", "busybox"]),
+    ("has_second_daemon", &["dockerd", "openssl", "ip", "nsenter", "busybox"]),
     ("has_slurm", &["slurmctld", "slurmd", "sbatch", "munged", "munge"]),
     ("has_tmux", &["tmux"]),
     ("has_archive", &["../shared/isobench/archive"]),

@@ -328,7 +328,7 @@ fn a_campaign_of_thirty_commits_killed_at_random_moments_goes_on_from_its_journa
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
     let Some((second, _remote, rt)) = SecondDaemon::start().and_then(SecondDaemon::with_test_images) else {

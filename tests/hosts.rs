@@ -82,7 +82,7 @@ fn host<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_over_unix_and_tls_are_probed_and_one_that_stops_is_unreachable_until_it_is_back() {
     let Some(second) = SecondDaemon::start() else { return };
@@ -115,7 +115,7 @@ fn hosts_over_unix_and_tls_are_probed_and_one_that_stops_is_unreachable_until_it
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_by_docker_context_and_a_gpu_probe_in_a_copied_image() {
     let Some((second, remote, rt)) = second_with_test_image() else { return };
@@ -150,7 +150,7 @@ const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/o
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_run_goes_to_the_host_with_a_free_slot_and_its_logs_and_result_come_back() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -195,7 +195,28 @@ fn hosts_a_run_goes_to_the_host_with_a_free_slot_and_its_logs_and_result_come_ba
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
+)]
+fn hosts_a_host_elsewhere_is_asked_for_readiness_inside_the_container_and_its_disk_is_not_read_here() {
+    // Its published port is on its own 127.0.0.1: asked from here, the server never answered.
+    let started = SecondDaemon::start_elsewhere().and_then(SecondDaemon::with_test_images);
+    let Some((second, remote, rt)) = started else { return };
+    assert!(second.endpoint().starts_with("tcp://10.213."), "reached over the veth pair");
+    let s = common::engine::setup("perftriage-test/vllm:ok", SERVING, &gpu2(&second, "", ""));
+    let out = common::engine::run(&s, "human");
+    let text = common::engine::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("on host gpu2"), "{text}");
+    assert_eq!(common::engine::result(&s, "human")["status"], "success");
+    assert!(second.ps("-aq").is_empty(), "its container is removed on gpu2");
+    // Its data root is a folder here only because the test put it here: a remote daemon's is not.
+    assert_eq!(rt.block_on(remote.room()), None, "no free space read here for a daemon over tcp");
+}
+
+#[test]
+#[cfg_attr(
+    not(has_second_daemon),
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
     let Some((second, remote, rt)) = second_with_test_image() else { return };
@@ -219,7 +240,7 @@ fn hosts_a_fix_and_its_rerun_happen_on_one_host() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_run_on_a_host_that_drops_says_connection_lost_and_cleans_up_there_when_it_is_back() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -261,7 +282,7 @@ fn hosts_in_the_header_with_their_runs_and_gpus_or_down() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_the_board_watches_each_host_in_its_header_and_its_gpus_in_the_gpu_pane() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -326,7 +347,7 @@ fn hosts_the_gpu_pane_shows_a_hosts_probed_gpus_and_our_runs_there() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_run_from_the_board_is_placed_shown_in_the_host_column_and_finishes_there() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -350,7 +371,7 @@ fn hosts_a_run_from_the_board_is_placed_shown_in_the_host_column_and_finishes_th
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_the_board_reattaches_a_run_left_on_a_host_and_cancels_it_there() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -375,7 +396,7 @@ fn hosts_the_board_reattaches_a_run_left_on_a_host_and_cancels_it_there() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -403,7 +424,7 @@ fn hosts_the_confirm_chooses_the_host_the_runs_go_to() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
     let Some((second, _remote, _rt)) = second_with_test_image() else { return };
@@ -429,7 +450,7 @@ fn hosts_runs_placed_at_once_never_share_a_hosts_last_slot() {
 #[test]
 #[cfg_attr(
     not(has_second_daemon),
-    ignore = "needs dockerd, openssl, ip and busybox-static for a second Docker daemon"
+    ignore = "needs dockerd, openssl, ip, nsenter and busybox-static for a second Docker daemon"
 )]
 fn hosts_a_run_left_on_a_host_whose_daemon_restarts_is_resumed_from_its_launch_record() {
     let Some((second, _remote, _rt)) =

@@ -24,7 +24,7 @@ impl Engine {
     /// not: then nothing is known and nothing is refused).
     pub async fn room(&self) -> Option<Room> {
         // A daemon reached over the network has its data root on its own machine.
-        if std::env::var("DOCKER_HOST").is_ok_and(|host| !host.is_empty() && !host.starts_with("unix://")) {
+        if !self.is_on_this_machine() {
             return None;
         }
         let root = self.raw().info().await.ok()?.docker_root_dir?;

@@ -77,6 +77,22 @@ pub fn context(config_dir: &Path, name: &str) -> Result<Endpoint, EndpointError>
     Err(missing(None))
 }
 
+impl Endpoint {
+    /// Whether it is known to be a daemon on this machine: only a unix socket is (a `tcp://`
+    /// address, even a loopback one, may be a tunnel to another machine).
+    pub fn is_on_this_machine(&self) -> bool {
+        matches!(self, Endpoint::Unix(_))
+    }
+
+    /// `DOCKER_HOST`'s endpoint; unset or empty, the default socket.
+    pub fn from_docker_host() -> Result<Endpoint, EndpointError> {
+        match std::env::var("DOCKER_HOST") {
+            Ok(host) if !host.is_empty() => Endpoint::resolve(&host, None),
+            _ => Ok(Endpoint::Unix("unix:///var/run/docker.sock".into())),
+        }
+    }
+}
+
 fn connect(endpoint: &Endpoint) -> Result<Docker, bollard::errors::Error> {
     match endpoint {
         Endpoint::Unix(path) => Docker::connect_with_unix(path, TIMEOUT_S, API_DEFAULT_VERSION),
@@ -116,6 +132,9 @@ mod tests {
         assert_eq!(Endpoint::resolve("ssh://me@gpu1", None), Ok(Endpoint::Ssh("ssh://me@gpu1".into())));
         let tcp = Endpoint::resolve("tcp://gpu2:2376", Some(Path::new("/certs")));
         assert_eq!(tcp, Ok(Endpoint::Tcp { addr: "tcp://gpu2:2376".into(), tls: Some("/certs".into()) }));
+        assert!(!tcp.is_ok_and(|t| t.is_on_this_machine()), "tcp may reach another machine");
+        assert!(Endpoint::resolve("unix:///run/d.sock", None).is_ok_and(|u| u.is_on_this_machine()));
+        assert!(!Endpoint::Ssh("ssh://me@localhost".into()).is_on_this_machine());
         assert!(
             Endpoint::resolve("ftp://x", None)
                 .is_err_and(|e| e.to_string().contains("unknown scheme ftp://"))

@@ -112,6 +112,15 @@ impl Engine {
         }
     }
 
+    /// Whether the daemon is on this machine, so that its data root and the ports it publishes (on
+    /// its own 127.0.0.1) are this machine's too. Without a `[[hosts]]` endpoint, `DOCKER_HOST` says.
+    pub fn is_on_this_machine(&self) -> bool {
+        match &self.origin {
+            Some(endpoint) => endpoint.is_on_this_machine(),
+            None => endpoint::Endpoint::from_docker_host().is_ok_and(|e| e.is_on_this_machine()),
+        }
+    }
+
     pub fn raw(&self) -> &Docker {
         &self.docker
     }

@@ -2,7 +2,8 @@
 //! daemon's storage driver), unix socket, data and exec roots, pid file, `--iptables=false`, and a
 //! bridge of its own that it is given with `-b` (never `--bridge=none`: that deletes the host's
 //! docker0). Reached over TCP with TLS certificates made here with openssl. Stopped, its bridge
-//! deleted, when dropped.
+//! deleted, when dropped. `start_elsewhere` runs it in a network namespace of its own, reached
+//! over a veth pair: its 127.0.0.1 is not ours, as another machine's is not.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,46 @@ pub struct SecondDaemon {
     dir: tempfile::TempDir,
     pub port: u16,
     bridge: String,
+    /// The network namespace it runs in, when it has one of its own.
+    netns: Option<String>,
+    /// The address its TCP endpoint listens at.
+    addr: String,
+}
+
+/// Where the daemon's network is: this machine's, or a namespace of its own.
+#[derive(Clone, Copy, PartialEq)]
+enum Network {
+    Shared,
+    OwnNamespace,
+}
+
+/// `nsenter`'s arguments that put a program in the network namespace `ns` and nothing else (`ip
+/// netns exec` also mounts a `/sys` of its own, without the cgroups dockerd needs).
+fn entering(ns: &str) -> [String; 2] {
+    ["nsenter".to_string(), format!("--net=/run/netns/{ns}")]
+}
+
+/// `program args`, inside the network namespace `netns` when there is one.
+fn run_in(netns: Option<&str>, program: &str, args: &[&str]) -> String {
+    match netns.map(entering) {
+        Some([nsenter, net]) => run(&nsenter, &[&[net.as_str(), program], args].concat()),
+        None => run(program, args),
+    }
+}
+
+/// A network namespace `ptns<tag>` with loopback up, joined to this one by a veth pair on
+/// `10.213.<n>.0/24` (this side `.1`, its side `.2`).
+fn own_namespace(tag: &str, n: u32) -> String {
+    let (ns, here, there) = (format!("ptns{tag}"), format!("ptvh{tag}"), format!("ptvn{tag}"));
+    run("ip", &["netns", "add", &ns]);
+    run("ip", &["link", "add", &here, "type", "veth", "peer", "name", &there]);
+    run("ip", &["link", "set", &there, "netns", &ns]);
+    run("ip", &["addr", "add", &format!("10.213.{n}.1/24"), "dev", &here]);
+    run("ip", &["link", "set", &here, "up"]);
+    run_in(Some(&ns), "ip", &["addr", "add", &format!("10.213.{n}.2/24"), "dev", &there]);
+    run_in(Some(&ns), "ip", &["link", "set", &there, "up"]);
+    run_in(Some(&ns), "ip", &["link", "set", "lo", "up"]);
+    ns
 }
 
 fn run(program: &str, args: &[&str]) -> String {
@@ -22,7 +63,7 @@ fn run(program: &str, args: &[&str]) -> String {
 
 /// CA, server and client certificates: `ca.pem`, `server-cert.pem`/`server-key.pem`, and the
 /// client's `cert.pem`/`key.pem` (the names `DOCKER_CERT_PATH` and `[[hosts]] tls` expect).
-fn certificates(tls: &Path) {
+fn certificates(tls: &Path, addr: &str) {
     let p = |name: &str| tls.join(name).display().to_string();
     let subj = |cn: &str| format!("/CN={cn}");
     run(
@@ -48,11 +89,11 @@ fn certificates(tls: &Path) {
             "localhost",
             "server-key.pem",
             "server-cert.pem",
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+            "subjectAltName=IP:{addr},DNS:localhost\nextendedKeyUsage=serverAuth\n",
         ),
         ("client", "key.pem", "cert.pem", "extendedKeyUsage=clientAuth\n"),
     ] {
-        std::fs::write(tls.join("ext.cnf"), ext).unwrap();
+        std::fs::write(tls.join("ext.cnf"), ext.replace("{addr}", addr)).unwrap();
         run(
             "openssl",
             &[
@@ -98,7 +139,8 @@ fn free_port() -> u16 {
 fn missing_tools() -> Option<String> {
     let root = run("id", &["-u"]) == "0";
     let have = |tool: &str| Command::new("which").arg(tool).output().is_ok_and(|o| o.status.success());
-    let missing: Vec<&str> = ["dockerd", "openssl", "ip"].into_iter().filter(|t| !have(t)).collect();
+    let missing: Vec<&str> =
+        ["dockerd", "openssl", "ip", "nsenter"].into_iter().filter(|t| !have(t)).collect();
     match (root, missing.is_empty()) {
         (true, true) => None,
         (false, _) => Some("root (a second dockerd and a bridge)".into()),
@@ -126,24 +168,27 @@ impl SecondDaemon {
 
     /// Started and answering, or `None` (a notice) where it cannot be; under CI that fails.
     pub fn start() -> Option<SecondDaemon> {
-        SecondDaemon::start_with(false)
+        SecondDaemon::start_with(false, Network::Shared)
+    }
+
+    /// `start`, in a network namespace of its own: the ports it publishes on its 127.0.0.1 are
+    /// not this machine's, as on a host elsewhere.
+    pub fn start_elsewhere() -> Option<SecondDaemon> {
+        SecondDaemon::start_with(false, Network::OwnNamespace)
     }
 
     /// `start`, its containers outliving a stop of the daemon (`live-restore`): a host that drops
     /// and comes back with its runs still running.
     pub fn start_live_restore() -> Option<SecondDaemon> {
-        SecondDaemon::start_with(true)
+        SecondDaemon::start_with(true, Network::Shared)
     }
 
-    fn start_with(live_restore: bool) -> Option<SecondDaemon> {
+    fn start_with(live_restore: bool, network: Network) -> Option<SecondDaemon> {
         if let Some(why) = missing_tools() {
             // Tests that need it are #[ignore]d where it was missing at build time (build.rs).
             panic!("the hosts tests need {why}: without it they fail, never pass");
         }
         let dir = tempfile::tempdir().unwrap();
-        let tls = dir.path().join("tls");
-        std::fs::create_dir_all(&tls).unwrap();
-        certificates(&tls);
         let driver = run("docker", &["info", "--format", "{{.Driver}}"]);
         let config = format!("{{\"storage-driver\": \"{driver}\", \"live-restore\": {live_restore}}}");
         std::fs::write(dir.path().join("daemon.json"), config).unwrap();
@@ -151,11 +196,20 @@ impl SecondDaemon {
         static STARTED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let k = STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let n = (std::process::id() * 4 + k) % 200 + 20;
-        let bridge = format!("ptbr{}-{k}", std::process::id() % 100_000);
-        run("ip", &["link", "add", &bridge, "type", "bridge"]);
-        run("ip", &["addr", "add", &format!("172.31.{n}.1/24"), "dev", &bridge]);
-        run("ip", &["link", "set", &bridge, "up"]);
-        let daemon = SecondDaemon { dir, port: free_port(), bridge };
+        let tag = format!("{}-{k}", std::process::id() % 100_000);
+        let (netns, addr, port) = match network {
+            Network::Shared => (None, "127.0.0.1".to_string(), free_port()),
+            Network::OwnNamespace => (Some(own_namespace(&tag, n)), format!("10.213.{n}.2"), 2376),
+        };
+        let tls = dir.path().join("tls");
+        std::fs::create_dir_all(&tls).unwrap();
+        certificates(&tls, &addr);
+        let bridge = format!("ptbr{tag}");
+        let ip = |args: &[&str]| run_in(netns.as_deref(), "ip", args);
+        ip(&["link", "add", &bridge, "type", "bridge"]);
+        ip(&["addr", "add", &format!("172.31.{n}.1/24"), "dev", &bridge]);
+        ip(&["link", "set", &bridge, "up"]);
+        let daemon = SecondDaemon { dir, port, bridge, netns, addr };
         daemon.resume();
         Some(daemon)
     }
@@ -165,7 +219,7 @@ impl SecondDaemon {
     }
 
     pub fn endpoint(&self) -> String {
-        format!("tcp://127.0.0.1:{}", self.port)
+        format!("tcp://{}:{}", self.addr, self.port)
     }
 
     fn path(&self, name: &str) -> String {
@@ -216,8 +270,11 @@ impl SecondDaemon {
         .map(String::from);
         let log = std::fs::File::create(self.path("dockerd.log")).unwrap();
         // `setsid -f`: the daemon is not our child, so a stopped one leaves no zombie to wait for.
+        let in_ns = self.netns.as_deref().map(entering);
         let started = Command::new("setsid")
-            .args(["-f", "dockerd"])
+            .arg("-f")
+            .args(in_ns.iter().flatten())
+            .arg("dockerd")
             .args(args)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -248,6 +305,10 @@ impl SecondDaemon {
 impl Drop for SecondDaemon {
     fn drop(&mut self) {
         self.stop();
-        let _ = Command::new("ip").args(["link", "del", &self.bridge]).status();
+        // Deleting the namespace deletes the bridge and the veth pair in it too.
+        let _ = match &self.netns {
+            Some(ns) => Command::new("ip").args(["netns", "del", ns]).status(),
+            None => Command::new("ip").args(["link", "del", &self.bridge]).status(),
+        };
     }
 }

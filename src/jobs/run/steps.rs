@@ -236,17 +236,38 @@ pub(super) async fn wait_ready(
         tokio::select! {
             Some((_, stream, bytes)) = rx.recv() => server.push(env, stream, &bytes),
             _ = tick.tick() => {
-                // A server that dies at once has no port left to read: that is a crash, said below.
-                let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
-                if let Some(port) = port && ready::health_ok(port).await {
+                let answer = server_answers(env, id).await?;
+                if answer == Answer::Ready {
                     return Ok(started.elapsed().as_secs_f64());
                 }
                 still_starting(plan, env, id, server, rx, started).await?;
-                if port.is_none() {
+                if answer == Answer::NoPort {
                     return Err(Failure::new(FailureKind::DockerError, "the server port was not published"));
                 }
             }
         }
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Ready,
+    NotYet,
+    /// The daemon here published no port (a server that died at once has none left to read).
+    NoPort,
+}
+
+/// Whether the server answers `/health`: through the published port when the daemon is on this
+/// machine, else inside the container (an exec that fails, as on a stopped one, is "not yet").
+async fn server_answers(env: &RunEnv, id: &str) -> Result<Answer, Failure> {
+    let answer_of = |yes: bool| if yes { Answer::Ready } else { Answer::NotYet };
+    if !env.engine.is_on_this_machine() {
+        return Ok(answer_of(matches!(exec_quiet(env, id, ready::inside_argv()).await, Ok((0, _)))));
+    }
+    let port = env.engine.published_port(id, 8000).await.map_err(|e| docker_failure(&e))?;
+    match port {
+        Some(port) => Ok(answer_of(ready::health_ok(port).await)),
+        None => Ok(Answer::NoPort),
     }
 }
 

@@ -6,6 +6,9 @@ use crate::{SITE, VLLM_DIR, night, packages};
 use std::process::ExitCode;
 
 pub fn code(code: &str) -> ExitCode {
+    if let Some(url) = code.split_once("urlopen(\"").and_then(|(_, rest)| rest.split_once('"')) {
+        return urlopen(url.0);
+    }
     if code.contains("fa_utils") {
         let path = format!("{VLLM_DIR}/vllm_flash_attn/fa_utils.py");
         if std::path::Path::new(&path).exists() {
@@ -143,4 +146,31 @@ pub fn pip(args: &[&str]) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `urllib.request.urlopen(url)` of an `http://host:port/path`: exit 0 when it answers 200, as
+/// Python's does (which raises on any other status or a refused connection).
+fn urlopen(url: &str) -> ExitCode {
+    use std::io::{Read, Write};
+    let Some((authority, path)) = url.strip_prefix("http://").and_then(|u| u.split_once('/')) else {
+        eprintln!("ValueError: unknown url type: {url:?}");
+        return ExitCode::from(1);
+    };
+    let status = std::net::TcpStream::connect(authority).and_then(|mut stream| {
+        write!(stream, "GET /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n")?;
+        let mut head = [0u8; 12];
+        stream.read_exact(&mut head)?;
+        Ok(head)
+    });
+    match status {
+        Ok(head) if head.ends_with(b" 200") => ExitCode::SUCCESS,
+        Ok(head) => {
+            eprintln!("urllib.error.HTTPError: {}", String::from_utf8_lossy(&head));
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("urllib.error.URLError: <urlopen error {e}>");
+            ExitCode::from(1)
+        }
+    }
 }
