@@ -22,7 +22,8 @@ struct HostState {
 }
 
 fn local() -> HostConfig {
-    let endpoint = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    let endpoint =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| crate::docker::endpoint::DEFAULT_SOCKET.into());
     HostConfig { name: "local".into(), endpoint, tls: None, gpus: None, concurrency: 1, probe_image: None }
 }
 

@@ -7,6 +7,9 @@ use super::{DockerError, Engine};
 use bollard::{API_DEFAULT_VERSION, Docker};
 use std::path::{Path, PathBuf};
 
+/// The daemon's socket when `DOCKER_HOST` names none, as the docker CLI has it.
+pub const DEFAULT_SOCKET: &str = "unix:///var/run/docker.sock";
+
 /// Seconds a request to a host may take.
 const TIMEOUT_S: u64 = 30;
 
@@ -88,7 +91,7 @@ impl Endpoint {
     pub fn from_docker_host() -> Result<Endpoint, EndpointError> {
         match std::env::var("DOCKER_HOST") {
             Ok(host) if !host.is_empty() => Endpoint::resolve(&host, None),
-            _ => Ok(Endpoint::Unix("unix:///var/run/docker.sock".into())),
+            _ => Ok(Endpoint::Unix(DEFAULT_SOCKET.into())),
         }
     }
 }
