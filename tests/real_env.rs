@@ -17,6 +17,9 @@ use common::scenarios;
 
 const SERVING: &str = "python benchmarks/benchmark_serving.py --model facebook/opt-125m --num-prompts 5";
 
+/// A server's readiness and a run's limit, as the real vLLM tier has them.
+const REAL_TIMEOUTS: &str = "ready_timeout_s = 1500\nrun_timeout_s = 1800";
+
 /// What a scenario must show: the category and words of its real failure, the recipe offered
 /// first, and the one applied (they differ where the first cannot work here).
 struct Expect {
@@ -37,7 +40,10 @@ fn fails_then_is_fixed(scenario: &Scenario, expect: Expect) {
         .then
         .contains("fa_utils")
         .then(|| common::real::file_of(&tag, "/opt/vllm-src/vllm/vllm_flash_attn/fa_utils.py"));
-    let s = setup_with(&tag, SERVING, "", fa_utils.as_deref());
+    // A real Python's imports before the mock takes over: the mock's 60 s to be ready was passed
+    // on a from-nothing CI run with four spinning processes beside it (two scenarios ended
+    // `server_timeout` instead of their category); a limit bounds a hang, it is no budget.
+    let s = setup_with(&tag, SERVING, REAL_TIMEOUTS, fa_utils.as_deref());
     let failed = run(&s, "human");
     assert_eq!(failed.status.code(), Some(3), "{} fails first: {}", scenario.name, text(&failed));
     let r = result(&s, "human");
