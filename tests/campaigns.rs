@@ -390,9 +390,9 @@ fn a_campaign_goes_on_when_a_host_is_lost_midway_and_retries_its_run() {
     assert!(second.ps("-aq").is_empty(), "nothing left on gpu2 either");
 }
 
-/// Whether a run on `second` has not yet loaded its weights: its server waits for the go file or
-/// is in the first third of its start, more than half a second and the benchmark before its outcome
-/// is decided, so stopping the daemon now is sure to cost it. Any running container was not: a CI
+/// Whether a run on `second` has not yet loaded its weights: its server waits for the go file (an
+/// agent's, for its patch) or is in the first third of its start, more than half a second and the
+/// benchmark before its outcome is decided, so stopping the daemon now is sure to cost it. Any running container was not: a CI
 /// run stopped gpu2 while its one run was already decided and being removed, and it ended a
 /// success with nothing lost.
 fn still_starting(second: &SecondDaemon) -> bool {

@@ -129,6 +129,23 @@ fn asking_for_gpus_here_names_the_nvidia_toolkit() {
     no_containers_left(&rt, &engine, &s);
 }
 
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn an_agents_server_starts_once_its_patch_is_in() {
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let to = "__version__ = '0.9.2.dev0+agent'";
+    let diff = patch("__version__ = '0.9.2.dev0+mock'", to);
+    std::fs::write(s.root.join("patches").join(format!("{}.patch", s.short)), diff).unwrap();
+    let out = run(&s, "agent");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = result(&s, "agent");
+    let server = std::fs::read_to_string(r["perftriage"]["logs"]["server"].as_str().unwrap()).unwrap();
+    // The mock's server says the version its `vllm/__init__.py` had when it started.
+    assert!(server.contains("vLLM API server version 0.9.2.dev0+agent"), "{server}");
+    no_containers_left(&rt, &engine, &s);
+}
+
 fn patch(old: &str, new: &str) -> String {
     format!("--- a/vllm/__init__.py\n+++ b/vllm/__init__.py\n@@ -1 +1 @@\n-{old}\n+{new}\n")
 }
@@ -290,17 +307,41 @@ fn a_restarted_board_finds_a_running_container_of_ours_by_its_labels() {
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_picked_up_after_a_crash_waits_for_readiness_benchmarks_and_cleans_up() {
-    // The first perftriage dies once its server is up.
+    // The first perftriage dies once its server is up (a human's server, held for no patch,
+    // never had a go file).
     let ready = |e: &RunEvent| matches!(e, RunEvent::Phase(perftriage::runs::RunPhase::Ready { .. }));
-    picked_up_after_a_crash("crash1", "human", ready, Some(true));
+    picked_up_after_a_crash("crash1", "human", ready, Some(false));
+}
+
+#[test]
+#[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
+fn a_run_without_a_patch_serves_from_its_containers_start_with_nothing_let_go() {
+    // The first perftriage dies as soon as its container runs: nothing made a go file, and the
+    // server starts on its own (it no longer waits for one where no patch goes in first).
+    let Some((rt, engine)) = ready() else { return };
+    let s = setup("perftriage-test/vllm:ok", SERVING, "");
+    let crashed = Crashed::at(&rt, &engine, &s, "crash5", "human", starting);
+    let logs = || Command::new("docker").args(["logs", &crashed.container.id]).output().unwrap();
+    common::wait::holds(
+        "the server's start in its container's log",
+        60,
+        || String::from_utf8_lossy(&logs().stdout).contains("Application startup complete."),
+        || format!("{:?}", logs()),
+    );
+    let go = ["exec", &crashed.container.id, "test", "-e", "/tmp/perftriage-go"];
+    assert!(!Command::new("docker").args(go).status().unwrap().success(), "no go file was made");
+    let outcome = crashed.resume(&rt, &engine);
+    assert_eq!(outcome.status, perftriage::dataset::RunStatus::Success, "{:?}", outcome.error);
+    no_containers_left(&rt, &engine, &s);
 }
 
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_that_crashed_before_its_server_was_let_go_is_picked_up_from_the_steps_not_done() {
-    // The first perftriage dies as soon as its container runs: before the scripts, the patch and
-    // the go file (a board quit with `L` or killed then left a container waiting for ever).
-    picked_up_after_a_crash("crash2", "human", starting, Some(false));
+    // The first perftriage dies as soon as its agent's container runs: before the scripts, the
+    // patch and the go file (a board quit with `L` or killed then left a container waiting for
+    // ever).
+    picked_up_after_a_crash("crash2", "agent", starting, Some(false));
 }
 
 #[test]
@@ -318,9 +359,7 @@ fn a_container_that_exited_before_its_pick_up_fails_as_its_log_says_not_as_a_doc
     let Some((rt, engine)) = ready() else { return };
     let s = setup("perftriage-test/vllm:aimv2", SERVING, "");
     let crashed = Crashed::at(&rt, &engine, &s, "crash4", "human", starting);
-    // Let its server go by hand: the aimv2 image's server dies at once, before the pick-up.
-    let go = ["exec", &crashed.container.id, "touch", "/tmp/perftriage-go"];
-    assert!(Command::new("docker").args(go).status().unwrap().success());
+    // The aimv2 image's server (held for no patch) dies at once, before the pick-up.
     assert!(Command::new("docker").args(["wait", &crashed.container.id]).output().unwrap().status.success());
     let outcome = crashed.resume(&rt, &engine);
     assert_eq!(outcome.category.as_ref().map(|k| k.name()), Some("aimv2"), "{:?}", outcome.error);
@@ -406,7 +445,7 @@ fn run_env(
 }
 
 /// A run of `variant` whose perftriage dies at the first event `crash_at` holds (`released`:
-/// whether its server was let go by then, if that is known), picked up again from its container:
+/// whether its go file was made by then, if that is known), picked up again from its container:
 /// it goes on to its result, with the agent's patch applied once.
 fn picked_up_after_a_crash(
     run_id: &str,

@@ -46,7 +46,8 @@ async fn resumed(
         outcome.patch = applied_before(env, id, patch, panes.bench).await?;
     }
     if plan.server_argv.is_some() && !released(env, id).await? {
-        // Left (quit with `L`, killed) before its server was let go: it still waits for its go file.
+        // Left (quit with `L`, killed) before its server was let go, it still waits for its go
+        // file; a server that never waited for one (no patch) gets one it does not read.
         let panes = Panes { server: panes.server, bench: panes.bench };
         return started_steps(plan, env, panes, outcome, id).await;
     }

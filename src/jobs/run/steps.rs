@@ -36,16 +36,27 @@ pub(super) async fn run_steps(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     outcome.image_digest = digest_pulling(plan, env).await?;
+    let scripts = scripts_archive(plan, env).await?;
     let launch = write_launch(plan, env, outcome.image_digest.clone())?;
     phase(env, RunPhase::Creating { image: plan.image.clone() });
     outcome.create_sent = true;
     let mut spec = container_spec(plan);
     spec.labels.insert(LABEL_LAUNCH.into(), launch.display().to_string());
     spec.labels.insert(crate::runs::LABEL_PLAN.into(), plan.fingerprint());
-    let id = env.engine.start(&spec).await.map_err(|e| docker_failure(&e))?;
+    // The scripts go in before the server starts: they are in place from its first moment.
+    outcome.scripts_in = scripts.is_some();
+    let id = env.engine.start_with(&spec, scripts).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
+    // A server not held for a patch runs from its container's start.
+    outcome.server_released = !held_for_patch(plan);
     started_steps(plan, env, panes, outcome, &id).await
+}
+
+/// Whether the server waits for its go file: only where the agent's patch must go in before it
+/// starts (the benchmark scripts go in before the container starts).
+fn held_for_patch(plan: &RunPlan) -> bool {
+    plan.server_argv.is_some() && plan.patch.is_some()
 }
 
 /// The run's launch record, written before its container is created (so that a container of
@@ -55,9 +66,11 @@ fn write_launch(plan: &RunPlan, env: &RunEnv, digest: Option<String>) -> Result<
         .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))
 }
 
-/// What follows the container's start: the benchmark scripts, the agent's patch, the server let go
+/// What follows the container's start: the benchmark scripts where they are not in yet (a
+/// container picked up again), the agent's patch, the server let go (where it waits for that)
 /// and ready, the benchmark. A run whose connection was lost before its server was let go goes
-/// on from here too (a patch applied is not applied again).
+/// on from here too (a patch applied is not applied again; the go file is made, which a server
+/// that never waited for it does not read).
 pub(super) async fn started_steps(
     plan: &RunPlan,
     env: &RunEnv,
@@ -66,16 +79,21 @@ pub(super) async fn started_steps(
     id: &str,
 ) -> Result<(), Failure> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
-    if let Some(repo) = &env.vllm_repo {
-        upload_scripts(env, id, repo, &plan.scripts_commit).await?;
+    if !outcome.scripts_in
+        && let Some(tar) = scripts_archive(plan, env).await?
+    {
+        env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))?;
+        outcome.scripts_in = true;
     }
     if let (Some(patch), None) = (&plan.patch, &outcome.patch) {
         outcome.patch = Some(apply_patch(env, id, patch, panes.bench).await?);
     }
     if plan.server_argv.is_some() {
         follow_server(env, id, 0, tx.clone());
-        exec_quiet(env, id, vec!["touch".into(), GO_FILE.into()]).await?;
-        outcome.server_released = true;
+        if !outcome.server_released {
+            exec_quiet(env, id, vec!["touch".into(), GO_FILE.into()]).await?;
+            outcome.server_released = true;
+        }
         let after = wait_ready(plan, env, id, panes.server, &mut rx).await?;
         outcome.ready_after_s = Some(after);
         phase(env, RunPhase::Ready { after_s: after });
@@ -108,15 +126,19 @@ async fn pull(plan: &RunPlan, env: &RunEnv) -> Result<(), Failure> {
     env.engine.pull(&plan.image, progress).await.map_err(|e| docker_failure(&e))
 }
 
-/// The container: for a serving run it waits for the go file, then becomes the server, so the
-/// server's output is the container's log.
+/// The container: for a serving run it is the server (so the server's output is the container's
+/// log), after waiting for the go file where the agent's patch goes in first.
 fn container_spec(plan: &RunPlan) -> crate::runs::ContainerSpec {
     let mut spec = plan.container.clone();
     spec.labels.insert(crate::runs::LABEL_PID.into(), std::process::id().to_string());
-    if let Some(argv) = &plan.server_argv {
-        let script = format!("while [ ! -e {GO_FILE} ]; do sleep 0.2; done; exec \"$@\"");
-        spec.cmd =
-            ["sh", "-c", &script, "sh"].iter().map(|s| s.to_string()).chain(argv.iter().cloned()).collect();
+    match &plan.server_argv {
+        Some(argv) if held_for_patch(plan) => {
+            let script = format!("while [ ! -e {GO_FILE} ]; do sleep 0.2; done; exec \"$@\"");
+            let wrapper = ["sh", "-c", &script, "sh"].map(str::to_string);
+            spec.cmd = wrapper.into_iter().chain(argv.iter().cloned()).collect();
+        }
+        Some(argv) => spec.cmd.clone_from(argv),
+        None => {}
     }
     spec
 }
@@ -312,14 +334,16 @@ pub(super) async fn released(env: &RunEnv, id: &str) -> Result<bool, Failure> {
     Ok(exec_quiet(env, id, vec!["test".into(), "-e".into(), GO_FILE.into()]).await?.0 == 0)
 }
 
-/// `git archive <commit> benchmarks` from the operator's vLLM checkout into /opt/perftriage
-/// (the archive carries the whole path, so no directory has to exist first).
-async fn upload_scripts(env: &RunEnv, id: &str, repo: &std::path::Path, commit: &str) -> Result<(), Failure> {
+/// `git archive <commit> benchmarks` from the operator's vLLM checkout, for /opt/perftriage (the
+/// archive carries the whole path, so no directory has to exist first); none without a checkout.
+async fn scripts_archive(plan: &RunPlan, env: &RunEnv) -> Result<Option<Vec<u8>>, Failure> {
+    let Some(repo) = &env.vllm_repo else { return Ok(None) };
+    let commit = &plan.scripts_commit;
     let tar =
         crate::jobs::git::archive(repo, commit, "benchmarks", "opt/perftriage/").await.map_err(|e| {
             let why =
                 format!("commit {commit} (benchmarks/) is not in the vLLM checkout {}: {e}", repo.display());
             Failure::new(FailureKind::ScriptsMissing, why)
         })?;
-    env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))
+    Ok(Some(tar))
 }

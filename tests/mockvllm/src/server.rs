@@ -12,7 +12,10 @@ pub fn run(args: &[&str]) -> ExitCode {
     let model = flag(args, "--model").unwrap_or("facebook/opt-125m").to_string();
     let port: u16 = flag(args, "--port").and_then(|p| p.parse().ok()).unwrap_or(8000);
     let pause = Duration::from_millis(env_ms("MOCK_STARTUP_MS").unwrap_or(300));
-    log("INFO", "api_server.py:1018", "vLLM API server version 0.9.2.dev0+mock");
+    // The version its `vllm/__init__.py` says when the server starts: an agent's patch shows.
+    let version = crate::knob_text("__version__").map(|v| v.trim_matches('\'').to_string());
+    let version = version.unwrap_or_else(|| "0.9.2.dev0+mock".into());
+    log("INFO", "api_server.py:1018", &format!("vLLM API server version {version}"));
     log("INFO", "api_server.py:1019", &format!("args: Namespace(model='{model}', port={port})"));
     // pacing: MOCK_FAIL_AFTER_MS delays the image's failure, as a real engine fails some way into its start
     std::thread::sleep(Duration::from_millis(env_ms("MOCK_FAIL_AFTER_MS").unwrap_or(0)));
