@@ -338,8 +338,9 @@ fn a_run_without_a_patch_serves_from_its_containers_start_with_nothing_let_go() 
 #[test]
 #[cfg_attr(not(has_docker), ignore = "needs a Docker engine and busybox-static")]
 fn a_run_that_crashed_before_its_server_was_let_go_is_picked_up_from_the_steps_not_done() {
-    // The first perftriage dies as soon as its agent's container runs: before the patch and the
-    // go file (a board quit with `L` or killed then left a container waiting for ever).
+    // The first perftriage dies as soon as its agent's container runs: before the scripts, the
+    // patch and the go file (a board quit with `L` or killed then left a container waiting for
+    // ever).
     picked_up_after_a_crash("crash2", "agent", starting, Some(false));
 }
 

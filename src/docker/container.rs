@@ -33,38 +33,6 @@ fn gpus_label(gpus: &GpuRequest) -> String {
 impl Engine {
     /// Create and start; on a failed start the container is removed again.
     pub async fn start(&self, spec: &ContainerSpec) -> Result<String, DockerError> {
-        self.start_with(spec, None).await
-    }
-
-    /// Create, unpack `files` (a tar, at `/`) into the container before anything in it runs,
-    /// and start; on a failed upload or start the container is removed again.
-    pub async fn start_with(
-        &self,
-        spec: &ContainerSpec,
-        files: Option<Vec<u8>>,
-    ) -> Result<String, DockerError> {
-        let id = self.create(spec).await?;
-        let uploaded = match files {
-            Some(tar) => self.upload(&id, "/", tar).await,
-            None => Ok(()),
-        };
-        let started = match uploaded {
-            Ok(()) => self
-                .raw()
-                .start_container(&id, None)
-                .await
-                .map_err(|e| DockerError::api("start container", e)),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = started {
-            let _ = self.remove(&id).await;
-            return Err(e);
-        }
-        Ok(id)
-    }
-
-    /// The container made from `spec`, not started; its id.
-    async fn create(&self, spec: &ContainerSpec) -> Result<String, DockerError> {
         let mut host = HostConfig {
             shm_size: Some(spec.shm_bytes),
             binds: (!spec.binds.is_empty()).then(|| spec.binds.clone()),
@@ -110,6 +78,10 @@ impl Engine {
                 other => other,
             }
         })?;
+        if let Err(e) = self.raw().start_container(&created.id, None).await {
+            let _ = self.remove(&created.id).await;
+            return Err(DockerError::api("start container", e));
+        }
         Ok(created.id)
     }
 

@@ -286,7 +286,8 @@ pub fn night(commits: &[ArchiveCommit]) -> Night {
     let images = format!("{}/night/vllm", registry.host);
     let mut s = setup("perftriage-test/vllm:ok", SERVING, "hf_cache = \"HF\"");
     let hf = s.root.join("hf");
-    std::fs::create_dir_all(&hf).unwrap();
+    // Its `night` folder says a night is replayed: the mock's server waits for its scripts.
+    std::fs::create_dir_all(hf.join("night")).unwrap();
     let config =
         std::fs::read_to_string(&s.config).unwrap().replace("\"HF\"", &format!("\"{}\"", hf.display()));
     let config = config

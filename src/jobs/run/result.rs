@@ -37,9 +37,6 @@ pub struct RunOutcome {
     /// The server was let go (its go file made): from here a lost connection resumes it as it
     /// runs; before, the steps not yet done are done on reconnecting.
     pub server_released: bool,
-    /// The benchmark scripts are in the container (uploaded before it started): a run picked up
-    /// again in the same process does not upload them twice.
-    pub scripts_in: bool,
     pub patch: Option<PatchOutcome>,
     pub bench_exit: Option<i64>,
     pub logs: Vec<PathBuf>,
@@ -67,7 +64,6 @@ impl RunOutcome {
             container: None,
             create_sent: false,
             server_released: false,
-            scripts_in: false,
             patch: None,
             bench_exit: None,
             logs: Vec::new(),

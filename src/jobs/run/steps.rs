@@ -36,16 +36,13 @@ pub(super) async fn run_steps(
     outcome: &mut super::RunOutcome,
 ) -> Result<(), Failure> {
     outcome.image_digest = digest_pulling(plan, env).await?;
-    let scripts = scripts_archive(plan, env).await?;
     let launch = write_launch(plan, env, outcome.image_digest.clone())?;
     phase(env, RunPhase::Creating { image: plan.image.clone() });
     outcome.create_sent = true;
     let mut spec = container_spec(plan);
     spec.labels.insert(LABEL_LAUNCH.into(), launch.display().to_string());
     spec.labels.insert(crate::runs::LABEL_PLAN.into(), plan.fingerprint());
-    // The scripts go in before the server starts: they are in place from its first moment.
-    outcome.scripts_in = scripts.is_some();
-    let id = env.engine.start_with(&spec, scripts).await.map_err(|e| docker_failure(&e))?;
+    let id = env.engine.start(&spec).await.map_err(|e| docker_failure(&e))?;
     phase(env, RunPhase::Starting);
     outcome.container = Some(id.clone());
     // A server not held for a patch runs from its container's start.
@@ -54,7 +51,7 @@ pub(super) async fn run_steps(
 }
 
 /// Whether the server waits for its go file: only where the agent's patch must go in before it
-/// starts (the benchmark scripts go in before the container starts).
+/// starts (the benchmark scripts go in while it starts: only the benchmark reads them).
 fn held_for_patch(plan: &RunPlan) -> bool {
     plan.server_argv.is_some() && plan.patch.is_some()
 }
@@ -66,9 +63,8 @@ fn write_launch(plan: &RunPlan, env: &RunEnv, digest: Option<String>) -> Result<
         .map_err(|e| Failure::new(FailureKind::ToolError, e.to_string()))
 }
 
-/// What follows the container's start: the benchmark scripts where they are not in yet (a
-/// container picked up again), the agent's patch, the server let go (where it waits for that)
-/// and ready, the benchmark. A run whose connection was lost before its server was let go goes
+/// What follows the container's start: the benchmark scripts, the agent's patch, the server let
+/// go (where it waits for that) and ready, the benchmark. A run whose connection was lost before its server was let go goes
 /// on from here too (a patch applied is not applied again; the go file is made, which a server
 /// that never waited for it does not read).
 pub(super) async fn started_steps(
@@ -79,11 +75,8 @@ pub(super) async fn started_steps(
     id: &str,
 ) -> Result<(), Failure> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
-    if !outcome.scripts_in
-        && let Some(tar) = scripts_archive(plan, env).await?
-    {
+    if let Some(tar) = scripts_archive(plan, env).await? {
         env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))?;
-        outcome.scripts_in = true;
     }
     if let (Some(patch), None) = (&plan.patch, &outcome.patch) {
         outcome.patch = Some(apply_patch(env, id, patch, panes.bench).await?);
