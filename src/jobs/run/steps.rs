@@ -64,9 +64,9 @@ fn write_launch(plan: &RunPlan, env: &RunEnv, digest: Option<String>) -> Result<
 }
 
 /// What follows the container's start: the benchmark scripts, the agent's patch, the server let
-/// go (where it waits for that) and ready, the benchmark. A run whose connection was lost before its server was let go goes
-/// on from here too (a patch applied is not applied again; the go file is made, which a server
-/// that never waited for it does not read).
+/// go (where it waits for that) and ready, the benchmark. A run whose connection was lost before
+/// its server was let go goes on from here too (a patch applied is not applied again; the go
+/// file is made, which a server that never waited for it does not read).
 pub(super) async fn started_steps(
     plan: &RunPlan,
     env: &RunEnv,
