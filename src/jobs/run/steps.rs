@@ -75,8 +75,8 @@ pub(super) async fn started_steps(
     id: &str,
 ) -> Result<(), Failure> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Chunk>();
-    if let Some(tar) = scripts_archive(plan, env).await? {
-        env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))?;
+    if let Some(repo) = &env.vllm_repo {
+        upload_scripts(env, id, repo, &plan.scripts_commit).await?;
     }
     if let (Some(patch), None) = (&plan.patch, &outcome.patch) {
         outcome.patch = Some(apply_patch(env, id, patch, panes.bench).await?);
@@ -327,16 +327,14 @@ pub(super) async fn released(env: &RunEnv, id: &str) -> Result<bool, Failure> {
     Ok(exec_quiet(env, id, vec!["test".into(), "-e".into(), GO_FILE.into()]).await?.0 == 0)
 }
 
-/// `git archive <commit> benchmarks` from the operator's vLLM checkout, for /opt/perftriage (the
-/// archive carries the whole path, so no directory has to exist first); none without a checkout.
-async fn scripts_archive(plan: &RunPlan, env: &RunEnv) -> Result<Option<Vec<u8>>, Failure> {
-    let Some(repo) = &env.vllm_repo else { return Ok(None) };
-    let commit = &plan.scripts_commit;
+/// `git archive <commit> benchmarks` from the operator's vLLM checkout into /opt/perftriage
+/// (the archive carries the whole path, so no directory has to exist first).
+async fn upload_scripts(env: &RunEnv, id: &str, repo: &std::path::Path, commit: &str) -> Result<(), Failure> {
     let tar =
         crate::jobs::git::archive(repo, commit, "benchmarks", "opt/perftriage/").await.map_err(|e| {
             let why =
                 format!("commit {commit} (benchmarks/) is not in the vLLM checkout {}: {e}", repo.display());
             Failure::new(FailureKind::ScriptsMissing, why)
         })?;
-    Ok(Some(tar))
+    env.engine.upload(id, "/", tar).await.map_err(|e| docker_failure(&e))
 }
